@@ -1,0 +1,26 @@
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import type { AuthorizerContext } from '../shared/auth/authorizer-context';
+import { createAuthenticator } from '../shared/auth/authenticate';
+import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
+import { readConfig, RequiredString } from '../shared/config';
+import { createDocumentClient } from '../shared/dynamodb';
+import { logger } from '../shared/logger';
+
+const config = readConfig({ API_KEYS_TABLE_NAME: RequiredString });
+const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config.API_KEYS_TABLE_NAME));
+
+/**
+ * The one place API keys are verified. It always authorizes and passes its verdict on in the
+ * context: the route turns a failed verdict into our 401 Error body, which API Gateway's own
+ * 403 for `isAuthorized: false` could not be. See docs/authentication.md.
+ */
+export const handler = async (
+  event: APIGatewayRequestAuthorizerEventV2,
+  context: { awsRequestId: string },
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
+  logger.resetKeys();
+  logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
+  const verdict = await authenticate(event.headers?.authorization);
+  logger.info('Authorization verdict', { ...verdict });
+  return { isAuthorized: true, context: verdict };
+};

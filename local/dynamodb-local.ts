@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
+import { PETS_TABLE } from '../shared/pets/pets-table';
+
+/** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
+export const LOCAL_TABLES = { pets: 'animal-store-local-pets', apiKeys: 'animal-store-local-api-keys' } as const;
+
+export const DEFAULT_DYNAMODB_PORT = 4567;
+
+export interface LocalDynamoDb {
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Starts dynalite on loopback: in memory, or persisted in `dataDir` (LevelDB) when given. */
+export async function startDynalite(options: { port: number; dataDir?: string }): Promise<LocalDynamoDb> {
+  const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  server.listen(options.port, '127.0.0.1');
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => {
+      throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? new Error(`Port ${options.port} for the local DynamoDB is in use: set DYNAMODB_PORT to a free port.`)
+        : error;
+    }),
+  ]);
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections?.();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** The tables as infra/ defines them: same keys and indexes, so queries behave as on AWS. */
+export function tableDefinitions(names: { pets: string; apiKeys: string } = LOCAL_TABLES): CreateTableCommandInput[] {
+  const { allPetsIndex, byStatusIndex } = PETS_TABLE;
+  return [
+    {
+      TableName: names.pets,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: PETS_TABLE.partitionKey, AttributeType: 'N' },
+        { AttributeName: allPetsIndex.partitionKey, AttributeType: 'S' },
+        { AttributeName: byStatusIndex.partitionKey, AttributeType: 'S' },
+        { AttributeName: allPetsIndex.sortKey, AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: PETS_TABLE.partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    },
+    {
+      TableName: names.apiKeys,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: API_KEYS_TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: API_KEYS_TABLE.byKeyIdIndex.partitionKey, AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: API_KEYS_TABLE.partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: API_KEYS_TABLE.byKeyIdIndex.name,
+          KeySchema: [{ AttributeName: API_KEYS_TABLE.byKeyIdIndex.partitionKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    },
+  ];
+}
+
+/** Creates the tables unless they exist (an on-disk store keeps them between runs). */
+export async function ensureTables(client: DynamoDBClient, names?: { pets: string; apiKeys: string }): Promise<void> {
+  for (const table of tableDefinitions(names)) {
+    try {
+      await client.send(new CreateTableCommand(table));
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+}
+
+/** Points every AWS SDK client in this process at the local DynamoDB, with throwaway credentials. */
+export function useLocalDynamoDb(endpoint: string): void {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+  process.env.AWS_REGION = 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID = 'local';
+  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+}

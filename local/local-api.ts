@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
+import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
+import { issueApiKey, revokeKeysNamed } from '../shared/auth/manage-api-keys';
+import { BASE_PATH } from '../shared/routes';
+import { ensureTables, LOCAL_TABLES, startDynalite, useLocalDynamoDb } from './dynamodb-local';
+import { createFunctionRuntime } from './functions';
+import { createGateway } from './gateway';
+
+/** The name under which the local server registers its development key. */
+export const DEV_KEY_NAME = 'local development';
+
+export interface LocalApiOptions {
+  /** HTTP port; 0 picks a free one. */
+  readonly port: number;
+  readonly host?: string;
+  /** Port of the embedded DynamoDB (dynalite); 0 picks a free one. */
+  readonly dynamoDbPort: number;
+  /** Keep data on disk in this directory; in memory when omitted. */
+  readonly dataDir?: string;
+  /** Register this key instead of generating one. */
+  readonly devApiKey?: string;
+  /** Secret that signs pagination cursors; random per start when omitted. */
+  readonly cursorSecret?: string;
+  /** Reload handlers when their source changes. */
+  readonly watch?: boolean;
+  readonly accessLog?: (line: string) => void;
+  readonly onReload?: (file: string) => void;
+}
+
+export interface LocalApi {
+  /** Base URL of the API, ending in the version segment: `http://localhost:3000/v1`. */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly apiKey: string;
+  readonly dynamoDbEndpoint: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole API on this machine: dynalite with the deployed tables' keys, the development
+ * key registered the way the key CLI registers one, and the gateway in front of the real handlers.
+ */
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  if (options.devApiKey !== undefined && !isUsableApiKey(options.devApiKey)) {
+    throw new Error('DEV_API_KEY must be 16 to 512 characters of letters, digits and -._~+/ (a bearer token).');
+  }
+  const dynamoDb = await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir });
+  try {
+    useLocalDynamoDb(dynamoDb.endpoint);
+    process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
+    process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
+    process.env.CURSOR_SECRET = options.cursorSecret ?? randomBytes(32).toString('base64url');
+
+    const client = new DynamoDBClient({});
+    await ensureTables(client);
+    const apiKey = await registerDevKey(new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), LOCAL_TABLES.apiKeys), options.devApiKey);
+    client.destroy();
+
+    const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
+    const server = createServer({ keepAliveTimeout: 5_000 }, createGateway({ functions, accessLog: options.accessLog }));
+    server.listen(options.port, options.host ?? '127.0.0.1');
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([error]) => {
+        throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+          ? new Error(`Port ${options.port} is in use: set PORT to a free port.`)
+          : error;
+      }),
+    ]);
+    const { port } = server.address() as AddressInfo;
+
+    return {
+      baseUrl: `http://localhost:${port}${BASE_PATH}`,
+      port,
+      apiKey,
+      dynamoDbEndpoint: dynamoDb.endpoint,
+      async close() {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await functions.close();
+        await dynamoDb.close();
+      },
+    };
+  } catch (error) {
+    await dynamoDb.close();
+    throw error;
+  }
+}
+
+/**
+ * One development key at a time: earlier ones (kept by an on-disk store) are revoked, and the
+ * configured key is registered unless it already is.
+ */
+async function registerDevKey(store: DynamoApiKeyStore, configured: string | undefined): Promise<string> {
+  const existing = configured === undefined ? undefined : await store.findByHash(hashApiKey(configured));
+  if (existing?.revokedAt !== undefined) throw new Error('DEV_API_KEY has been revoked; choose another key.');
+  await revokeKeysNamed(store, DEV_KEY_NAME, existing?.keyId);
+  if (existing && configured !== undefined) return configured;
+  return (await issueApiKey(store, DEV_KEY_NAME, configured)).apiKey;
+}

@@ -1,0 +1,17 @@
+/** An API key as stored: never the key itself, only its SHA-256 digest. */
+export interface ApiKeyRecord {
+  readonly keyId: string;
+  readonly keyHash: string;
+  /** Who or what the key is for, chosen by the operator who created it. */
+  readonly name: string;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+}
+
+export interface ApiKeyStore {
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  add(record: ApiKeyRecord): Promise<void>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked; resolves false when no key has that id. Revoking twice keeps the first date. */
+  revoke(keyId: string, at: Date): Promise<boolean>;
+}

@@ -1,0 +1,78 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { AuthorizerContextSchema } from '../auth/authorizer-context';
+import { logger } from '../logger';
+import { BASE_PATH, findRoute, type OperationId, type Route } from '../routes';
+import { ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
+import { apiUrl } from './request';
+import { errorResponse, toApiError, type HttpResponse } from './responses';
+
+/** The event as API Gateway delivers it to a route behind our Lambda authorizer. */
+export type HttpEvent = APIGatewayProxyEventV2 & {
+  requestContext: APIGatewayProxyEventV2['requestContext'] & { authorizer?: { lambda?: unknown } };
+};
+
+/** The authenticated client making the request. */
+export interface Caller {
+  readonly keyId: string;
+}
+
+export type RouteLogic = (event: HttpEvent, caller: Caller) => Promise<HttpResponse>;
+
+export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
+
+/**
+ * Wraps a route's logic into a Lambda handler: authentication first, then the logic, with every
+ * thrown error mapped to the Error body here and nowhere else.
+ */
+export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
+  const route = operationId === undefined ? undefined : findRoute(operationId);
+  return async (event, context) => {
+    logger.resetKeys();
+    logger.addContext(context);
+    logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
+    let response: HttpResponse;
+    try {
+      const caller = requireCaller(event);
+      logger.appendKeys({ keyId: caller.keyId });
+      response = await logic(event, caller);
+    } catch (error) {
+      response = errorResponse(reportError(error));
+    }
+    if (route?.deprecation) Object.assign(response.headers, deprecationHeaders(route, event));
+    return response;
+  };
+}
+
+function requireCaller(event: HttpEvent): Caller {
+  const verdict = v.safeParse(AuthorizerContextSchema, event.requestContext.authorizer?.lambda);
+  if (!verdict.success) {
+    // Fail closed: a route deployed without the authorizer must not serve anonymous callers.
+    logger.error('Route invoked without a valid authorizer context');
+    throw new UnauthorizedError('missing');
+  }
+  switch (verdict.output.outcome) {
+    case 'allowed':
+      return { keyId: verdict.output.keyId };
+    case 'unavailable':
+      throw new ServiceUnavailableError();
+    default:
+      throw new UnauthorizedError(verdict.output.outcome);
+  }
+}
+
+function reportError(error: unknown): ApiError {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) logger.error('Request failed', error instanceof Error ? error : String(error));
+  return apiError;
+}
+
+/** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and a `Link` to the successor, on every response. */
+function deprecationHeaders(route: Route, event: HttpEvent): Record<string, string> {
+  const { since, sunset, successorPath } = route.deprecation!;
+  return {
+    deprecation: `@${Math.floor(since.getTime() / 1000)}`,
+    sunset: sunset.toUTCString(),
+    link: `<${apiUrl(event, BASE_PATH + successorPath)}>; rel="successor-version"`,
+  };
+}

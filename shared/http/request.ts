@@ -1,0 +1,82 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as v from 'valibot';
+import { InvalidBodyError, InvalidParameterError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors';
+
+/** Largest accepted request body. A pet is well under 1 KiB; anything near this is a mistake or abuse. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/;
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/**
+ * Reads a JSON object body. Checks run in the order a client can fix them: size (413), presence (400),
+ * media type (415), then syntax and shape (400).
+ */
+export function readJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
+  const bytes = event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (bytes.length === 0) throw new InvalidBodyError('A JSON request body is required.');
+  if (!isJsonContentType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidBodyError('The request body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text, rejectImpreciseIntegers);
+  } catch {
+    throw new InvalidBodyError('The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidBodyError('The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [mediaType = '', ...parameters] = header.split(';').map((part) => part.trim());
+  if (!JSON_MEDIA_TYPE.test(mediaType)) return false;
+  return parameters.every((parameter) => {
+    const [name = '', value = ''] = parameter.split('=').map((part) => part.trim().toLowerCase());
+    return name !== 'charset' || value.replace(/"/g, '') === 'utf-8';
+  });
+}
+
+/**
+ * JSON.parse reviver: an integral number is kept only when written as an integer literal that a
+ * double holds exactly. Anything else (2^53, 1e3, 1.0) becomes NaN so that integer fields reject it
+ * instead of silently storing a rounded value. Fractions stay fractions and fail `integer()`.
+ */
+function rejectImpreciseIntegers(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
+  return INTEGER_LITERAL.test(context.source) && Number.isSafeInteger(value) ? value : Number.NaN;
+}
+
+/** Validates input against a schema; every problem is reported, each naming its field. */
+export function parseInput<const TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  throw new InvalidParameterError(`${result.issues.map(describeIssue).join('; ')}.`);
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue);
+  return path ? `${path} ${issue.message}` : issue.message;
+}
+
+/** The query string as API Gateway hands it over: repeated names arrive joined by commas. */
+export function queryParameters(event: APIGatewayProxyEventV2): Record<string, string> {
+  return { ...event.queryStringParameters } as Record<string, string>;
+}
+
+/** The absolute URL of a path under the API, as the client reached it (scheme and host included). */
+export function apiUrl(event: APIGatewayProxyEventV2, path: string, query?: URLSearchParams): string {
+  const scheme = event.headers['x-forwarded-proto'] ?? 'https';
+  const host = event.headers.host ?? event.requestContext.domainName;
+  const search = query && query.size > 0 ? `?${query.toString()}` : '';
+  return `${scheme}://${host}${path}${search}`;
+}

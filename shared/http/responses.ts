@@ -1,0 +1,40 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { StoreUnavailableError } from '../dynamodb';
+import { ApiError, InternalError, ServiceUnavailableError } from './errors';
+
+export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+};
+
+/** The one place a response is written: JSON body, status, lower-case header names. */
+export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', ...lowerCaseKeys(headers) },
+    body: JSON.stringify(body),
+  };
+}
+
+export function ok(body: unknown, headers?: Record<string, string>): HttpResponse {
+  return jsonResponse(200, body, headers);
+}
+
+export function created(body: unknown, headers?: Record<string, string>): HttpResponse {
+  return jsonResponse(201, body, headers);
+}
+
+/** Maps anything thrown to a client-safe error: ApiErrors as they are, outages to 503, the rest to 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return new ServiceUnavailableError();
+  return new InternalError();
+}
+
+export function errorResponse(error: ApiError): HttpResponse {
+  return jsonResponse(error.status, { code: error.code, message: error.message, status: error.status }, { ...error.headers });
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}

@@ -1,0 +1,82 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { callStore } from '../dynamodb';
+import type { PetRecord, PetStatus } from './pet';
+import type { ListPage, ListQuery, PetStore } from './pet-store';
+import { createdKey, PETS_TABLE } from './pets-table';
+
+export class DynamoPetStore implements PetStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async insert(pet: PetRecord): Promise<boolean> {
+    try {
+      await callStore(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...pet,
+              collection: PETS_TABLE.collection,
+              createdKey: createdKey(pet.createdAt, pet.id),
+            },
+            // The id is random; this condition is what makes it unique.
+            ConditionExpression: 'attribute_not_exists(#id)',
+            ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async get(id: number): Promise<PetRecord | undefined> {
+    const { Item } = await callStore(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: id } })),
+    );
+    return Item === undefined ? undefined : toRecord(Item);
+  }
+
+  async list({ status, limit, after }: ListQuery): Promise<ListPage> {
+    const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
+    const partition = status ?? PETS_TABLE.collection;
+    const { Items = [] } = await callStore(() =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#partition = :partition',
+          ExpressionAttributeNames: { '#partition': index.partitionKey },
+          ExpressionAttributeValues: { ':partition': partition },
+          ScanIndexForward: false,
+          // One item beyond the page tells whether a next page exists, so the last page has no next link.
+          Limit: limit + 1,
+          ExclusiveStartKey:
+            after === undefined
+              ? undefined
+              : {
+                  [PETS_TABLE.partitionKey]: after.id,
+                  [index.partitionKey]: partition,
+                  [index.sortKey]: createdKey(after.createdAt, after.id),
+                },
+        }),
+      ),
+    );
+    return { pets: Items.slice(0, limit).map(toRecord), hasMore: Items.length > limit };
+  }
+}
+
+function toRecord(item: Record<string, unknown>): PetRecord {
+  return {
+    id: item.id as number,
+    name: item.name as string,
+    categoryId: item.categoryId as number,
+    createdAt: item.createdAt as string,
+    ...(item.status === undefined ? {} : { status: item.status as PetStatus }),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The route table: the one list of operations that the CDK stack, the local gateway and the
+ * OpenAPI document are all built from. `handler` names the file in functions/ that serves it.
+ */
+
+/** Every path is served under this version segment; it is part of the base URL clients use. */
+export const BASE_PATH = '/v1';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** DynamoDB access a route's function needs on the pets table, granted per function in infra/. */
+export type PetsTableAccess = 'query' | 'get' | 'put';
+
+export interface Deprecation {
+  /** When the operation was deprecated (RFC 9745 `Deprecation` header). */
+  readonly since: Date;
+  /** When it stops working (RFC 8594 `Sunset` header). */
+  readonly sunset: Date;
+  /** Path, under BASE_PATH, of the operation that replaces it. */
+  readonly successorPath: string;
+}
+
+export interface Route {
+  /** Public operation name, also the OpenAPI operationId. */
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Path template under BASE_PATH, with `{name}` parameters as API Gateway writes them. */
+  readonly path: string;
+  /** Base name of the handler file in functions/. */
+  readonly handler: string;
+  /** The only DynamoDB actions the function may perform on the pets table. */
+  readonly petsTableAccess: readonly PetsTableAccess[];
+  readonly deprecation?: Deprecation;
+}
+
+export const routes = [
+  { operationId: 'listPets', method: 'GET', path: '/pets', handler: 'list-pets', petsTableAccess: ['query'] },
+  { operationId: 'createPet', method: 'POST', path: '/pets', handler: 'create-pet', petsTableAccess: ['put'] },
+  {
+    operationId: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    handler: 'get-pet',
+    petsTableAccess: ['get'],
+    deprecation: {
+      since: new Date('2026-11-22T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successorPath: '/pets',
+    },
+  },
+] as const satisfies readonly Route[];
+
+export type OperationId = (typeof routes)[number]['operationId'];
+
+/** Serves every request no route matches (API Gateway's `$default` route): 404 or 405. */
+export const fallbackHandler = 'route-not-found';
+
+/**
+ * The Lambda authorizer in front of every route, the fallback included. It has no identity source
+ * on purpose: with one, API Gateway answers a request lacking it with its own 401 before our code
+ * runs, and that body is not our Error. Without one, API Gateway cannot cache its results, so the
+ * authorizer caches key lookups itself (shared/auth/authenticate.ts). See docs/authentication.md.
+ */
+export const authorizer = {
+  handler: 'authorize',
+  identitySource: [] as readonly string[],
+  /** API Gateway's result cache; must stay 0 without an identity source. */
+  resultsCacheTtlSeconds: 0,
+} as const;
+
+/** The API Gateway route key (`GET /v1/pets`) of a route. */
+export function routeKey(route: Route): string {
+  return `${route.method} ${BASE_PATH}${route.path}`;
+}
+
+export interface RouteMatch {
+  readonly route: Route;
+  readonly pathParameters: Record<string, string>;
+}
+
+const templates = routes.map((route) => ({ route: route as Route, pattern: templatePattern(BASE_PATH + route.path) }));
+
+function templatePattern(template: string): RegExp {
+  const source = template
+    .split('/')
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment);
+      return parameter ? `(?<${parameter[1]}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/** Finds the route for a method and raw path, as API Gateway does, with decoded path parameters. */
+export function matchRoute(method: string, rawPath: string): RouteMatch | undefined {
+  for (const { route, pattern } of templates) {
+    if (route.method !== method) continue;
+    const match = pattern.exec(rawPath);
+    if (!match) continue;
+    const pathParameters: Record<string, string> = {};
+    for (const [name, value] of Object.entries(match.groups ?? {})) pathParameters[name] = safeDecode(value);
+    return { route, pathParameters };
+  }
+  return undefined;
+}
+
+/** The methods served at a raw path, for a 405's `Allow` header; empty when the path is unknown. */
+export function allowedMethods(rawPath: string): HttpMethod[] {
+  return templates.filter(({ pattern }) => pattern.test(rawPath)).map(({ route }) => route.method);
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+export function findRoute(operationId: OperationId): Route {
+  const route = routes.find((candidate) => candidate.operationId === operationId);
+  if (!route) throw new Error(`Unknown operation ${operationId}`);
+  return route;
+}

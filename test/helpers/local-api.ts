@@ -1,0 +1,32 @@
+import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
+
+export interface TestApi extends LocalApi {
+  /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
+  request(path: string, init?: RequestInit & { anonymous?: boolean }): Promise<Response>;
+  /** Creates a pet through the API and returns its body. */
+  createPet(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** Starts the local API on free ports with an in-memory store, exactly as `npm start` does. */
+export async function startTestApi(options: Partial<LocalApiOptions> = {}): Promise<TestApi> {
+  const api = await startLocalApi({ port: 0, dynamoDbPort: 0, ...options });
+  const request: TestApi['request'] = (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (!init.anonymous && !headers.has('authorization')) headers.set('authorization', `Bearer ${api.apiKey}`);
+    return fetch(`${api.baseUrl}${path}`, { ...init, headers });
+  };
+  return {
+    ...api,
+    close: api.close,
+    request,
+    async createPet(body) {
+      const response = await request('/pets', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (response.status !== 201) throw new Error(`createPet failed: ${response.status} ${await response.text()}`);
+      return (await response.json()) as Record<string, unknown>;
+    },
+  };
+}

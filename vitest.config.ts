@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration suites start dynalite and bundle handlers; CDK synthesis takes seconds too.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  },
+});
