@@ -7,15 +7,12 @@ import { ok } from '../shared/http/responses';
 import { decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from '../shared/pets/cursor';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import { LIST_LIMIT, PetStatusSchema } from '../shared/pets/pet';
+import type { PetStore } from '../shared/pets/pet-store';
 import { listPets } from '../shared/pets/pets';
-
-const config = readConfig({
-  PETS_TABLE_NAME: RequiredString,
-  CURSOR_SECRET: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
-});
-const store = new DynamoPetStore(createDocumentClient(), config.PETS_TABLE_NAME);
+import { objectIssueMessage } from '../shared/validation';
 
 const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`;
+
 export const ListPetsQuerySchema = v.strictObject(
   {
     limit: v.optional(
@@ -31,18 +28,36 @@ export const ListPetsQuerySchema = v.strictObject(
     status: v.optional(PetStatusSchema),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(MAX_CURSOR_LENGTH, 'is not a cursor this service issued'))),
   },
-  'is not a query parameter of this operation',
+  objectIssueMessage('is not a query parameter of this operation'),
 );
 
-export const handler = createHttpHandler('listPets', async (event) => {
-  const query = parseInput(ListPetsQuerySchema, queryParameters(event));
-  const filter = { status: query.status };
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, config.CURSOR_SECRET);
-  const page = await listPets(store, { ...filter, limit: query.limit, after });
-  if (page.next === undefined) return ok(page.pets);
+export interface ListPetsDependencies {
+  readonly store: PetStore;
+  /** Signs and verifies pagination cursors. */
+  readonly cursorSecret: string;
+}
 
-  const next = new URLSearchParams({ limit: String(query.limit) });
-  if (query.status !== undefined) next.set('status', query.status);
-  next.set('cursor', encodeCursor(page.next, filter, config.CURSOR_SECRET));
-  return ok(page.pets, { link: `<${apiUrl(event, event.rawPath, next)}>; rel="next"` });
+export function createListPetsHandler({ store, cursorSecret }: ListPetsDependencies) {
+  return createHttpHandler('listPets', async (event) => {
+    const query = parseInput(ListPetsQuerySchema, queryParameters(event));
+    const filter = { status: query.status };
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, cursorSecret);
+    const page = await listPets(store, { ...filter, limit: query.limit, after });
+    if (page.next === undefined) return ok(page.pets);
+
+    const next = new URLSearchParams({ limit: String(query.limit) });
+    if (query.status !== undefined) next.set('status', query.status);
+    next.set('cursor', encodeCursor(page.next, filter, cursorSecret));
+    return ok(page.pets, { link: `<${apiUrl(event, event.rawPath, next)}>; rel="next"` });
+  });
+}
+
+const config = readConfig({
+  PETS_TABLE_NAME: RequiredString,
+  CURSOR_SECRET: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
+});
+
+export const handler = createListPetsHandler({
+  store: new DynamoPetStore(createDocumentClient(), config.PETS_TABLE_NAME),
+  cursorSecret: config.CURSOR_SECRET,
 });

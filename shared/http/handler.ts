@@ -63,7 +63,9 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  if (apiError.status >= 500) logger.error('Request failed', error instanceof Error ? error : String(error));
+  const detail = error instanceof Error ? error : String(error);
+  if (apiError.status === 500) logger.error('Request failed', detail);
+  else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
   return apiError;
 }
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { objectIssueMessage } from '../validation';
 
 /** The largest identifier a JSON client can hold exactly in an IEEE-754 double (2^53 − 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -39,7 +40,7 @@ export const NewPetSchema = v.strictObject(
     categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
     status: v.optional(PetStatusSchema),
   },
-  (issue) => `unknown field "${String(issue.input === undefined ? issue.expected : issue.received)}"`,
+  objectIssueMessage('is not an accepted field'),
 );
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 

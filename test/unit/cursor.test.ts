@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidCursorError } from '../../shared/http/errors';
+import { decodeCursor, encodeCursor } from '../../shared/pets/cursor';
+
+const secret = 'a-secret-of-at-least-thirty-two-characters';
+const position = { id: 42, createdAt: '2026-11-22T12:00:00.000Z' };
+
+describe('pagination cursors', () => {
+  it('decode to the position they were issued for', () => {
+    const cursor = encodeCursor(position, { status: 'available' }, secret);
+    expect(decodeCursor(cursor, { status: 'available' }, secret)).toEqual(position);
+  });
+
+  it('are opaque: the position is not readable as plain text', () => {
+    expect(encodeCursor(position, {}, secret)).not.toContain('42');
+  });
+
+  it.each([
+    ['another status filter', { status: 'sold' as const }],
+    ['no status filter', {}],
+  ])('are rejected when replayed against %s', (_, filter) => {
+    const cursor = encodeCursor(position, { status: 'available' }, secret);
+    expect(() => decodeCursor(cursor, filter, secret)).toThrow(InvalidCursorError);
+  });
+
+  it('are rejected when any character is changed', () => {
+    const cursor = encodeCursor(position, {}, secret);
+    for (let index = 0; index < cursor.length; index++) {
+      const replacement = cursor[index] === 'A' ? 'B' : 'A';
+      const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
+      expect(() => decodeCursor(tampered, {}, secret), `changed at ${index}`).toThrow(InvalidCursorError);
+    }
+  });
+
+  it('are rejected when signed with another secret', () => {
+    const cursor = encodeCursor(position, {}, 'another-secret-of-thirty-two-characters!');
+    expect(() => decodeCursor(cursor, {}, secret)).toThrow(InvalidCursorError);
+  });
+
+  it.each(['', 'garbage', '.', 'a.b.c', 'x'.repeat(1000), `${Buffer.from('{"v":1}').toString('base64url')}.`])(
+    'reject the malformed cursor %j',
+    (cursor) => {
+      expect(() => decodeCursor(cursor, {}, secret)).toThrow(InvalidCursorError);
+    },
+  );
+});
