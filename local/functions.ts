@@ -28,7 +28,10 @@ export interface FunctionRuntime {
 export async function createFunctionRuntime(options: {
   watch?: boolean;
   onReload?: (file: string) => void;
+  /** Folder holding functions/ and shared/; the project itself unless a test says otherwise. */
+  sourceRoot?: string;
 }): Promise<FunctionRuntime> {
+  const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
   const session = randomUUID().slice(0, 8);
   const buildDir = join(BUILD_DIR, session);
   await mkdir(buildDir, { recursive: true });
@@ -38,7 +41,7 @@ export async function createFunctionRuntime(options: {
   async function load(name: string): Promise<LambdaHandler> {
     const outfile = join(buildDir, `${name}.${generation}.mjs`);
     await build({
-      entryPoints: [join(PROJECT_ROOT, 'functions', `${name}.ts`)],
+      entryPoints: [join(sourceRoot, 'functions', `${name}.ts`)],
       outfile,
       bundle: true,
       platform: 'node',
@@ -55,7 +58,7 @@ export async function createFunctionRuntime(options: {
 
   const watchers: FSWatcher[] = options.watch
     ? SOURCE_DIRS.map((dir) =>
-        watch(join(PROJECT_ROOT, dir), { recursive: true }, (_event, file) => {
+        watch(join(sourceRoot, dir), { recursive: true }, (_event, file) => {
           generation++;
           instances = new Map();
           options.onReload?.(join(dir, String(file)));

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(PROJECT_ROOT, 'node_modules/.bin/tsx');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one of the project's TypeScript entry points as `npm run` would, and collects its output. */
+export function runCli(script: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+  const child = spawn(TSX, [script, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+  child.stdin.end(input);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolvePromise) => child.on('close', (code) => resolvePromise({ code: code ?? 1, stdout, stderr })));
+}
+
+export interface RunningServer {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly dynamoDbPort: string;
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts `npm start`'s entry point on free ports and waits for its banner. */
+export async function startServerProcess(env: Record<string, string> = {}): Promise<RunningServer> {
+  const child: ChildProcess = spawn(TSX, ['local/server.ts'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const banner = await new Promise<RegExpExecArray>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const match = /Animal store API\s+(\S+)\n\s+API key\s+(\S+).*\n.*\n\s+Local DynamoDB\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.on('exit', () => reject(new Error(`server exited:\n${output}`)));
+  });
+  return {
+    baseUrl: banner[1]!,
+    apiKey: banner[2]!,
+    dynamoDbPort: banner[3]!,
+    output: () => output,
+    stop: () =>
+      new Promise((resolvePromise) => {
+        child.once('exit', () => resolvePromise());
+        child.kill('SIGTERM');
+      }),
+  };
+}

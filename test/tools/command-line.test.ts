@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+
+describe('npm start', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServerProcess({ DEV_API_KEY: 'readme-dev-key-0123456789' });
+  });
+  afterAll(() => server?.stop());
+
+  it('prints the base URL ending in /v1 and the key from DEV_API_KEY', () => {
+    expect(server.baseUrl).toMatch(/^http:\/\/localhost:\d+\/v1$/);
+    expect(server.apiKey).toBe('readme-dev-key-0123456789');
+  });
+
+  it('serves the API to a client sending that key', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  });
+
+  it('writes one JSON access-log line per request, without the key', async () => {
+    await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const accessLines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{"requestId"'));
+    expect(accessLines.length).toBeGreaterThan(0);
+    expect(JSON.parse(accessLines.at(-1)!)).toMatchObject({ httpMethod: 'GET', path: '/v1/pets', status: 200 });
+    const logLines = server.output().split('\n').filter((line) => line.startsWith('{'));
+    expect(logLines.join('\n')).not.toContain(server.apiKey);
+  });
+
+  describe('npm run keys', () => {
+    const keys = (...args: string[]) => runCli('scripts/keys.ts', args, { DYNAMODB_PORT: server.dynamoDbPort });
+
+    it('creates a key that the running API accepts, lists it, and revokes it', async () => {
+      const created = await keys('create', '--name', 'integration test');
+      expect(created.code).toBe(0);
+      const apiKey = /\b(pets_[\w-]{43})\b/.exec(created.stdout)?.[1];
+      const keyId = /\b(key_[0-9a-f]{16})\b/.exec(created.stdout)?.[1];
+      expect(apiKey).toBeDefined();
+      const call = () => fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect((await call()).status).toBe(200);
+
+      const listed = await keys('list');
+      expect(listed.stdout).toMatch(new RegExp(`${keyId}.*active.*integration test`));
+      expect(listed.stdout).not.toContain(apiKey);
+
+      const revoked = await keys('revoke', keyId!);
+      expect(revoked.code).toBe(0);
+      expect((await keys('list')).stdout).toMatch(new RegExp(`${keyId}.*revoked`));
+    });
+
+    it('says so, and fails, when revoking a key that does not exist', async () => {
+      const result = await keys('revoke', 'key_0000000000000000');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('No key key_0000000000000000');
+    });
+
+    it('requires a name to create a key', async () => {
+      const result = await keys('create');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--name');
+    });
+  });
+});
+
+describe('npm run keys without a running API', () => {
+  it('explains how to start one', async () => {
+    const result = await runCli('scripts/keys.ts', ['list'], { DYNAMODB_PORT: '1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Start it with npm start');
+  });
+});
+
+describe('npm run invoke', () => {
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
+
+  it('invokes createPet with the sample event and prints an API Gateway result', async () => {
+    const result = await invoke('createPet', 'events/create-pet.json');
+    expect(result.code).toBe(0);
+    const output = JSON.parse(result.stdout.slice(result.stdout.indexOf('{\n'))) as { statusCode: number; body: string };
+    expect(output.statusCode).toBe(201);
+    expect(JSON.parse(output.body)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
+  });
+
+  it.each([
+    ['listPets', 'events/list-pets.json', 200],
+    ['getPet', 'events/get-pet.json', 404],
+    ['route-not-found', 'events/route-not-found.json', 405],
+  ])('invokes %s with %s', async (name, event, status) => {
+    const result = await invoke(name, event);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`"statusCode": ${status}`);
+  });
+
+  it('invokes the authorizer, which reports an unknown key as invalid', async () => {
+    const result = await invoke('authorize', 'events/authorize.json');
+    expect(result.stdout).toContain('"outcome": "invalid"');
+  });
+
+  it('reads the event from standard input with -', async () => {
+    const event = await readFile(join(PROJECT_ROOT, 'events/list-pets.json'), 'utf8');
+    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
+    expect(result.stdout).toContain('"statusCode": 200');
+  });
+
+  it('lists the functions when given an unknown one', async () => {
+    const result = await invoke('deletePet', 'events/list-pets.json');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('listPets, createPet, getPet');
+  });
+});

@@ -1,0 +1,47 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFunctionRuntime } from '../../local/functions';
+
+// Inside the project, so the bundles resolve packages from its node_modules like the real ones.
+const root = resolve(import.meta.dirname, '../../.build', `watch-test-${process.pid}`);
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+async function writeSource(path: string, text: string) {
+  await mkdir(join(root, path, '..'), { recursive: true });
+  await writeFile(join(root, path), text);
+}
+
+describe('watch mode', () => {
+  it('serves the new code of a handler after its source, or a shared module it imports, changes', async () => {
+    await writeSource('shared/greeting.ts', "export const greeting = 'hello';\n");
+    await writeSource(
+      'functions/greet.ts',
+      "import { greeting } from '../shared/greeting';\nexport const handler = async () => greeting;\n",
+    );
+    const reloaded: string[] = [];
+    const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root, onReload: (file) => reloaded.push(file) });
+    try {
+      expect(await runtime.invoke('greet', {})).toBe('hello');
+
+      await writeSource('shared/greeting.ts', "export const greeting = 'hello again';\n");
+      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('shared', 'greeting.ts'));
+      expect(await runtime.invoke('greet', {})).toBe('hello again');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('keeps serving the loaded code when watching is off', async () => {
+    await writeSource('functions/fixed.ts', 'export const handler = async () => 1;\n');
+    const runtime = await createFunctionRuntime({ sourceRoot: root });
+    try {
+      expect(await runtime.invoke('fixed', {})).toBe(1);
+      await writeSource('functions/fixed.ts', 'export const handler = async () => 2;\n');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await runtime.invoke('fixed', {})).toBe(1);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
