@@ -1,0 +1,116 @@
+import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
+import type { PetRecord } from '../../shared/pets/pet';
+import { createPet, listPets } from '../../shared/pets/pets';
+
+let dynamoDb: LocalDynamoDb;
+let client: DynamoDBClient;
+/** What DynamoDB reported for each request: the cost the service pays. */
+const reads: Array<{ capacity: ConsumedCapacity | undefined; scanned: number | undefined }> = [];
+let tableCount = 0;
+
+beforeAll(async () => {
+  dynamoDb = await startDynalite({ port: 0 });
+  client = new DynamoDBClient({
+    endpoint: dynamoDb.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  // Ask DynamoDB for the cost of every query the store makes, without changing the store.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const output = result.output as { ConsumedCapacity?: ConsumedCapacity; ScannedCount?: number };
+      reads.push({ capacity: output.ConsumedCapacity, scanned: output.ScannedCount });
+      return result;
+    },
+    { step: 'initialize' },
+  );
+});
+afterAll(async () => {
+  client?.destroy();
+  await dynamoDb?.close();
+});
+
+async function newStore() {
+  const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}` };
+  await ensureTables(client, names);
+  return new DynamoPetStore(DynamoDBDocumentClient.from(client), names.pets);
+}
+
+function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {
+  return { id, name: `pet ${id}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, id)).toISOString(), ...overrides };
+}
+
+async function seed(store: DynamoPetStore, count: number) {
+  for (let id = 1; id <= count; id += 25) {
+    await Promise.all(Array.from({ length: Math.min(25, count - id + 1) }, (_, offset) => store.insert(pet(id + offset))));
+  }
+}
+
+describe('the DynamoDB pet store', () => {
+  it('refuses a second pet with the same id, keeping the first', async () => {
+    const store = await newStore();
+    expect(await store.insert(pet(7, { name: 'first' }))).toBe(true);
+    expect(await store.insert(pet(7, { name: 'second' }))).toBe(false);
+    expect((await store.get(7))?.name).toBe('first');
+  });
+
+  it('retries with a new id when a random id is already taken', async () => {
+    const store = await newStore();
+    await store.insert(pet(1));
+    const ids = [1, 1, 2];
+    const created = await createPet(store, { name: 'Rex', categoryId: 1 }, { newId: () => ids.shift()! });
+    expect(created.id).toBe(2);
+  });
+
+  it('orders pets created in the same millisecond by id, newest first', async () => {
+    const store = await newStore();
+    const createdAt = '2026-01-01T00:00:00.000Z';
+    for (const id of [5, 500, 50]) await store.insert(pet(id, { createdAt }));
+    const page = await store.list({ limit: 10 });
+    expect(page.pets.map((item) => item.id)).toEqual([500, 50, 5]);
+  });
+
+  it('keeps pets without a status out of status listings', async () => {
+    const store = await newStore();
+    await store.insert(pet(1));
+    await store.insert(pet(2, { status: 'sold' }));
+    expect((await store.list({ status: 'sold', limit: 10 })).pets.map((item) => item.id)).toEqual([2]);
+    expect((await store.list({ limit: 10 })).pets.map((item) => item.id)).toEqual([2, 1]);
+  });
+
+  it('pages through every pet exactly once', async () => {
+    const store = await newStore();
+    await seed(store, 23);
+    const seen: number[] = [];
+    let after;
+    do {
+      const page = await listPets(store, { limit: 5, after });
+      seen.push(...page.pets.map((item) => item.id));
+      after = page.next;
+    } while (after);
+    expect(seen).toEqual(Array.from({ length: 23 }, (_, index) => 23 - index));
+  });
+
+  it('reads the same number of items and capacity for a page whatever the table size', async () => {
+    const costOfAPage = async (tableSize: number) => {
+      const store = await newStore();
+      await seed(store, tableSize);
+      reads.length = 0;
+      await store.list({ limit: 20 });
+      expect(reads).toHaveLength(1);
+      return { capacityUnits: reads[0]!.capacity?.CapacityUnits, itemsRead: reads[0]!.scanned };
+    };
+    const small = await costOfAPage(30);
+    const large = await costOfAPage(600);
+    expect(large.itemsRead).toBe(21);
+    expect(large.capacityUnits).toBeGreaterThan(0);
+    expect(large).toEqual(small);
+  });
+});
