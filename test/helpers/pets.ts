@@ -1,0 +1,120 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
+import type { PetStatus } from '../../shared/pets/pet';
+import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { nextLink } from './http';
+import type { TestApi } from './local-api';
+
+export interface PetBody {
+  id: number;
+  name: string;
+  categoryId: number;
+  status?: PetStatus;
+}
+
+let petCounter = 0;
+
+/** A valid NewPet body with a unique name; override any field (or add invalid ones). */
+export function newPet(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  petCounter += 1;
+  return { name: `Pet ${petCounter}`, categoryId: 1, ...overrides };
+}
+
+/** POST /pets with a body sent exactly as given (a string is sent raw) and a JSON content type by default. */
+export function postPet(
+  api: TestApi,
+  body: string | Uint8Array | Record<string, unknown>,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  init: { anonymous?: boolean } = {},
+): Promise<Response> {
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  return api.request('/pets', { method: 'POST', headers, body: payload as string, ...init });
+}
+
+export interface Walk {
+  readonly pets: PetBody[];
+  /** Number of pages fetched. */
+  readonly pages: number;
+  /** The Link URL of every page but the last. */
+  readonly links: URL[];
+}
+
+/**
+ * Lists pets page by page following `Link: rel="next"` until the last page, as a client would.
+ * `limits` gives the page size per page (the last one repeats), so a walk can change it between pages.
+ */
+export async function walkPets(
+  api: TestApi,
+  options: { status?: PetStatus; limits?: readonly number[] } = {},
+): Promise<Walk> {
+  const limits = options.limits ?? [100];
+  const pets: PetBody[] = [];
+  const links: URL[] = [];
+  const first = new URLSearchParams({ limit: String(limits[0]) });
+  if (options.status) first.set('status', options.status);
+  let path = `/pets?${first}`;
+  for (let page = 1; ; page++) {
+    const response = await api.request(path);
+    expect(response.status, `page ${page} of ${path}`).toBe(200);
+    const body = (await response.json()) as PetBody[];
+    expect(Array.isArray(body)).toBe(true);
+    pets.push(...body);
+    const next = nextLink(response);
+    if (next === undefined) return { pets, pages: page, links };
+    expect(page, 'too many pages: the walk does not end').toBeLessThan(1000);
+    links.push(next);
+    const limit = limits[Math.min(page, limits.length - 1)]!;
+    next.searchParams.set('limit', String(limit));
+    path = `/pets?${next.searchParams}`;
+  }
+}
+
+/** Ids of every pet the API lists, in order. */
+export async function listedIds(api: TestApi, status?: PetStatus): Promise<number[]> {
+  return (await walkPets(api, { status })).pets.map((pet) => pet.id);
+}
+
+/** A DynamoDB document client on the test API's own dynalite. */
+export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    endpoint: api.dynamoDbEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+export function petStore(client: DynamoDBDocumentClient): DynamoPetStore {
+  return new DynamoPetStore(client, LOCAL_TABLES.pets);
+}
+
+export function apiKeyStore(client: DynamoDBDocumentClient): DynamoApiKeyStore {
+  return new DynamoApiKeyStore(client, LOCAL_TABLES.apiKeys);
+}
+
+export interface StoredPet {
+  readonly id: number;
+  readonly createdAt: string;
+  readonly status?: PetStatus;
+}
+
+/**
+ * The expected listing order, computed from the table itself: newest first, ties broken by id
+ * (descending, like the creation time). Optionally only the pets of one status.
+ */
+export async function expectedOrder(client: DynamoDBDocumentClient, status?: PetStatus): Promise<number[]> {
+  const items: StoredPet[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: LOCAL_TABLES.pets, ExclusiveStartKey: start }));
+    items.push(...((page.Items ?? []) as StoredPet[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items
+    .filter((item) => status === undefined || item.status === status)
+    .sort((a, b) => (a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1))
+    .map((item) => item.id);
+}
