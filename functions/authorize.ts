@@ -21,6 +21,8 @@ export const handler = async (
   logger.resetKeys();
   logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
   const verdict = await authenticate(event.headers?.authorization);
-  logger.info('Authorization verdict', { ...verdict });
+  // Refusals are worth an INFO line (probing, leaked or revoked keys); routine successes are not.
+  if (verdict.outcome === 'allowed') logger.debug('API key accepted', { ...verdict });
+  else logger.info('API key refused', { ...verdict });
   return { isAuthorized: true, context: verdict };
 };
