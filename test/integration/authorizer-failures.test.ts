@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotEnv } from '../helpers/env';
+import { closedPort, expectError } from '../helpers/http';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { postPet } from '../helpers/pets';
+
+/**
+ * The API keys table unreachable from the authorizer: the environment points DynamoDB at a closed
+ * port before any function's cold start, so the authorizer's own key lookup fails.
+ */
+let api: TestApi;
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  restoreEnv = snapshotEnv();
+  api = await startTestApi();
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await closedPort()}`;
+});
+afterAll(async () => {
+  await api?.close();
+  restoreEnv?.();
+});
+
+describe('when the authorizer cannot look a key up', () => {
+  it.each([
+    ['GET /v1/pets', () => api.request('/pets')],
+    ['POST /v1/pets', () => postPet(api, { name: 'Rex', categoryId: 1 })],
+    ['GET /v1/pets/1', () => api.request('/pets/1')],
+    ['GET /v1/nope', () => api.request('/nope')],
+  ])('answers %s with 503 service_unavailable and Retry-After, not 401 or 500', async (_, send) => {
+    const response = await send();
+    expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    await expectError(response, 503, 'service_unavailable');
+  });
+
+  it('keeps the deprecation headers on the 503 of getPet', async () => {
+    const response = await api.request('/pets/1');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('deprecation')).toBe('@1795305600');
+  });
+
+  it('still answers a caller without any key 401: no lookup is needed to refuse it', async () => {
+    const response = await api.request('/pets', { anonymous: true });
+    await expectError(response, 401, 'unauthorized');
+  });
+});

@@ -1,0 +1,95 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../shared/auth/manage-api-keys';
+import { snapshotEnv } from '../helpers/env';
+import { closedPort } from '../helpers/http';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { captureOutput, type CapturedOutput } from '../helpers/output';
+import { apiKeyStore, documentClient, postPet } from '../helpers/pets';
+
+const DEV_KEY = 'logs-dev-key-0123456789abcdef';
+const UNKNOWN_KEY = 'pets_unknownKeyThatMustNotBeLogged0123456789';
+const BASIC_CREDENTIALS = 'c2VjcmV0LXVzZXI6c2VjcmV0LXBhc3N3b3Jk';
+
+let api: TestApi;
+let client: DynamoDBDocumentClient;
+let output: CapturedOutput;
+let restoreEnv: () => void;
+let issuedKey: string;
+/** apigw-requestid of the responses whose failure must be logged. */
+const failed: Record<'internal' | 'unavailable', string> = { internal: '', unavailable: '' };
+
+beforeAll(async () => {
+  restoreEnv = snapshotEnv();
+  // Functions read the level at cold start: everything they can log is logged.
+  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
+  api = await startTestApi({ devApiKey: DEV_KEY, accessLog: (line) => process.stdout.write(`${line}\n`) });
+  client = documentClient(api);
+  issuedKey = (await issueApiKey(apiKeyStore(client), 'logs test')).apiKey;
+
+  output = captureOutput({ silent: true });
+  try {
+    expect((await api.request('/nope')).status).toBe(404); // the authorizer's cold start, with the store up
+
+    process.env.PETS_TABLE_NAME = 'animal-store-local-missing-table';
+    const internal = await api.request('/pets/1');
+    expect(internal.status).toBe(500);
+    failed.internal = internal.headers.get('apigw-requestid')!;
+    process.env.PETS_TABLE_NAME = 'animal-store-local-pets';
+
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await closedPort()}`;
+    const unavailable = await api.request('/pets');
+    expect(unavailable.status).toBe(503);
+    failed.unavailable = unavailable.headers.get('apigw-requestid')!;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = api.dynamoDbEndpoint;
+
+    const sends: Array<() => Promise<Response>> = [
+      () => postPet(api, { name: 'Logged', categoryId: 1 }),
+      () => postPet(api, '{'),
+      () => postPet(api, '{}', { 'content-type': 'text/plain' }),
+      () => postPet(api, ' '.repeat(20_000)),
+      () => api.request('/pets', { method: 'DELETE' }),
+      () => api.request('/pets/1', { headers: { authorization: `Bearer ${issuedKey}` } }),
+      () => api.request('/pets', { anonymous: true }),
+      () => api.request('/pets', { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } }),
+      () => api.request('/pets', { headers: { authorization: `Basic ${BASIC_CREDENTIALS}` } }),
+      () => api.request('/nope', { headers: { authorization: `Bearer ${UNKNOWN_KEY}x` } }),
+      () => api.request('/pets/1', { headers: { authorization: `bearer ${DEV_KEY.toUpperCase()}` } }),
+    ];
+    for (const send of sends) await (await send()).arrayBuffer();
+  } finally {
+    output.stop();
+  }
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await api?.close();
+  restoreEnv?.();
+});
+
+describe('logs', () => {
+  it('are JSON lines, each carrying a request id', () => {
+    const lines = output.lines.filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      expect(typeof entry.requestId, line).toBe('string');
+      expect(entry.requestId, line).not.toBe('');
+    }
+  });
+
+  it.each(['internal', 'unavailable'] as const)('record the %s failure under its request id', (kind) => {
+    const entries = output.json().filter((entry) => entry.requestId === failed[kind] && 'level' in entry);
+    expect(entries.some((entry) => entry.level === 'ERROR' || entry.level === 'WARN')).toBe(true);
+  });
+
+  it('never contain an API key, credentials or an Authorization header', () => {
+    const text = output.lines.join('\n');
+    for (const secret of [DEV_KEY, DEV_KEY.toUpperCase(), issuedKey, UNKNOWN_KEY, BASIC_CREDENTIALS]) {
+      expect(text.includes(secret), `a log line contains ${secret.slice(0, 6)}…`).toBe(false);
+    }
+    expect(text).not.toMatch(/"authorization"\s*:/i);
+    expect(text).not.toMatch(/\b(?:Bearer|Basic) [A-Za-z0-9]/i);
+  });
+});
