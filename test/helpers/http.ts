@@ -72,11 +72,13 @@ export interface RawResponse {
 export function rawRequest(port: number, options: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: string[] = [];
+    // With raw header lines node:http adds no Host header, which an HTTP/1.1 server requires.
+    if (!(options.headers ?? []).some(([name]) => name.toLowerCase() === 'host')) headers.push('Host', `localhost:${port}`);
     for (const [name, value] of options.headers ?? []) headers.push(name, value);
     const body = options.body === undefined ? undefined : Buffer.from(options.body);
     if (body) headers.push('Content-Length', String(body.length));
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.target, headers, setHost: true, agent: false },
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.target, headers, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
