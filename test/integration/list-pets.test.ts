@@ -151,7 +151,7 @@ describe('GET /v1/pets: status', () => {
 });
 
 describe('GET /v1/pets: unknown query parameters', () => {
-  it.each(['foo', 'offset', 'page', 'Limit', 'STATUS', 'sort', 'id'])(
+  it.each(['foo', 'offset', 'page', 'Limit', 'STATUS', 'sort', 'id', 'constructor', 'toString', '__proto__'])(
     'rejects the unknown parameter %s with 400 invalid_parameter naming it',
     async (name) => {
       const body = await expectError(await api.request(`/pets?${name}=1`), 400, 'invalid_parameter');

@@ -168,6 +168,21 @@ describe('the integration event (payload 2.0)', () => {
     expect(event.queryStringParameters).toEqual({ limit: '5', status: 'available', name: 'a b,c,d', empty: '' });
   });
 
+  it('keeps query parameters named like Object.prototype members as plain parameters', async () => {
+    const { event } = await eventsOf({ target: '/v1/pets?__proto__=1&constructor=2&toString=3' });
+    expect(Object.entries(event.queryStringParameters as object)).toEqual([
+      ['__proto__', '1'],
+      ['constructor', '2'],
+      ['toString', '3'],
+    ]);
+  });
+
+  it('keeps headers named like Object.prototype members as plain headers', async () => {
+    const { event } = await eventsOf({ target: '/v1/pets', headers: [['Constructor', 'a'], ['__proto__', 'b']] });
+    expect(Object.getOwnPropertyDescriptor(event.headers, 'constructor')?.value).toBe('a');
+    expect(Object.getOwnPropertyDescriptor(event.headers, '__proto__')?.value).toBe('b');
+  });
+
   it('joins a repeated query parameter with commas', async () => {
     const { event } = await eventsOf({ target: '/v1/pets?limit=5&limit=6' });
     expect(event.queryStringParameters).toEqual({ limit: '5,6' });
