@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type {
   APIGatewayProxyEventV2,
@@ -58,7 +59,8 @@ function requestParts(request: IncomingRequest): RequestParts {
   const rawQueryString = queryStart === -1 ? '' : request.target.slice(queryStart + 1);
 
   // Header names are lower-cased; repeated headers are joined with commas; cookies move to `cookies`.
-  const headers: Record<string, string> = {};
+  // No prototype: a header or parameter named `constructor` or `__proto__` is just a name, as in AWS's JSON.
+  const headers: Record<string, string> = Object.create(null);
   const cookies: string[] = [];
   for (const [name, value] of request.headers) {
     const key = name.toLowerCase();
@@ -70,7 +72,7 @@ function requestParts(request: IncomingRequest): RequestParts {
   headers['x-forwarded-proto'] = request.scheme;
   headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
-  const queryStringParameters: Record<string, string> = {};
+  const queryStringParameters: Record<string, string> = Object.create(null);
   for (const pair of rawQueryString.split('&')) {
     if (pair === '') continue;
     const separator = pair.indexOf('=');
@@ -148,7 +150,8 @@ export function buildHttpEvent(
   authorizerContext: unknown,
 ): APIGatewayProxyEventV2 {
   const parts = requestParts(request);
-  const isText = TEXT_MEDIA_TYPE.test(parts.headers['content-type'] ?? '');
+  // A "text" body that is not valid UTF-8 is passed as base64, so its bytes reach the function intact.
+  const isText = TEXT_MEDIA_TYPE.test(parts.headers['content-type'] ?? '') && isUtf8(request.body);
   const hasBody = request.body.length > 0;
   return {
     version: '2.0',

@@ -21,13 +21,19 @@ export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-/** RFC 6750 b64token; anything else in the header is malformed. */
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** RFC 6750 b64token. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/** The key from an `Authorization` header: undefined when absent, null when not a bearer token. */
+/**
+ * The key from an `Authorization` header. Undefined when there are no bearer credentials at all
+ * (no header, another scheme such as Basic, or `Bearer` alone): RFC 6750 §3.1 treats those as
+ * "no authentication information". Null when a bearer token is present but malformed.
+ */
 export function readBearerToken(authorization: string | undefined): string | null | undefined {
-  if (authorization === undefined || authorization.trim() === '') return undefined;
-  return BEARER.exec(authorization)?.[1] ?? null;
+  const [, scheme = '', separator = '', credentials = ''] = /^(\S*)(\s*)(.*)$/s.exec((authorization ?? '').trim()) ?? [];
+  if (scheme.toLowerCase() !== 'bearer' || credentials === '') return undefined;
+  // RFC 7235: the scheme and its credentials are separated by spaces, nothing else.
+  return /^ +$/.test(separator) && B64TOKEN.test(credentials) ? credentials : null;
 }
 
 /** What a configured key (DEV_API_KEY) must look like to be usable as a bearer token. */

@@ -33,7 +33,9 @@ export function decodeCursor(cursor: string, filter: { status?: PetStatus }, sec
   const [payload = '', signature = '', ...rest] = cursor.split('.');
   const given = Buffer.from(signature, 'base64url');
   const expected = sign(payload, secret);
-  if (rest.length > 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  // Base64 decoding ignores a final character's spare bits, padding and stray characters, so the
+  // signature must also be the canonical encoding of what it decodes to: no character can change.
+  if (rest.length > 0 || given.toString('base64url') !== signature || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new InvalidCursorError();
   }
   let decoded: unknown;

@@ -201,6 +201,14 @@ describe('POST /v1/pets: a body that is not a JSON object is rejected with 400 i
     await expectError(response, 400, 'invalid_body');
   });
 
+  it('rejects a JSON body that is not valid UTF-8', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]);
+    const response = await expectRejectedWithoutStoring(() =>
+      api.request('/pets', { method: 'POST', headers: JSON_TYPE, body }),
+    );
+    await expectError(response, 400, 'invalid_body');
+  });
+
   it('rejects a request without a body', async () => {
     const response = await expectRejectedWithoutStoring(() =>
       api.request('/pets', { method: 'POST', headers: JSON_TYPE }),

@@ -226,6 +226,18 @@ describe('the integration event (payload 2.0)', () => {
     expect(event.body).toBe(base64 ? body.toString('base64') : body.toString('utf8'));
   });
 
+  it('passes a JSON body that is not valid UTF-8 base64-encoded, so no byte is lost', async () => {
+    const body = Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]);
+    const { event } = await eventsOf({
+      method: 'POST',
+      target: '/v1/pets',
+      headers: [['Content-Type', 'application/json']],
+      body,
+    });
+    expect(event.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event.body as string, 'base64')).toEqual(body);
+  });
+
   it('uses one request id for the authorizer, the integration and the apigw-requestid header', async () => {
     const response = await send({ target: '/v1/pets' });
     const [authorizerInvocation, integration] = invocations;

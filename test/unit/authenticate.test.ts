@@ -23,13 +23,16 @@ describe('API key authentication', () => {
     expect((await authenticate(`${scheme} ${apiKey}`)).outcome).toBe('allowed');
   });
 
-  it.each([undefined, '', '   '])('reports a missing key for the header %j', async (header) => {
+  it.each([undefined, '', '   ', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token abc'])(
+    'reports a missing key for the header %j, which carries no bearer credentials',
+    async (header) => {
     const { authenticate } = await setUp();
-    expect(await authenticate(header)).toEqual({ outcome: 'missing' });
-  });
+      expect(await authenticate(header)).toEqual({ outcome: 'missing' });
+    },
+  );
 
-  it.each(['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer two tokens', 'Bearer a"b', 'Token abc', 'Bearer\tabc'])(
-    'rejects the malformed header %j',
+  it.each(['Bearer two tokens', 'Bearer a"b', 'Bearer =abc', 'Bearer\tabc', 'Bearer  abc'])(
+    'rejects the malformed bearer header %j',
     async (header) => {
       const { authenticate } = await setUp();
       expect(await authenticate(header)).toEqual({ outcome: 'invalid' });
