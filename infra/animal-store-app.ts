@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Validations, type Environment } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { PROJECT_ROOT } from './api-function';
+import { AnimalStoreStack } from './animal-store-stack';
+import { stages as allStages, type StageConfig } from './stages';
+
+/** The `context` of cdk.json: feature flags, among them the one that makes CloudFormation validation fatal. */
+export function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  return cdkJson.context ?? {};
+}
+
+export interface AnimalStoreAppOptions {
+  /** Account and region of every stack; environment-agnostic where a field is undefined. */
+  readonly env?: Environment;
+  /** Where the cloud assembly goes; cdk.out (or the CLI's choice) by default. */
+  readonly outdir?: string;
+  /** The stages to build; all of infra/stages.ts by default. */
+  readonly stages?: readonly StageConfig[];
+  /** Extra context on top of cdk.json's, e.g. `aws:cdk:bundling-stacks` in tests. */
+  readonly context?: Record<string, unknown>;
+}
+
+export interface AnimalStoreApp {
+  readonly app: App;
+  readonly stacks: ReadonlyMap<string, AnimalStoreStack>;
+}
+
+/**
+ * The CDK app: one stack per stage, checked by cdk-nag's AwsSolutions and Serverless packs at
+ * synthesis. The CLI (infra/app.ts) and the tests build it here, with cdk.json's context either
+ * way, so the tests synthesize exactly what `cdk synth` does.
+ */
+export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): AnimalStoreApp {
+  const app = new App({
+    context: { ...cdkJsonContext(), ...options.context },
+    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
+  });
+  const stacks = new Map<string, AnimalStoreStack>();
+  for (const stage of options.stages ?? allStages) {
+    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage, ...(options.env ? { env: options.env } : {}) }));
+  }
+  // Unacknowledged findings, warnings included, fail synthesis; acknowledgements sit next to the
+  // resource they concern, each with its reason.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+  return { app, stacks };
+}

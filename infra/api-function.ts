@@ -1,0 +1,98 @@
+import { join, resolve } from 'node:path';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { LogLevel } from './stages';
+import { assertTimeBudget, FUNCTION_TIMEOUT } from './time-budget';
+
+/** The repository root: functions/ and the lockfile NodejsFunction bundles from. */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+
+/** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
+export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
+
+/** Service name in every structured log line (Powertools' `service` key). */
+export const SERVICE_NAME = 'animal-store';
+
+/**
+ * ESM bundles have no `require`, yet parts of the AWS SDK still call `require('node:https')` and
+ * friends at load time: without this banner the function fails on its first cold start with
+ * "Dynamic require of node:https is not supported".
+ */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+export interface ApiFunctionProps {
+  /** Base name of the handler file in functions/ (see shared/routes.ts). */
+  readonly handler: string;
+  /** Function-specific environment, on top of the logging variables every function gets. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Memory in MB; also scales the function's CPU share. */
+  readonly memoryMiB: number;
+  /** Powertools log level (POWERTOOLS_LOG_LEVEL). */
+  readonly logLevel: LogLevel;
+  /** Retention of the function's log group. */
+  readonly logRetention: RetentionDays;
+  /** What happens to the log group when it leaves the stack. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * One handler of functions/ as a Lambda function, with the defaults every function of the store
+ * shares: Node.js 24 on arm64, an ESM bundle built by the local esbuild, the time budget of
+ * time-budget.ts, its own log group, and a role that can write to that log group and nothing else
+ * until a construct grants it exactly what it needs.
+ */
+export class ApiFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+    assertTimeBudget();
+
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    // Our own role instead of the default one: AWSLambdaBasicExecutionRole lets a function write to
+    // any log group in the account, this one only to its own.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, 'functions', `${props.handler}.ts`),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: FUNCTION_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMiB,
+      timeout: FUNCTION_TIMEOUT,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+        // Stack traces point at functions/ and shared/ rather than at the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        // Stack traces need the mappings, not the sources: keeps the bundle half the size.
+        sourcesContent: false,
+        // Prefer the ESM builds of the SDK and Powertools: esbuild can tree-shake them.
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // The SDK is bundled, not taken from the runtime: the version we test is the version that
+        // runs, and one minified file loads faster than the runtime's many (see test/infra/bundles).
+        bundleAwsSDK: true,
+        externalModules: [],
+      },
+    });
+  }
+}

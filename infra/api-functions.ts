@@ -1,0 +1,95 @@
+import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { authorizer, fallbackHandler, routes, type Route } from '../shared/routes';
+import { ApiFunction } from './api-function';
+import type { CursorSecret } from './cursor-secret';
+import type { LogLevel } from './stages';
+import type { ApiKeysTable, PetsTable } from './tables';
+
+export interface ApiFunctionsProps {
+  readonly petsTable: PetsTable;
+  readonly apiKeysTable: ApiKeysTable;
+  /** Signs the cursors of paginated listings. */
+  readonly cursorSecret: CursorSecret;
+  /** Memory of every function, in MB. */
+  readonly memoryMiB: number;
+  /** Powertools log level of every function. */
+  readonly logLevel: LogLevel;
+  /** Retention of every function's log group. */
+  readonly logRetention: RetentionDays;
+  /** What happens to the log groups when they leave the stack. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * Every function of the API, built from shared/routes.ts: one per route, the fallback for unmatched
+ * requests, and the authorizer. Each gets the environment and the DynamoDB access it needs, no more.
+ */
+export class ApiFunctions extends Construct {
+  /** The function of each route, by handler name. */
+  readonly routes: ReadonlyMap<string, ApiFunction>;
+  /** Serves API Gateway's `$default` route: our 404/405. */
+  readonly fallback: ApiFunction;
+  /** Verifies API keys in front of every route. */
+  readonly authorizer: ApiFunction;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
+    super(scope, id);
+    const defaults = {
+      memoryMiB: props.memoryMiB,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    };
+    const pets = props.petsTable.table;
+
+    this.routes = new Map(
+      routes.map((route: Route) => {
+        // Only listings paginate, and listings are the only queries: only they sign cursors.
+        const paginates = route.petsTableAccess.includes('query');
+        const fn = new ApiFunction(this, route.operationId, {
+          ...defaults,
+          handler: route.handler,
+          environment: {
+            PETS_TABLE_NAME: pets.tableName,
+            ...(paginates ? { CURSOR_SECRET: props.cursorSecret.environmentValue() } : {}),
+          },
+        });
+        props.petsTable.grantAccess(fn.role, route.petsTableAccess);
+        return [route.handler, fn] as const;
+      }),
+    );
+
+    this.fallback = new ApiFunction(this, 'RouteNotFound', { ...defaults, handler: fallbackHandler });
+
+    this.authorizer = new ApiFunction(this, 'Authorizer', {
+      ...defaults,
+      handler: authorizer.handler,
+      environment: { API_KEYS_TABLE_NAME: props.apiKeysTable.table.tableName },
+    });
+    props.apiKeysTable.grantKeyLookup(this.authorizer.role);
+
+    for (const fn of this.all) acknowledgeSynchronousInvocation(fn);
+  }
+
+  get all(): ApiFunction[] {
+    return [...this.routes.values(), this.fallback, this.authorizer];
+  }
+}
+
+/** Findings that do not apply to a function API Gateway invokes synchronously and nothing else. */
+function acknowledgeSynchronousInvocation(fn: ApiFunction): void {
+  const validations = Validations.of(fn.function);
+  validations.acknowledge({
+    id: 'Serverless-LambdaDLQ',
+    reason: 'Only API Gateway invokes it, synchronously: a failure is answered to the caller, there is no event to dead-letter.',
+  });
+  validations.acknowledge({
+    id: 'Serverless-LambdaTracing',
+    reason:
+      'HTTP APIs cannot start or propagate X-Ray traces and the handlers carry no tracing SDK, so active tracing would ' +
+      'record little beyond Lambda duration metrics while adding a wildcard xray:PutTraceSegments grant. Requests are ' +
+      'followed through the access log and the functions\' JSON logs, which share the API Gateway request id.',
+  });
+}

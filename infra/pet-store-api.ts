@@ -1,0 +1,154 @@
+import { Duration, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CfnAuthorizer,
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+  type CorsPreflightOptions,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { authorizer as authorizerSpec, BASE_PATH, routes } from '../shared/routes';
+import type { CorsConfig, ThrottleConfig } from './stages';
+
+export interface PetStoreApiProps {
+  /** The function serving each route, by handler name (shared/routes.ts). */
+  readonly routeFunctions: ReadonlyMap<string, IFunction>;
+  /** Serves every request no route matches. */
+  readonly fallbackFunction: IFunction;
+  /** The Lambda authorizer in front of every route, the fallback included. */
+  readonly authorizerFunction: IFunction;
+  /** Default route throttling of the stage. */
+  readonly throttle: ThrottleConfig;
+  /** Browser origins allowed to call the API; none when empty. */
+  readonly cors: CorsConfig;
+  /** Retention of the access log. */
+  readonly logRetention: RetentionDays;
+  /** What happens to the access log group when it leaves the stack. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * One access log line per request, as JSON. It carries the authorizer's verdict and key id, so a
+ * 401 or a suspicious client can be traced to a key without logging the key itself.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  httpMethod: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerOutcome: '$context.authorizer.outcome',
+  keyId: '$context.authorizer.keyId',
+  authorizerError: '$context.authorizer.error',
+  error: '$context.error.message',
+} as const;
+
+/** Response headers browsers may read: pagination, the created resource, and deprecation notices. */
+const CORS_EXPOSED_HEADERS = ['link', 'location', 'deprecation', 'sunset'];
+
+/**
+ * The HTTP API: every route of shared/routes.ts plus the `$default` route, all behind the Lambda
+ * authorizer, served on the `$default` stage so the base URL is the API's endpoint plus `/v1`.
+ */
+export class PetStoreApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+  /** The URL clients use, ending in `/v1`. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: PetStoreApiProps) {
+    super(scope, id);
+
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: `Animal store API (${Stack.of(this).stackName})`,
+      // Our own stage below: the default one cannot carry throttling or access logs.
+      createDefaultStage: false,
+      corsPreflight: corsPreflight(props.cors),
+    });
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+    this.baseUrl = `${this.stage.url}${BASE_PATH.slice(1)}`;
+
+    const authorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', props.authorizerFunction, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [...authorizerSpec.identitySource],
+      resultsCacheTtl: Duration.seconds(authorizerSpec.resultsCacheTtlSeconds),
+    });
+
+    for (const route of routes) {
+      const fn = props.routeFunctions.get(route.handler);
+      if (!fn) throw new Error(`No function for handler ${route.handler} of ${route.operationId}`);
+      this.httpApi.addRoutes({
+        path: BASE_PATH + route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.operationId}Integration`, fn),
+        authorizer,
+      });
+    }
+
+    // Every other method and path, so unknown requests get our 404/405 Error body, not API Gateway's.
+    new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('RouteNotFoundIntegration', props.fallbackFunction),
+      authorizer,
+    });
+
+    removeIdentitySource(this.httpApi);
+
+  }
+}
+
+function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
+  // No origin configured, no CORS headers: browsers then refuse cross-origin calls, as intended.
+  if (cors.allowOrigins.length === 0) return undefined;
+  return {
+    allowOrigins: [...cors.allowOrigins],
+    allowMethods: [...new Set(routes.map((route) => CorsHttpMethod[route.method]))],
+    allowHeaders: ['authorization', 'content-type'],
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: Duration.seconds(cors.maxAgeSeconds),
+  };
+}
+
+/**
+ * The authorizer must have no identity source. With one, API Gateway answers a request lacking it
+ * with its own 401 `{"message":"Unauthorized"}` before our authorizer runs; without one, every
+ * request reaches the authorizer and the route answers with our Error body. HttpLambdaAuthorizer
+ * falls back to the Authorization header when given none and renders an empty list as
+ * `IdentitySource: []`; removing the property states "no identity source" the documented way.
+ */
+function removeIdentitySource(api: HttpApi): void {
+  if (authorizerSpec.identitySource.length > 0) return;
+  const authorizers = api.node.findAll().filter((child): child is CfnAuthorizer => child instanceof CfnAuthorizer);
+  if (authorizers.length !== 1) throw new Error(`Expected one authorizer on the API, found ${authorizers.length}`);
+  authorizers[0]!.addPropertyDeletionOverride('IdentitySource');
+}

@@ -1,0 +1,102 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
+import { PETS_TABLE } from '../shared/pets/pets-table';
+import type { PetsTableAccess } from '../shared/routes';
+
+export interface DataTableProps {
+  /** What happens to the table when it leaves the stack. */
+  readonly removalPolicy: RemovalPolicy;
+  /** Refuses DeleteTable, even from CloudFormation. */
+  readonly deletionProtection: boolean;
+}
+
+/**
+ * Settings every table of the store gets. On-demand billing: traffic is spiky and small, and the
+ * API's throttling, not table capacity, is what bounds it. Point-in-time recovery on every stage:
+ * staging data is disposable, but restoring it is how ops rehearse a production restore.
+ */
+function tableDefaults(props: DataTableProps) {
+  return {
+    removalPolicy: props.removalPolicy,
+    deletionProtection: props.deletionProtection,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+  };
+}
+
+/** The pets, keyed as shared/pets/pets-table.ts says; its name is generated so stages can share an account. */
+export class PetsTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: DataTableProps) {
+    super(scope, id);
+    const { allPetsIndex, byStatusIndex } = PETS_TABLE;
+    this.table = new TableV2(this, 'Table', {
+      ...tableDefaults(props),
+      partitionKey: { name: PETS_TABLE.partitionKey, type: AttributeType.NUMBER },
+      globalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      })),
+    });
+  }
+
+  /**
+   * Grants exactly the access a route declares in shared/routes.ts and nothing else: listing only
+   * queries the two indexes (it cannot read items by key, let alone write), reading one pet is a
+   * GetItem on the table, creating one a PutItem.
+   */
+  grantAccess(grantee: IGrantable, access: readonly PetsTableAccess[]): void {
+    for (const kind of access) grantee.grantPrincipal.addToPrincipalPolicy(this.statementFor(kind));
+  }
+
+  private statementFor(access: PetsTableAccess): PolicyStatement {
+    const { tableArn } = this.table;
+    switch (access) {
+      case 'query':
+        return new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name].map((index) => `${tableArn}/index/${index}`),
+        });
+      case 'get':
+        return new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [tableArn] });
+      case 'put':
+        return new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [tableArn] });
+    }
+  }
+}
+
+/**
+ * The API keys, keyed as shared/auth/api-keys-table.ts says. Only the authorizer reads it at run
+ * time; ops write it with `npm run keys` under their own credentials.
+ */
+export class ApiKeysTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: DataTableProps) {
+    super(scope, id);
+    const { byKeyIdIndex } = API_KEYS_TABLE;
+    this.table = new TableV2(this, 'Table', {
+      ...tableDefaults(props),
+      partitionKey: { name: API_KEYS_TABLE.partitionKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: [
+        {
+          indexName: byKeyIdIndex.name,
+          partitionKey: { name: byKeyIdIndex.partitionKey, type: AttributeType.STRING },
+          projectionType: ProjectionType.KEYS_ONLY,
+        },
+      ],
+    });
+  }
+
+  /** The authorizer's only access: looking one key up by its hash. */
+  grantKeyLookup(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }),
+    );
+  }
+}

@@ -1,0 +1,454 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiFunction } from '../../infra/api-function';
+import { production, staging, stages, type StageConfig } from '../../infra/stages';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, dynamoDbCallBudgetMs } from '../../infra/time-budget';
+import { tableDefinitions } from '../../local/dynamodb-local';
+import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { routeKey, routes, type PetsTableAccess } from '../../shared/routes';
+import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from './synth';
+
+let synthesis: Synthesis;
+beforeAll(() => {
+  synthesis = synthesize();
+});
+afterAll(() => synthesis?.dispose());
+
+function logicalId(stage: SynthesizedStage, construct: IConstruct): string {
+  return stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+function ref(stage: SynthesizedStage, construct: IConstruct) {
+  return { Ref: logicalId(stage, construct) };
+}
+
+function arnOf(stage: SynthesizedStage, construct: IConstruct) {
+  return { 'Fn::GetAtt': [logicalId(stage, construct), 'Arn'] };
+}
+
+function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
+  const { functions } = stage.stack;
+  return new Map([...functions.routes, ['route-not-found', functions.fallback], ['authorize', functions.authorizer]]);
+}
+
+/** Every IAM statement attached to a function's role. */
+function statementsOf(stage: SynthesizedStage, fn: ApiFunction): unknown[] {
+  const role = ref(stage, fn.role);
+  return Object.values(resourcesOfType(stage.json, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties!.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify(role)))
+    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
+}
+
+function dynamoDbStatementsOf(stage: SynthesizedStage, fn: ApiFunction): unknown[] {
+  return statementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes('dynamodb:'));
+}
+
+function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
+  const table = arnOf(stage, stage.stack.petsTable.table);
+  switch (access) {
+    case 'query':
+      return {
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name].map((index) => ({
+          'Fn::Join': ['', [table, `/index/${index}`]],
+        })),
+      };
+    case 'get':
+      return { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: table };
+    case 'put':
+      return { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: table };
+  }
+}
+
+function functionResource(stage: SynthesizedStage, fn: ApiFunction) {
+  return stage.json.Resources[logicalId(stage, fn.function)]!;
+}
+
+describe.each(stages)('the $name stage', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesis.stage(config.name);
+  });
+
+  describe('data', () => {
+    it('keys both tables exactly as the shared key designs (and the local tables) say', () => {
+      const [pets, apiKeys] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys' });
+      for (const [table, local] of [
+        [stage.stack.petsTable.table, pets!],
+        [stage.stack.apiKeysTable.table, apiKeys!],
+      ] as const) {
+        const properties = stage.json.Resources[logicalId(stage, table)]!.Properties!;
+        const byName = (a: { AttributeName?: string; IndexName?: string }, b: typeof a) =>
+          (a.AttributeName ?? a.IndexName ?? '').localeCompare(b.AttributeName ?? b.IndexName ?? '');
+        expect(properties.KeySchema).toEqual(local.KeySchema);
+        expect([...properties.AttributeDefinitions].sort(byName)).toEqual([...local.AttributeDefinitions!].sort(byName));
+        expect([...properties.GlobalSecondaryIndexes].sort(byName)).toEqual([...local.GlobalSecondaryIndexes!].sort(byName));
+        expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
+      }
+    });
+
+    it('keeps point-in-time recovery on every table', () => {
+      const tables = stage.template.findResources('AWS::DynamoDB::GlobalTable');
+      expect(Object.keys(tables)).toHaveLength(2);
+      for (const table of Object.values(tables)) {
+        expect(table.Properties.Replicas).toEqual([
+          expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+        ]);
+      }
+    });
+  });
+
+  describe('API', () => {
+    it('routes every operation of the route table through the authorizer to its own function', () => {
+      const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
+      for (const route of routes) {
+        const fn = stage.stack.functions.routes.get(route.handler)!;
+        const [integrationId] = Object.entries(
+          stage.template.findResources('AWS::ApiGatewayV2::Integration', {
+            Properties: { IntegrationUri: arnOf(stage, fn.function) },
+          }),
+        ).map(([id]) => id);
+        expect(integrationId, route.operationId).toBeDefined();
+        stage.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+          RouteKey: routeKey(route),
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerId },
+          Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] },
+        });
+      }
+    });
+
+    it('answers every unmatched request with the fallback function, behind the authorizer too', () => {
+      const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
+      const integrations = stage.template.findResources('AWS::ApiGatewayV2::Integration', {
+        Properties: { IntegrationUri: arnOf(stage, stage.stack.functions.fallback.function) },
+      });
+      expect(Object.keys(integrations)).toHaveLength(1);
+      stage.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: '$default',
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        Target: { 'Fn::Join': ['', ['integrations/', { Ref: Object.keys(integrations)[0] }]] },
+      });
+    });
+
+    it('has no route but those of the route table and $default', () => {
+      const keys = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+      expect(keys.sort()).toEqual([...routes.map(routeKey), '$default'].sort());
+    });
+
+    it('asks the authorizer about every request: no identity source, no result cache, simple responses, payload 2.0', () => {
+      const authorizers = stage.template.findResources('AWS::ApiGatewayV2::Authorizer');
+      expect(Object.values(authorizers)).toHaveLength(1);
+      const [properties] = Object.values(authorizers).map((a) => a.Properties);
+      expect(properties).toEqual(
+        expect.objectContaining({
+          AuthorizerType: 'REQUEST',
+          AuthorizerPayloadFormatVersion: '2.0',
+          EnableSimpleResponses: true,
+          AuthorizerResultTtlInSeconds: 0,
+        }),
+      );
+      // With an identity source, a request without it would get API Gateway's 401, not our Error body.
+      expect(properties).not.toHaveProperty('IdentitySource');
+      expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.authorizer.function));
+    });
+
+    it('lets API Gateway invoke the authorizer and each route function', () => {
+      for (const fn of functionsOf(stage).values()) {
+        stage.template.hasResourceProperties('AWS::Lambda::Permission', {
+          Action: 'lambda:InvokeFunction',
+          Principal: 'apigateway.amazonaws.com',
+          FunctionName: arnOf(stage, fn.function),
+        });
+      }
+    });
+
+    it('hands requests to the functions in payload format 2.0', () => {
+      const integrations = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Integration'));
+      expect(integrations).toHaveLength(routes.length + 1);
+      for (const integration of integrations) {
+        expect(integration.Properties).toEqual(
+          expect.objectContaining({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' }),
+        );
+      }
+    });
+
+    it('serves the $default stage, throttled as the stage config says', () => {
+      stage.template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+      stage.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: {
+          ThrottlingRateLimit: config.throttle.rateLimit,
+          ThrottlingBurstLimit: config.throttle.burstLimit,
+        },
+      });
+    });
+
+    it('writes a JSON access log with the request id and the authorizer verdict, kept as long as the stage says', () => {
+      const [apiStage] = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Stage'));
+      const { DestinationArn, Format } = apiStage!.Properties.AccessLogSettings;
+      expect(DestinationArn).toEqual(arnOf(stage, stage.stack.api.accessLogs));
+      expect(JSON.parse(Format)).toEqual(
+        expect.objectContaining({
+          requestId: '$context.requestId',
+          status: '$context.status',
+          authorizerOutcome: '$context.authorizer.outcome',
+          keyId: '$context.authorizer.keyId',
+        }),
+      );
+      const logGroup = stage.json.Resources[logicalId(stage, stage.stack.api.accessLogs)]!;
+      expect(logGroup.Properties!.RetentionInDays).toBe(config.logRetention);
+    });
+
+    it('sends no CORS headers when no browser origin is configured', () => {
+      expect(config.cors.allowOrigins).toEqual([]);
+      stage.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
+    });
+
+    it('outputs the base URL ending in /v1 and the names the key CLI needs', () => {
+      const outputs = stage.json.Outputs!;
+      const baseUrl = outputs.BaseUrl!.Value as { 'Fn::Join': [string, unknown[]] };
+      expect(baseUrl['Fn::Join'][1].at(-1)).toMatch(/\/v1$/);
+      expect(JSON.stringify(baseUrl)).toContain(logicalId(stage, stage.stack.api.httpApi));
+      expect(outputs.ApiKeysTableName!.Value).toEqual(ref(stage, stage.stack.apiKeysTable.table));
+      expect(outputs.PetsTableName!.Value).toEqual(ref(stage, stage.stack.petsTable.table));
+      expect(outputs.Region!.Value).toEqual({ Ref: 'AWS::Region' });
+    });
+  });
+
+  describe('functions', () => {
+    it('has one function per route, the fallback and the authorizer', () => {
+      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 2);
+    });
+
+    it('runs every function on Node.js 24, arm64, as an ESM bundle with source maps enabled', () => {
+      for (const [name, fn] of functionsOf(stage)) {
+        const properties = functionResource(stage, fn).Properties!;
+        expect(properties, name).toEqual(
+          expect.objectContaining({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' }),
+        );
+        expect(properties.Environment.Variables.NODE_OPTIONS).toContain('--enable-source-maps');
+      }
+    });
+
+    it('times functions out after the SDK gives up and before API Gateway does', () => {
+      for (const fn of functionsOf(stage).values()) {
+        const timeoutMs = functionResource(stage, fn).Properties!.Timeout * 1000;
+        expect(dynamoDbCallBudgetMs()).toBeLessThan(timeoutMs);
+        expect(timeoutMs).toBeLessThanOrEqual(API_GATEWAY_AUTHORIZER_TIMEOUT_MS);
+        expect(timeoutMs).toBeLessThan(API_GATEWAY_INTEGRATION_TIMEOUT_MS);
+      }
+    });
+
+    it('gives every function the memory, log level and log retention of the stage', () => {
+      for (const fn of functionsOf(stage).values()) {
+        const properties = functionResource(stage, fn).Properties!;
+        expect(properties.MemorySize).toBe(config.memoryMiB);
+        expect(properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe(config.logLevel);
+        expect(properties.LoggingConfig.LogGroup).toEqual(ref(stage, fn.logGroup));
+        expect(stage.json.Resources[logicalId(stage, fn.logGroup)]!.Properties!.RetentionInDays).toBe(config.logRetention);
+      }
+    });
+
+    it('hands each function the table names it reads at cold start, and nothing else', () => {
+      const pets = ref(stage, stage.stack.petsTable.table);
+      const keys = ref(stage, stage.stack.apiKeysTable.table);
+      const variables = (handler: string) => {
+        const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, NODE_OPTIONS, ...own } =
+          functionResource(stage, functionsOf(stage).get(handler)!).Properties!.Environment.Variables;
+        return own;
+      };
+      expect(variables('list-pets')).toEqual({ PETS_TABLE_NAME: pets, CURSOR_SECRET: expect.anything() });
+      expect(variables('create-pet')).toEqual({ PETS_TABLE_NAME: pets });
+      expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
+      expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });
+      expect(variables('route-not-found')).toEqual({});
+    });
+
+    it("hands the list function the stage's generated cursor secret as a dynamic reference", () => {
+      const secrets = stage.template.findResources('AWS::SecretsManager::Secret');
+      expect(Object.keys(secrets)).toHaveLength(1);
+      const [secretId] = Object.keys(secrets);
+      expect(secrets[secretId!]!.Properties.GenerateSecretString).toEqual(expect.objectContaining({ PasswordLength: 64 }));
+      const cursorSecret = functionResource(stage, functionsOf(stage).get('list-pets')!).Properties!.Environment.Variables
+        .CURSOR_SECRET;
+      expect(cursorSecret).toEqual({
+        'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+      });
+    });
+  });
+
+  describe('permissions', () => {
+    it("grants each route's function exactly the pets table access the route table declares", () => {
+      for (const route of routes) {
+        const fn = stage.stack.functions.routes.get(route.handler)!;
+        expect(dynamoDbStatementsOf(stage, fn), route.operationId).toEqual(
+          route.petsTableAccess.map((access) => petsStatement(stage, access)),
+        );
+      }
+    });
+
+    it('lets the list function only query the two pets indexes: it can neither write nor read items by key', () => {
+      const statements = dynamoDbStatementsOf(stage, functionsOf(stage).get('list-pets')!);
+      expect(statements).toEqual([petsStatement(stage, 'query')]);
+    });
+
+    it('lets the create function only put items in the pets table', () => {
+      expect(dynamoDbStatementsOf(stage, functionsOf(stage).get('create-pet')!)).toEqual([petsStatement(stage, 'put')]);
+    });
+
+    it('lets the get function only read one pet by its key', () => {
+      expect(dynamoDbStatementsOf(stage, functionsOf(stage).get('get-pet')!)).toEqual([petsStatement(stage, 'get')]);
+    });
+
+    it('lets the authorizer only look one API key up, and nothing touch the pets table', () => {
+      expect(dynamoDbStatementsOf(stage, stage.stack.functions.authorizer)).toEqual([
+        { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(stage, stage.stack.apiKeysTable.table) },
+      ]);
+    });
+
+    it('lets nobody but the authorizer read the API keys table', () => {
+      const keysTable = logicalId(stage, stage.stack.apiKeysTable.table);
+      for (const [name, fn] of functionsOf(stage)) {
+        if (fn === stage.stack.functions.authorizer) continue;
+        expect(JSON.stringify(statementsOf(stage, fn)), name).not.toContain(keysTable);
+      }
+    });
+
+    it('gives the fallback function no DynamoDB access at all', () => {
+      expect(dynamoDbStatementsOf(stage, stage.stack.functions.fallback)).toEqual([]);
+    });
+
+    it('lets each function write only to its own log group', () => {
+      for (const [name, fn] of functionsOf(stage)) {
+        const logStatements = statementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes('logs:'));
+        expect(logStatements, name).toEqual([
+          { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arnOf(stage, fn.logGroup) },
+        ]);
+      }
+    });
+
+    it('grants no role anything beyond its statements: no managed policy, no other policy', () => {
+      for (const role of Object.values(stage.template.findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        expect(role.Properties.Policies).toBeUndefined();
+      }
+      const granted = [...functionsOf(stage).values()].flatMap((fn) => statementsOf(stage, fn));
+      const all = Object.values(stage.template.findResources('AWS::IAM::Policy')).flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement,
+      );
+      expect(all).toHaveLength(granted.length);
+    });
+  });
+
+  describe('alarms', () => {
+    it("alarms on the API's 5xx rate at the stage's threshold", () => {
+      stage.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Threshold: config.alarms.serverErrorRatePercent,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        Metrics: Match.arrayWith([
+          Match.objectLike({ Expression: '100 * FILL(errors, 0) / requests' }),
+          Match.objectLike({ Id: 'errors', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: '5xx' }) }) }),
+          Match.objectLike({ Id: 'requests', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'Count' }) }) }),
+        ]),
+      });
+    });
+
+    it("alarms on every function's errors and throttles", () => {
+      for (const [name, fn] of functionsOf(stage)) {
+        for (const [metricName, threshold] of [
+          ['Errors', config.alarms.functionErrors],
+          ['Throttles', config.alarms.functionThrottles],
+        ] as const) {
+          const alarms = stage.template.findResources('AWS::CloudWatch::Alarm', {
+            Properties: {
+              MetricName: metricName,
+              Namespace: 'AWS/Lambda',
+              Threshold: threshold,
+              Dimensions: [{ Name: 'FunctionName', Value: ref(stage, fn.function) }],
+            },
+          });
+          expect(Object.keys(alarms), `${name} ${metricName}`).toHaveLength(1);
+        }
+      }
+    });
+
+    it('alarms on throttled requests on every table', () => {
+      for (const table of [stage.stack.petsTable.table, stage.stack.apiKeysTable.table]) {
+        const alarms = Object.values(stage.template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
+          (alarm.Properties.Metrics ?? []).some(
+            (metric: any) =>
+              metric.MetricStat?.Metric.MetricName === 'ThrottledRequests' &&
+              JSON.stringify(metric.MetricStat.Metric.Dimensions).includes(logicalId(stage, table)),
+          ),
+        );
+        expect(alarms).toHaveLength(1);
+        expect(alarms[0]!.Properties.Threshold).toBe(config.alarms.dynamoDbThrottledRequests);
+      }
+    });
+  });
+
+  describe('isolation', () => {
+    it('hard-codes no resource name, so two stages can live in one account', () => {
+      // Names that must be unique per account and region; a reference to another resource is fine.
+      const nameProperties: Record<string, string> = {
+        'AWS::DynamoDB::GlobalTable': 'TableName',
+        'AWS::Lambda::Function': 'FunctionName',
+        'AWS::IAM::Role': 'RoleName',
+        'AWS::Logs::LogGroup': 'LogGroupName',
+        'AWS::CloudWatch::Alarm': 'AlarmName',
+        'AWS::SecretsManager::Secret': 'Name',
+      };
+      for (const [type, property] of Object.entries(nameProperties)) {
+        const resources = Object.entries(stage.template.findResources(type));
+        expect(resources.length, type).toBeGreaterThan(0);
+        for (const [id, resource] of resources) expect(resource.Properties ?? {}, id).not.toHaveProperty(property);
+      }
+    });
+
+    it('shares nothing with another stack: no imports, no exports', () => {
+      expect(JSON.stringify(stage.json)).not.toContain('Fn::ImportValue');
+      for (const output of Object.values(stage.json.Outputs ?? {})) expect(output).not.toHaveProperty('Export');
+    });
+  });
+});
+
+describe('production', () => {
+  it('protects every table from deletion and retains it when it leaves the stack', () => {
+    const { template } = synthesis.stage(production.name);
+    const tables = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
+    expect(tables).toHaveLength(2);
+    for (const table of tables) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+      expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
+    }
+  });
+
+  it('retains its logs and its cursor secret', () => {
+    const { template } = synthesis.stage(production.name);
+    for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
+      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy).toBe('Retain');
+    }
+  });
+});
+
+describe('staging', () => {
+  it('can be torn down: no deletion protection, everything deleted with the stack', () => {
+    const { template } = synthesis.stage(staging.name);
+    for (const table of Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))) {
+      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: false })]);
+    }
+    for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
+      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+});
