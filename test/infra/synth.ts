@@ -47,7 +47,12 @@ export interface CfnTemplate {
 export function synthesize(options: Omit<AnimalStoreAppOptions, 'outdir'> = {}): Synthesis {
   const outdir = mkdtempSync(join(tmpdir(), 'animal-store-cdk-'));
   try {
-    const { app, stacks } = createAnimalStoreApp({ ...options, outdir });
+    const { app, stacks } = createAnimalStoreApp({
+      ...options,
+      // What the CLI adds: the asset path on each function, and each resource's construct path.
+      context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true, ...options.context },
+      outdir,
+    });
     const assembly = app.synth();
     const stages = [...stacks.values()].map((stack) => {
       const json = assembly.getStackByName(stack.stackName).template as CfnTemplate;

@@ -1,0 +1,125 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { FUNCTION_RUNTIME, PROJECT_ROOT } from '../../infra/api-function';
+
+/** The major Node.js version of the Lambda runtime (24 for `nodejs24.x`). */
+export const RUNTIME_MAJOR = /^nodejs(\d+)\.x$/.exec(FUNCTION_RUNTIME.name)?.[1] ?? 'unknown';
+
+/**
+ * A Node binary of the runtime's major version: the one running the tests when npm scripts put the
+ * project's `node` package first on PATH, else that package's binary directly.
+ */
+export function runtimeNode(): string {
+  const candidates = [process.execPath, join(PROJECT_ROOT, 'node_modules', '.bin', 'node')];
+  for (const candidate of candidates) {
+    const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
+    if (version.startsWith(`v${RUNTIME_MAJOR}.`)) return candidate;
+  }
+  throw new Error(`No Node.js ${RUNTIME_MAJOR} found (tried ${candidates.join(', ')}); run npm install.`);
+}
+
+/**
+ * Loads a bundle the way the Lambda Node.js runtime does (an ES module named by the handler setting
+ * `index.handler`) and invokes its handler with each event in turn, like one warm instance. It
+ * writes timings and results to a file: stdout belongs to the function's logs.
+ */
+const RUNNER = `
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [taskRoot, eventsFile, resultFile] = process.argv.slice(2);
+const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const started = performance.now();
+const module = await import(pathToFileURL(join(taskRoot, 'index.mjs')).href);
+const loadMs = performance.now() - started;
+if (typeof module.handler !== 'function') throw new Error('index.mjs exports no handler');
+const results = [];
+let invokeMs;
+for (const [index, event] of events.entries()) {
+  const deadline = Date.now() + Number(process.env.FUNCTION_TIMEOUT_MS);
+  const context = {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:' + process.env.AWS_LAMBDA_FUNCTION_NAME,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    awsRequestId: 'bundle-check-' + index,
+    logGroupName: '/aws/lambda/' + process.env.AWS_LAMBDA_FUNCTION_NAME,
+    logStreamName: 'bundle-check',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done() {}, fail() {}, succeed() {},
+  };
+  const invoked = performance.now();
+  results.push(await module.handler(event, context));
+  invokeMs ??= performance.now() - invoked;
+}
+writeFileSync(resultFile, JSON.stringify({ loadMs, firstInvokeMs: invokeMs, results }));
+`;
+
+export interface Invocation {
+  /** The handler's return value for each event. */
+  readonly results: any[];
+  /** Time to import the bundle: the module-loading part of a cold start. */
+  readonly loadMs: number;
+  /** Time of the first invocation (cold SDK client, first connection). */
+  readonly firstInvokeMs: number;
+  /** What the function logged. */
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface InvokeOptions {
+  /** The asset directory: exactly what would be uploaded to Lambda. */
+  readonly taskRoot: string;
+  /** The complete environment; nothing is inherited from the test process. */
+  readonly env: Record<string, string>;
+  readonly events: readonly unknown[];
+}
+
+/** Runs a bundle in a fresh process of the runtime's Node version, as a cold Lambda instance would. */
+export async function invokeBundle(node: string, options: InvokeOptions): Promise<Invocation> {
+  assertNoNodeModulesAbove(options.taskRoot);
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-invoke-'));
+  try {
+    const runner = join(work, 'runner.mjs');
+    const eventsFile = join(work, 'events.json');
+    const resultFile = join(work, 'result.json');
+    writeFileSync(runner, RUNNER);
+    writeFileSync(eventsFile, JSON.stringify(options.events));
+    const child = spawn(node, [runner, options.taskRoot, eventsFile, resultFile], {
+      cwd: options.taskRoot,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    if (code !== 0) {
+      // Node quotes the failing line, which in a minified bundle is the whole bundle.
+      const output = `${stderr}\n${stdout}`.split('\n').map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line));
+      throw new Error(`The bundle in ${options.taskRoot} failed (exit ${code}):\n${output.join('\n')}`);
+    }
+    const { results, loadMs, firstInvokeMs } = JSON.parse(readFileSync(resultFile, 'utf8'));
+    return { results, loadMs, firstInvokeMs, stdout, stderr };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A node_modules above the bundle would hide a dependency the bundle forgot to include. */
+function assertNoNodeModulesAbove(dir: string): void {
+  for (let current = dir; ; current = dirname(current)) {
+    if (existsSync(join(current, 'node_modules'))) {
+      throw new Error(`${join(current, 'node_modules')} would resolve imports the bundle in ${dir} should contain`);
+    }
+    if (dirname(current) === current) return;
+  }
+}
