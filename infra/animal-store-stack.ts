@@ -26,6 +26,7 @@ export class AnimalStoreStack extends Stack {
     super(scope, id, {
       description: `Animal store API, ${props.stage.name} stage`,
       stackName: props.stage.stackName,
+      terminationProtection: props.stage.terminationProtection,
       ...props,
     });
     const { stage } = props;
@@ -36,7 +37,10 @@ export class AnimalStoreStack extends Stack {
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', data);
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
-    const cursorSecret = new CursorSecret(this, 'CursorSecret', { removalPolicy: stage.removalPolicy });
+    const cursorSecret = new CursorSecret(this, 'CursorSecret', {
+      removalPolicy: stage.removalPolicy,
+      generation: stage.cursorSecretGeneration,
+    });
 
     this.functions = new ApiFunctions(this, 'Functions', {
       petsTable: this.petsTable,
@@ -78,7 +82,7 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, 'Region', { value: this.region, description: 'The --region of `npm run keys`.' });
     new CfnOutput(this, 'CursorSecretArn', {
       value: cursorSecret.secret.secretArn,
-      description: 'Secret that signs pagination cursors; rotate by putting a new value, then redeploying.',
+      description: 'Secret that signs pagination cursors; rotate it with cursorSecretGeneration in infra/stages.ts.',
     });
   }
 }

@@ -3,8 +3,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface CursorSecretProps {
-  /** What happens to the secret when it leaves the stack. */
+  /** What happens to the secret when it leaves the stack (and to the old one after a rotation). */
   readonly removalPolicy: RemovalPolicy;
+  /** Bumping it replaces the secret with a newly generated one: that is how the key is rotated. */
+  readonly generation: number;
 }
 
 /**
@@ -16,7 +18,10 @@ export class CursorSecret extends Construct {
 
   constructor(scope: Construct, id: string, props: CursorSecretProps) {
     super(scope, id);
-    this.secret = new Secret(this, 'Secret', {
+    // A new construct id per generation: CloudFormation creates the new secret and updates the
+    // function's reference to it in one deploy.
+    const secretId = props.generation === 1 ? 'Secret' : `SecretGeneration${props.generation}`;
+    this.secret = new Secret(this, secretId, {
       description: 'Signs the pagination cursors of the animal store API (CURSOR_SECRET of the list function).',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: props.removalPolicy,
@@ -24,9 +29,10 @@ export class CursorSecret extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The cursor key reaches the function as a deploy-time dynamic reference, so a rotation would not reach ' +
-        'running functions before the next deploy, and would only invalidate the cursors clients hold. ' +
-        'To rotate, ops put a new value and redeploy (infra/README-deploy.md).',
+        'Rotation in place would not reach the function: CloudFormation resolves the dynamic reference only when it ' +
+        'updates the function. The key is rotated by a deploy instead (bump cursorSecretGeneration in ' +
+        'infra/stages.ts), which replaces the secret and the reference together; a rotation Lambda would be ' +
+        'machinery for a key that only signs pagination cursors.',
     });
   }
 
@@ -35,7 +41,7 @@ export class CursorSecret extends Construct {
    * deploy time. Trade-off: whoever can read the function's configuration (lambda:GetFunctionConfiguration)
    * sees the key. That only lets them forge cursors, and a cursor only selects a position in a
    * listing the caller may read anyway; in exchange the function needs no Secrets Manager call at
-   * cold start, no extra latency, no permission and no extension.
+   * cold start: no added latency, no permission, no extension, no failure mode.
    */
   environmentValue(): string {
     return this.secret.secretValue.unsafeUnwrap();

@@ -79,6 +79,8 @@ export class PetStoreApi extends Construct {
     super(scope, id);
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
+      // Tells the stages apart in the console; API names need not be unique.
+      apiName: Stack.of(this).stackName,
       description: `Animal store API (${Stack.of(this).stackName})`,
       // Our own stage below: the default one cannot carry throttling or access logs.
       createDefaultStage: false,
@@ -123,7 +125,6 @@ export class PetStoreApi extends Construct {
     });
 
     removeIdentitySource(this.httpApi);
-
   }
 }
 

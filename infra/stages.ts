@@ -51,10 +51,17 @@ export interface StageConfig {
   /** SNS topic the alarms notify, when ops have one; alarms still show in CloudWatch without it. */
   readonly alarmTopicArn?: string;
   readonly cors: CorsConfig;
+  /**
+   * Generation of the key that signs pagination cursors. Bump it to rotate the key: the next deploy
+   * replaces the secret, and cursors clients hold stop working (they restart the listing).
+   */
+  readonly cursorSecretGeneration: number;
   /** What happens to tables, log groups and the cursor secret when they leave the stack. */
   readonly removalPolicy: RemovalPolicy;
   /** Refuses DeleteTable on the stage's tables, even from CloudFormation. */
   readonly deletionProtection: boolean;
+  /** Refuses `cdk destroy` (DeleteStack) until someone turns it off on purpose. */
+  readonly terminationProtection: boolean;
 }
 
 export const staging: StageConfig = {
@@ -74,9 +81,11 @@ export const staging: StageConfig = {
     evaluationPeriods: 3,
   },
   cors: { allowOrigins: [], maxAgeSeconds: 600 },
+  cursorSecretGeneration: 1,
   // Staging holds test data only: `cdk destroy` removes it completely.
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
+  terminationProtection: false,
 };
 
 export const production: StageConfig = {
@@ -96,9 +105,11 @@ export const production: StageConfig = {
     evaluationPeriods: 3,
   },
   cors: { allowOrigins: [], maxAgeSeconds: 600 },
+  cursorSecretGeneration: 1,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,
+  terminationProtection: true,
 };
 
 /** The stages `cdk synth` produces, in promotion order. */

@@ -431,6 +431,10 @@ describe('production', () => {
     }
   });
 
+  it('cannot be destroyed by accident: the stack has termination protection', () => {
+    expect(synthesis.assembly.getStackByName(production.stackName).terminationProtection).toBe(true);
+  });
+
   it('retains its logs and its cursor secret', () => {
     const { template } = synthesis.stage(production.name);
     for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
@@ -440,7 +444,8 @@ describe('production', () => {
 });
 
 describe('staging', () => {
-  it('can be torn down: no deletion protection, everything deleted with the stack', () => {
+  it('can be torn down: no protection, everything deleted with the stack', () => {
+    expect(synthesis.assembly.getStackByName(staging.stackName).terminationProtection).toBe(false);
     const { template } = synthesis.stage(staging.name);
     for (const table of Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))) {
       expect(table.DeletionPolicy).toBe('Delete');
