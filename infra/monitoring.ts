@@ -10,7 +10,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { AlarmThresholds } from './stages';
 
@@ -39,7 +39,7 @@ export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   private readonly thresholds: AlarmThresholds;
   private readonly period: Duration;
-  private readonly topic;
+  private readonly topic: ITopic | undefined;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);

@@ -12,11 +12,17 @@ const browser: StageConfig = {
   cors: { allowOrigins: ['https://shop.example.com'], maxAgeSeconds: 300 },
 };
 const rotated: StageConfig = { ...staging, name: 'rotated', stackName: 'AnimalStore-Rotated', cursorSecretGeneration: 2 };
+const paged: StageConfig = {
+  ...staging,
+  name: 'paged',
+  stackName: 'AnimalStore-Paged',
+  alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-pager',
+};
 
 let synthesis: Synthesis;
 beforeAll(() => {
   // These settings live in the templates only: bundles are irrelevant here.
-  synthesis = synthesize({ stages: [staging, browser, rotated], context: { 'aws:cdk:bundling-stacks': [] } });
+  synthesis = synthesize({ stages: [staging, browser, rotated, paged], context: { 'aws:cdk:bundling-stacks': [] } });
 });
 afterAll(() => synthesis?.dispose());
 
@@ -59,5 +65,22 @@ describe('rotating the cursor key', () => {
     const after = cursorSecretOf('rotated');
     expect(after.secretId).not.toBe(before.secretId);
     expect(JSON.stringify(after.reference)).toContain(after.secretId);
+  });
+});
+
+describe('a stage with an alarm topic', () => {
+  it('notifies the topic when any alarm fires and when it clears', () => {
+    const alarms = Object.values(synthesis.stage('paged').template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([paged.alarmTopicArn]);
+      expect(alarm.Properties.OKActions).toEqual([paged.alarmTopicArn]);
+    }
+  });
+
+  it('notifies nobody when no topic is configured', () => {
+    for (const alarm of Object.values(synthesis.stage('staging').template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+    }
   });
 });
