@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from './store-errors';
 
 /**
  * SDK time budget. A request attempt gives up after 1 s, and three attempts with backoff finish well
@@ -15,14 +16,6 @@ export function createDocumentClient(): DynamoDBDocumentClient {
     requestHandler: { connectionTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS },
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
-/** The store could not be reached or is throttling us; the request may be retried later. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('The data store is throttling or unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
 }
 
 const UNAVAILABLE_ERROR_NAMES = new Set([

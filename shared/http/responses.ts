@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { StoreUnavailableError } from '../dynamodb';
+import { StoreUnavailableError } from '../store-errors';
 import { ApiError, InternalError, ServiceUnavailableError } from './errors';
 
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError } from '../../shared/dynamodb';
+import { StoreUnavailableError } from '../../shared/store-errors';
 import { httpEvent, lambdaContext } from '../helpers/events';
 import { InMemoryPetStore } from '../helpers/in-memory-stores';
 
