@@ -6,31 +6,9 @@ import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
 import { ok } from '../shared/http/responses';
 import { decodeCursor, encodeCursor } from '../shared/pets/cursor';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
-import { LIST_LIMIT, PetStatusSchema } from '../shared/pets/pet';
+import { LIST_LIMIT, ListPetsQuerySchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
 import { listPets } from '../shared/pets/pets';
-import { objectIssueMessage } from '../shared/validation';
-
-const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`;
-
-export const ListPetsQuerySchema = v.strictObject(
-  {
-    limit: v.optional(
-      v.pipe(
-        v.string(limitMessage),
-        v.regex(/^\d{1,3}$/, limitMessage),
-        v.transform(Number),
-        v.minValue(LIST_LIMIT.min, limitMessage),
-        v.maxValue(LIST_LIMIT.max, limitMessage),
-      ),
-      String(LIST_LIMIT.default),
-    ),
-    status: v.optional(PetStatusSchema),
-    // Any string: decodeCursor bounds its length and answers invalid_cursor for anything it did not issue.
-    cursor: v.optional(v.string()),
-  },
-  objectIssueMessage('is not a query parameter of this operation'),
-);
 
 export interface ListPetsDependencies {
   readonly store: PetStore;
@@ -43,10 +21,11 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
     const query = parseInput(ListPetsQuerySchema, queryParameters(event));
     const filter = { status: query.status };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, cursorSecret);
-    const page = await listPets(store, { ...filter, limit: query.limit, after });
+    const limit = query.limit ?? LIST_LIMIT.default;
+    const page = await listPets(store, { ...filter, limit, after });
     if (page.next === undefined) return ok(page.pets);
 
-    const next = new URLSearchParams({ limit: String(query.limit) });
+    const next = new URLSearchParams({ limit: String(limit) });
     if (query.status !== undefined) next.set('status', query.status);
     next.set('cursor', encodeCursor(page.next, filter, cursorSecret));
     return ok(page.pets, { link: `<${apiUrl(event, event.rawPath, next)}>; rel="next"` });

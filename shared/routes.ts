@@ -1,6 +1,11 @@
+import type * as v from 'valibot';
+import type { ErrorCode } from './http/errors';
+import { ListPetsQuerySchema, NewPetSchema, PetIdPathSchema, PetListSchema, PetSchema } from './pets/pet';
+
 /**
  * The route table: the one list of operations that the CDK stack, the local gateway and the
- * OpenAPI document are all built from. `handler` names the file in functions/ that serves it.
+ * OpenAPI document are all built from. `handler` names the file in functions/ that serves it;
+ * the schemas are the very ones the handlers validate with.
  */
 
 /** Every path is served under this version segment; it is part of the base URL clients use. */
@@ -20,6 +25,16 @@ export interface Deprecation {
   readonly successorPath: string;
 }
 
+/** The request parts an operation accepts, each as the valibot schema its handler validates with. */
+export interface RouteRequest {
+  readonly query?: v.GenericSchema;
+  readonly path?: v.GenericSchema;
+  readonly body?: v.GenericSchema;
+}
+
+/** Error codes any route can answer: no valid key, a bug, an outage. */
+export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavailable'] as const satisfies readonly ErrorCode[];
+
 export interface Route {
   /** Public operation name, also the OpenAPI operationId. */
   readonly operationId: string;
@@ -30,18 +45,44 @@ export interface Route {
   readonly handler: string;
   /** The only DynamoDB actions the function may perform on the pets table. */
   readonly petsTableAccess: readonly PetsTableAccess[];
+  readonly request: RouteRequest;
+  /** The success response: its status and body schema. */
+  readonly response: { readonly status: 200 | 201; readonly schema: v.GenericSchema };
+  /** Error codes this operation can answer besides ROUTE_ERRORS; their statuses follow from the code. */
+  readonly errors: readonly ErrorCode[];
   readonly deprecation?: Deprecation;
 }
 
 export const routes = [
-  { operationId: 'listPets', method: 'GET', path: '/pets', handler: 'list-pets', petsTableAccess: ['query'] },
-  { operationId: 'createPet', method: 'POST', path: '/pets', handler: 'create-pet', petsTableAccess: ['put'] },
+  {
+    operationId: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    handler: 'list-pets',
+    petsTableAccess: ['query'],
+    request: { query: ListPetsQuerySchema },
+    response: { status: 200, schema: PetListSchema },
+    errors: ['invalid_parameter', 'invalid_cursor'],
+  },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    handler: 'create-pet',
+    petsTableAccess: ['put'],
+    request: { body: NewPetSchema },
+    response: { status: 201, schema: PetSchema },
+    errors: ['invalid_body', 'invalid_parameter', 'payload_too_large', 'unsupported_media_type'],
+  },
   {
     operationId: 'getPet',
     method: 'GET',
     path: '/pets/{petId}',
     handler: 'get-pet',
     petsTableAccess: ['get'],
+    request: { path: PetIdPathSchema },
+    response: { status: 200, schema: PetSchema },
+    errors: ['not_found'],
     deprecation: {
       since: new Date('2026-11-22T00:00:00Z'),
       sunset: new Date('2030-12-05T00:00:00Z'),

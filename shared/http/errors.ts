@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+
 /**
  * The service's error vocabulary. Every error a client can see is one of these classes, and
  * `toErrorResponse` (shared/http/responses.ts) is the single place that turns them into the
@@ -17,6 +19,19 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The body of every error response; also its schema in the OpenAPI document. */
+export const ErrorSchema = v.pipe(
+  v.object({
+    code: v.pipe(
+      v.picklist(Object.keys(ERROR_CODES) as ErrorCode[]),
+      v.description('Machine-readable error code; stable, meant for programs.'),
+    ),
+    message: v.pipe(v.string(), v.description('Human-readable description; may change, meant for people.')),
+    status: v.pipe(v.number(), v.integer(), v.description('The HTTP status code of the response.')),
+  }),
+  v.description('Every error response has this body.'),
+);
 
 /** An error whose message is safe to show to the client. */
 export class ApiError extends Error {
@@ -53,7 +68,7 @@ export class InvalidParameterError extends ApiError {
 /** A pagination cursor that this service did not issue for this exact listing. */
 export class InvalidCursorError extends ApiError {
   constructor() {
-    super('invalid_cursor', 'The cursor is invalid, expired or belongs to a different listing; start again without it.');
+    super('invalid_cursor', 'The cursor is invalid or belongs to a different listing; start again without it.');
   }
 }
 

@@ -21,37 +21,46 @@ const IdentifierSchema = v.pipe(
   v.integer(idMessage),
   v.minValue(1, idMessage),
   v.maxValue(MAX_ID, idMessage),
+  v.metadata({ format: 'int64' }),
 );
 
 const nameMessage = `must be a string of 1 to ${NAME_MAX_LENGTH} characters`;
 export const PetNameSchema = v.pipe(
   v.string(nameMessage),
-  // Length counts Unicode code points, as a person counts characters, not UTF-16 units.
+  // Length counts Unicode code points, as a person counts characters (and as JSON Schema's
+  // minLength/maxLength do), not UTF-16 units.
   v.check((name) => {
     const length = [...name].length;
     return length >= 1 && length <= NAME_MAX_LENGTH;
   }, nameMessage),
+  v.metadata({ minLength: 1, maxLength: NAME_MAX_LENGTH }),
   v.description("The animal's name."),
 );
 
-export const NewPetSchema = v.strictObject(
-  {
-    name: PetNameSchema,
-    categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
-    status: v.optional(PetStatusSchema),
-  },
-  objectIssueMessage('is not an accepted field'),
+export const NewPetSchema = v.pipe(
+  v.strictObject(
+    {
+      name: PetNameSchema,
+      categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
+      status: v.optional(PetStatusSchema),
+    },
+    objectIssueMessage('is not an accepted field'),
+  ),
+  v.description('An animal to add. Fields other than these, `id` included, are rejected.'),
 );
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 
 export const PetIdSchema = v.pipe(IdentifierSchema, v.description('Unique identifier assigned by the service.'));
 
-export const PetSchema = v.object({
-  id: PetIdSchema,
-  name: PetNameSchema,
-  categoryId: IdentifierSchema,
-  status: v.optional(PetStatusSchema),
-});
+export const PetSchema = v.pipe(
+  v.object({
+    id: PetIdSchema,
+    name: PetNameSchema,
+    categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
+    status: v.optional(PetStatusSchema),
+  }),
+  v.description('An animal of the store. `status` is absent when none was given on creation.'),
+);
 export type Pet = v.InferOutput<typeof PetSchema>;
 
 /** The stored record: the public Pet plus when it was created, which orders listings. */
@@ -66,3 +75,46 @@ export function toPet(record: PetRecord): Pet {
     ...(record.status === undefined ? {} : { status: record.status }),
   };
 }
+
+export const PetListSchema = v.pipe(v.array(PetSchema), v.description('Pets, newest first.'));
+
+const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`;
+
+/**
+ * listPets' query string, as API Gateway passes it: every value a string, repeated names joined
+ * by commas. Parameters outside the contract are rejected, so a typo never silently widens a listing.
+ */
+export const ListPetsQuerySchema = v.strictObject(
+  {
+    limit: v.optional(
+      v.pipe(
+        v.string(limitMessage),
+        v.regex(/^\d{1,3}$/, limitMessage),
+        v.transform(Number),
+        v.number(),
+        v.integer(),
+        v.minValue(LIST_LIMIT.min, limitMessage),
+        v.maxValue(LIST_LIMIT.max, limitMessage),
+        v.metadata({ default: LIST_LIMIT.default }),
+        v.description('Maximum number of pets to return.'),
+      ),
+    ),
+    status: v.optional(v.pipe(PetStatusSchema, v.description('Only pets with this status.'))),
+    // Any string here: decodeCursor bounds its length and answers invalid_cursor for anything it did not issue.
+    cursor: v.optional(
+      v.pipe(
+        v.string(),
+        v.description('Where the page starts: copy it from the `Link: rel="next"` header of the previous page. Opaque.'),
+      ),
+    ),
+  },
+  objectIssueMessage('is not a query parameter of this operation'),
+);
+
+/**
+ * getPet's path parameter: an id in its canonical decimal form. `007`, `7.0` or `abc` name no pet,
+ * so they are a 404 like any unknown id, not a 400.
+ */
+export const PetIdPathSchema = v.strictObject({
+  petId: v.pipe(v.string(), v.regex(/^[1-9]\d{0,15}$/), v.transform(Number), PetIdSchema),
+});
