@@ -6,6 +6,7 @@ export default defineConfig({
     // Integration suites start dynalite and bundle handlers; CDK synthesis takes seconds too.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+    // Functions log at WARN and above on purpose in some suites; silence them unless a test asks.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
   },
 });

@@ -1,4 +1,5 @@
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
+import { fetchDocumented } from './contract';
 
 export interface TestApi extends LocalApi {
   /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
@@ -13,7 +14,9 @@ export async function startTestApi(options: Partial<LocalApiOptions> = {}): Prom
   const request: TestApi['request'] = (path, init = {}) => {
     const headers = new Headers(init.headers);
     if (!init.anonymous && !headers.has('authorization')) headers.set('authorization', `Bearer ${api.apiKey}`);
-    return fetch(`${api.baseUrl}${path}`, { ...init, headers });
+    // Every response the suites receive is checked against openapi.json, so a handler that drifts
+    // from the document fails whatever the test itself asserts.
+    return fetchDocumented(`${api.baseUrl}${path}`, { ...init, headers });
   };
   return {
     ...api,

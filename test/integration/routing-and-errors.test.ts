@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
@@ -12,7 +13,7 @@ afterAll(() => api?.close());
 function fromRoot(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${api.apiKey}`);
-  return fetch(`http://localhost:${api.port}${path}`, { ...init, headers });
+  return fetchDocumented(`http://localhost:${api.port}${path}`, { ...init, headers });
 }
 
 describe('unmatched routes', () => {

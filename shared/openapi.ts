@@ -1,0 +1,356 @@
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import {
+  ApiError,
+  ERROR_CODES,
+  ErrorSchema,
+  InternalError,
+  InvalidBodyError,
+  InvalidCursorError,
+  InvalidParameterError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  type ErrorCode,
+} from './http/errors';
+import { MAX_BODY_BYTES } from './http/request';
+import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from './pets/pet';
+import { BASE_PATH, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
+
+/**
+ * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
+ * validate with, so it cannot drift from the code. `npm run openapi` writes it to openapi.json.
+ */
+
+/** The interface version; the `/v1` path segment is its major version. */
+export const API_VERSION = '1.0.0';
+
+type JsonObject = Record<string, unknown>;
+
+/** Named schemas: referenced as #/components/schemas/<name> wherever the same valibot schema appears. */
+const NAMED_SCHEMAS = {
+  Pet: PetSchema,
+  NewPet: NewPetSchema,
+  Pets: PetListSchema,
+  PetStatus: PetStatusSchema,
+  Error: ErrorSchema,
+};
+
+const conversion: ConversionConfig = {
+  target: 'draft-2020-12',
+  // The name-length check counts code points; its JSON Schema form is given by metadata.
+  ignoreActions: ['check'],
+  definitions: NAMED_SCHEMAS,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonObject {
+  const { $schema: _, $defs: __, ...json } = toJsonSchema(schema, { ...conversion, typeMode }) as JsonObject;
+  return json;
+}
+
+/** Prose and examples per operation; everything structural comes from the route table. */
+const OPERATIONS: Record<
+  OperationId,
+  { summary: string; description: string; examples: JsonObject; invalidParameterExample?: string }
+> = {
+  listPets: {
+    summary: 'List pets',
+    description: [
+      'Lists pets, newest first, optionally only those of one `status`.',
+      '',
+      `Pages hold at most \`limit\` pets (default ${LIST_LIMIT.default}, ${LIST_LIMIT.min} to ${LIST_LIMIT.max}). When more pets match, the`,
+      'response has a `Link` header with `rel="next"` whose URL fetches the next page; the last page has none.',
+      'The body is always a bare array. Cursors are opaque and belong to the listing that issued them: a changed',
+      'cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.',
+      '',
+      'Query parameters other than these are rejected with `400 invalid_parameter`.',
+    ].join('\n'),
+    invalidParameterExample: `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
+    examples: {
+      response: [
+        { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' },
+        { id: 1187026371529265, name: 'Tom', categoryId: 2 },
+      ],
+    },
+  },
+  createPet: {
+    summary: 'Add a pet',
+    description: [
+      'Adds a pet. The service assigns its `id`; `status`, when omitted, stays absent.',
+      '',
+      `The body must be a JSON object (\`Content-Type: application/json\`) of at most ${MAX_BODY_BYTES} bytes. Fields`,
+      'other than `name`, `categoryId` and `status`, `id` included, are rejected. `categoryId` must be written as',
+      'a JSON integer: numbers that a double cannot hold exactly, exponents and fractions are rejected, not rounded.',
+      'A rejected request stores nothing.',
+    ].join('\n'),
+    invalidParameterExample: 'categoryId is required; id is not an accepted field.',
+    examples: {
+      request: { name: 'Rex', categoryId: 1, status: 'available' },
+      response: { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' },
+    },
+  },
+  getPet: {
+    summary: 'Get a pet (deprecated)',
+    description: [
+      'Returns one pet by its id. An id that is not a positive integer in canonical form is a 404, like an unknown one.',
+      '',
+      '**Deprecated** and removed on 5 December 2030: use `GET /pets` with the `status` filter instead. Every',
+      'response carries `Deprecation`, `Sunset` and a `Link` to the replacement.',
+    ].join('\n'),
+    examples: { response: { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' } },
+  },
+};
+
+/** One example error per code, made by the very classes the service throws. */
+const ERROR_EXAMPLES: Record<ErrorCode, ApiError> = {
+  invalid_body: new InvalidBodyError('The request body is not valid JSON.'),
+  invalid_parameter: new InvalidParameterError('name must be a string of 1 to 200 characters.'),
+  invalid_cursor: new InvalidCursorError(),
+  unauthorized: new UnauthorizedError('invalid'),
+  not_found: new NotFoundError('No pet has id 4249774335723539.'),
+  method_not_allowed: new ApiError('method_not_allowed', 'DELETE is not allowed here; use GET or POST.'),
+  payload_too_large: new PayloadTooLargeError(MAX_BODY_BYTES),
+  unsupported_media_type: new UnsupportedMediaTypeError(),
+  internal_error: new InternalError(),
+  service_unavailable: new ServiceUnavailableError(),
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is invalid',
+  401: 'The API key is missing, malformed, unknown or revoked',
+  404: 'The pet does not exist',
+  413: 'The request body is too large',
+  415: 'The request body is not JSON',
+  500: 'The service failed',
+  503: 'The service is temporarily unavailable',
+};
+
+/** Headers an error carries, by code. */
+const ERROR_HEADERS: Partial<Record<ErrorCode, JsonObject>> = {
+  unauthorized: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+  service_unavailable: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+};
+
+const DEPRECATION_HEADERS = {
+  Deprecation: { $ref: '#/components/headers/Deprecation' },
+  Sunset: { $ref: '#/components/headers/Sunset' },
+  Link: { $ref: '#/components/headers/Successor-Link' },
+};
+
+function errorResponses(route: Route): Record<string, JsonObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...route.errors, ...ROUTE_ERRORS]) {
+    byStatus.set(ERROR_CODES[code], [...(byStatus.get(ERROR_CODES[code]) ?? []), code]);
+  }
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers = {
+      ...Object.assign({}, ...codes.map((code) => ERROR_HEADERS[code] ?? {})),
+      ...(route.deprecation ? DEPRECATION_HEADERS : {}),
+    };
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status]}: \`code\` is ${codes.map((code) => `\`${code}\``).join(' or ')}.`,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: Object.fromEntries(
+            codes.map((code) => {
+              const specific = OPERATIONS[route.operationId as OperationId].invalidParameterExample;
+              const error = code === 'invalid_parameter' && specific ? new InvalidParameterError(specific) : ERROR_EXAMPLES[code];
+              return [code, { value: { code: error.code, message: error.message, status: error.status } }];
+            }),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function parameters(route: Route): JsonObject[] {
+  const list: JsonObject[] = [];
+  for (const [location, schema] of [
+    ['path', route.request.path],
+    ['query', route.request.query],
+  ] as const) {
+    if (!schema) continue;
+    const object = schemaOf(schema, 'output') as { properties: Record<string, JsonObject>; required?: string[] };
+    for (const [name, property] of Object.entries(object.properties)) {
+      const { description, ...propertySchema } = property;
+      list.push({
+        name,
+        in: location,
+        required: object.required?.includes(name) ?? false,
+        description,
+        schema: propertySchema,
+      });
+    }
+  }
+  return list;
+}
+
+function successResponse(route: Route): JsonObject {
+  const headers: JsonObject = route.deprecation ? { ...DEPRECATION_HEADERS } : {};
+  if (route.operationId === 'listPets') headers.Link = { $ref: '#/components/headers/Next-Link' };
+  if (route.response.status === 201) headers.Location = { $ref: '#/components/headers/Location' };
+  return {
+    description: route.response.status === 201 ? 'The pet was added.' : 'OK',
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: {
+      'application/json': {
+        schema: schemaOf(route.response.schema, 'output'),
+        example: OPERATIONS[route.operationId as OperationId].examples.response,
+      },
+    },
+  };
+}
+
+function operation(route: Route): JsonObject {
+  const prose = OPERATIONS[route.operationId as OperationId];
+  return {
+    operationId: route.operationId,
+    summary: prose.summary,
+    description: prose.description,
+    tags: ['pets'],
+    security: [{ apiKey: [] }],
+    ...(route.deprecation
+      ? {
+          deprecated: true,
+          'x-sunset': route.deprecation.sunset.toISOString().slice(0, 10),
+          'x-replacement': `GET ${route.deprecation.successorPath}`,
+        }
+      : {}),
+    ...(route.request.query || route.request.path ? { parameters: parameters(route) } : {}),
+    ...(route.request.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: schemaOf(route.request.body, 'input'), example: prose.examples.request },
+            },
+          },
+        }
+      : {}),
+    responses: { [String(route.response.status)]: successResponse(route), ...errorResponses(route) },
+  };
+}
+
+const ERROR_CODE_TABLE = [
+  '| Status | `code` |',
+  '|---|---|',
+  ...Object.entries(ERROR_CODES).map(([code, status]) => `| ${status} | \`${code}\` |`),
+].join('\n');
+
+export function buildOpenApiDocument(): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
+  }
+  const deprecation = findRoute('getPet').deprecation!;
+  const sunset = deprecation.sunset;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Animal store API',
+      version: API_VERSION,
+      summary: 'Pets offered in a store: list them, add them, fetch one.',
+      description: [
+        'An HTTP and JSON API that manages the animals ("pets") offered in a store.',
+        '',
+        '**Authentication.** Every operation requires an API key sent as `Authorization: Bearer <API key>`.',
+        'A missing, malformed, unknown or revoked key is answered `401 unauthorized` before any other check.',
+        '',
+        '**Errors.** Every error response has the body `{"code", "message", "status"}`, with `status` equal to the',
+        'HTTP status. `code` is stable and meant for programs:',
+        '',
+        ERROR_CODE_TABLE,
+        '',
+        'A path that no operation serves is `404 not_found`; a known path with another method is',
+        '`405 method_not_allowed` with an `Allow` header.',
+        '',
+        `**Versioning.** The base URL ends in the major version, \`${BASE_PATH}\`. \`GET ${BASE_PATH}/pets/{petId}\` is deprecated`,
+        `and will be removed on ${sunset.toUTCString().slice(5, 16)}.`,
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Animal store API team' },
+    },
+    servers: [
+      {
+        url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
+        description: 'Production: the ApiBaseUrl output of the production stack.',
+        variables: {
+          apiId: { default: 'production', description: 'The production HTTP API id.' },
+          region: { default: 'eu-west-1', description: 'The AWS Region of the production stage.' },
+        },
+      },
+      {
+        url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
+        description: 'Staging: the ApiBaseUrl output of the staging stack.',
+        variables: {
+          apiId: { default: 'staging', description: 'The staging HTTP API id.' },
+          region: { default: 'eu-west-1', description: 'The AWS Region of the staging stage.' },
+        },
+      },
+      {
+        url: `http://127.0.0.1:{port}${BASE_PATH}`,
+        description: 'Local: `npm start` on this machine.',
+        variables: { port: { default: '3000', description: 'The PORT the local API listens on.' } },
+      },
+    ],
+    security: [{ apiKey: [] }],
+    tags: [{ name: 'pets', description: 'Animals offered in the store.' }],
+    paths,
+    components: {
+      schemas: toJsonSchemaDefs(NAMED_SCHEMAS, conversion),
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key',
+          description: 'An API key issued by the operators (`npm run keys -- create`), sent as a bearer token.',
+        },
+      },
+      headers: {
+        'Next-Link': {
+          description:
+            'RFC 8288 link to the next page, present only when more pets match: `<https://…/v1/pets?limit=20&cursor=…>; rel="next"`.',
+          schema: { type: 'string', example: '<https://api.example.com/v1/pets?limit=20&cursor=eyJ2IjoxfQ.c2ln>; rel="next"' },
+        },
+        Location: {
+          description: 'URL of the new pet.',
+          required: true,
+          schema: { type: 'string', format: 'uri', example: 'https://api.example.com/v1/pets/4249774335723539' },
+        },
+        Deprecation: {
+          description: 'RFC 9745: when this operation was deprecated, as `@<epoch seconds>`.',
+          required: true,
+          schema: { type: 'string', const: `@${Math.floor(deprecation.since.getTime() / 1000)}` },
+        },
+        Sunset: {
+          description: 'RFC 8594: when this operation stops working.',
+          required: true,
+          schema: { type: 'string', const: sunset.toUTCString() },
+        },
+        'Successor-Link': {
+          description: 'Link to the operation that replaces this one: `<…/v1/pets>; rel="successor-version"`.',
+          required: true,
+          schema: { type: 'string', pattern: '^<[^>]+/pets>; rel="successor-version"$' },
+        },
+        'WWW-Authenticate': {
+          description: 'RFC 6750 challenge; `error="invalid_token"` is added when a token was sent.',
+          required: true,
+          schema: { type: 'string', example: 'Bearer realm="animal-store", error="invalid_token"' },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          required: true,
+          schema: { type: 'string', pattern: '^\\d+$', example: '1' },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import createClient from 'openapi-fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import type { paths } from './animal-store-api';
+
+// A client developer's view: types generated from openapi.json (npm run openapi), openapi-fetch,
+// nothing from this codebase. If the document and the service disagree, this stops compiling or passing.
+let api: TestApi;
+let client: ReturnType<typeof createClient<paths>>;
+beforeAll(async () => {
+  api = await startTestApi();
+  client = createClient<paths>({ baseUrl: api.baseUrl, headers: { Authorization: `Bearer ${api.apiKey}` } });
+});
+afterAll(() => api?.close());
+
+describe('a client generated from openapi.json', () => {
+  it('adds a pet and reads it back, fully typed', async () => {
+    const created = await client.POST('/pets', { body: { name: 'Rex', categoryId: 1, status: 'available' } });
+    expect(created.response.status).toBe(201);
+    const pet = created.data!;
+    expect(pet).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
+
+    const fetched = await client.GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
+    expect(fetched.data).toEqual(pet);
+    expect(fetched.response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+  });
+
+  it('lists pets with typed query parameters and follows the next link', async () => {
+    await client.POST('/pets', { body: { name: 'Tom', categoryId: 2, status: 'available' } });
+    const first = await client.GET('/pets', { params: { query: { limit: 1, status: 'available' } } });
+    expect(first.data).toHaveLength(1);
+    const next = /<([^>]+)>; rel="next"/.exec(first.response.headers.get('link') ?? '')?.[1];
+    expect(next).toBeDefined();
+    const cursor = new URL(next!).searchParams.get('cursor')!;
+    const second = await client.GET('/pets', { params: { query: { limit: 1, status: 'available', cursor } } });
+    expect(second.data).toHaveLength(1);
+    expect(second.data![0]!.id).not.toBe(first.data![0]!.id);
+  });
+
+  it('receives errors typed as the Error schema', async () => {
+    const result = await client.GET('/pets', { params: { query: { limit: 101 } } });
+    expect(result.response.status).toBe(400);
+    const error = result.error!;
+    expect(error.code).toBe('invalid_parameter');
+    expect(error.status).toBe(400);
+  });
+});

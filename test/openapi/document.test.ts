@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocument } from '../../scripts/openapi';
+import { ERROR_CODES } from '../../shared/http/errors';
+import { LIST_LIMIT, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet';
+import { routes } from '../../shared/routes';
+import { PROJECT_ROOT } from '../helpers/cli';
+import { expectDocumentedResponse } from '../helpers/contract';
+
+const committed = readFileSync(OPENAPI_PATH, 'utf8');
+const document = JSON.parse(committed) as Record<string, any>;
+const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path));
+const operation = (id: string) => operations.find((candidate) => candidate.operationId === id);
+
+describe('openapi.json', () => {
+  it('is what npm run openapi generates from the current code (run it and commit the result if this fails)', () => {
+    expect(committed).toBe(renderOpenApiDocument());
+  });
+
+  it('comes with the client types openapi-typescript generates from it', async () => {
+    expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await renderClientTypes(committed));
+  });
+
+  it('passes Redocly lint with the recommended rules, warnings counted as errors', () => {
+    const result = spawnSync(`${PROJECT_ROOT}/node_modules/.bin/redocly`, ['lint', 'openapi.json', '--format=stylish'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
+    expect(result.status).toBe(0);
+  });
+
+  it('is OpenAPI 3.1 with production, staging and local servers', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual([
+      'Production',
+      'Staging',
+      'Local',
+    ]);
+    expect(document.servers.every((server: { url: string }) => server.url.endsWith('/v1'))).toBe(true);
+  });
+
+  it('has one operation per route, each under the bearer scheme', () => {
+    expect(operations.map((candidate) => candidate.operationId).sort()).toEqual(routes.map((route) => route.operationId).sort());
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const candidate of operations) expect(candidate.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('marks getPet deprecated, with its sunset date and replacement, and documents the deprecation headers', () => {
+    const getPet = operation('getPet');
+    expect(getPet).toMatchObject({ deprecated: true, 'x-sunset': '2030-12-05', 'x-replacement': 'GET /pets' });
+    for (const response of Object.values(getPet.responses as Record<string, { headers: object }>)) {
+      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    }
+  });
+
+  it('carries every limit of the contract', () => {
+    const limit = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default });
+    const { NewPet } = document.components.schemas;
+    expect(NewPet.properties.name).toMatchObject({ minLength: 1, maxLength: NAME_MAX_LENGTH });
+    expect(NewPet.properties.categoryId).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_ID, format: 'int64' });
+    expect(NewPet.additionalProperties).toBe(false);
+  });
+
+  it('documents the next-page Link header and the cursor parameter of listPets', () => {
+    const listPets = operation('listPets');
+    expect(listPets.responses['200'].headers.Link).toBeDefined();
+    expect(listPets.parameters.map((parameter: { name: string }) => parameter.name)).toContain('cursor');
+  });
+
+  it('documents every error response with the Error schema and the codes it can carry', () => {
+    expect(document.components.schemas.Error.properties.code.enum).toEqual(Object.keys(ERROR_CODES));
+    for (const candidate of operations) {
+      const errors = Object.entries(candidate.responses as Record<string, any>).filter(([status]) => Number(status) >= 400);
+      expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['401', '500', '503']));
+      for (const [status, response] of errors) {
+        const media = response.content['application/json'];
+        expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+        for (const example of Object.values(media.examples as Record<string, { value: { code: string; status: number } }>)) {
+          expect(ERROR_CODES[example.value.code as keyof typeof ERROR_CODES]).toBe(Number(status));
+        }
+      }
+    }
+  });
+
+  it('gives every operation an example response', () => {
+    for (const candidate of operations) {
+      const success = Object.entries(candidate.responses as Record<string, any>).find(([status]) => Number(status) < 300)!;
+      expect(success[1].content['application/json'].example).toBeDefined();
+    }
+  });
+});
+
+describe('the contract check run on every integration response', () => {
+  const response = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    method: 'GET',
+    url: 'http://localhost:3000/v1/pets/1',
+    status,
+    headers: new Headers({
+      'content-type': 'application/json',
+      deprecation: '@1795305600',
+      sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+      link: '<http://localhost:3000/v1/pets>; rel="successor-version"',
+      ...headers,
+    }),
+    body: JSON.stringify(body),
+  });
+
+  it('accepts a documented response', () => {
+    expect(() => expectDocumentedResponse(response(200, { id: 1, name: 'Rex', categoryId: 1 }))).not.toThrow();
+  });
+
+  it('rejects a body that drifts from the schema', () => {
+    expect(() => expectDocumentedResponse(response(200, { id: 1, name: 'Rex', categoryId: '1' }))).toThrow(/body/);
+  });
+
+  it('rejects a status the operation does not document', () => {
+    expect(() => expectDocumentedResponse(response(409, { code: 'conflict', message: 'x', status: 409 }))).toThrow(/not documented/);
+  });
+
+  it('rejects a response missing a required header', () => {
+    const withoutSunset = response(200, { id: 1, name: 'Rex', categoryId: 1 });
+    withoutSunset.headers.delete('sunset');
+    expect(() => expectDocumentedResponse(withoutSunset)).toThrow(/Sunset/);
+  });
+});
