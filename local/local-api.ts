@@ -10,6 +10,7 @@ import { issueApiKey, revokeKeysNamed } from '../shared/auth/manage-api-keys';
 import { BASE_PATH } from '../shared/routes';
 import { ensureTables, LOCAL_TABLES, startDynalite, useLocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
+import { serveDocs } from './docs-site';
 import { createGateway } from './gateway';
 
 /** The name under which the local server registers its development key. */
@@ -36,6 +37,8 @@ export interface LocalApiOptions {
 export interface LocalApi {
   /** Base URL of the API, ending in the version segment: `http://localhost:3000/v1`. */
   readonly baseUrl: string;
+  /** The interactive API reference (Swagger UI); the document itself is at /openapi.json. */
+  readonly docsUrl: string;
   readonly port: number;
   readonly apiKey: string;
   readonly dynamoDbEndpoint: string;
@@ -63,7 +66,13 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     client.destroy();
 
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
-    const server = createServer({ keepAliveTimeout: 5_000 }, createGateway({ functions, accessLog: options.accessLog }));
+    const gateway = createGateway({ functions, accessLog: options.accessLog });
+    const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+      serveDocs(req, res).then(
+        (served) => served || gateway(req, res),
+        () => res.writeHead(500).end(),
+      );
+    });
     server.listen(options.port, options.host ?? '127.0.0.1');
     await Promise.race([
       once(server, 'listening'),
@@ -77,6 +86,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 
     return {
       baseUrl: `http://localhost:${port}${BASE_PATH}`,
+      docsUrl: `http://localhost:${port}/docs`,
       port,
       apiKey,
       dynamoDbEndpoint: dynamoDb.endpoint,

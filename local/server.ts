@@ -37,6 +37,7 @@ try {
       '',
       `  Animal store API  ${api.baseUrl}`,
       `  API key           ${api.apiKey}${env.DEV_API_KEY ? '  (from DEV_API_KEY)' : ''}`,
+      `  API reference     ${api.docsUrl}  (OpenAPI document: ${api.docsUrl.replace(/\/docs$/, '/openapi.json')})`,
       `  Storage           ${dataDir ? `on disk in ${dataDir}` : 'in memory (set DATA_DIR to keep data between runs)'}`,
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
       flags.watch ? '  Watching          functions/ and shared/ (handlers reload on change)' : '',

@@ -24,6 +24,7 @@ export function runCli(script: string, args: string[], env: Record<string, strin
 export interface RunningServer {
   readonly baseUrl: string;
   readonly apiKey: string;
+  readonly docsUrl: string;
   readonly dynamoDbPort: string;
   readonly output: () => string;
   stop(): Promise<void>;
@@ -39,22 +40,27 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
-  const banner = await new Promise<RegExpExecArray>((resolvePromise, reject) => {
+  const banner = await new Promise<Record<string, string>>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const check = () => {
-      const match = /Animal store API\s+(\S+)\n\s+API key\s+(\S+).*\n.*\n\s+Local DynamoDB\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise(match);
-      }
+      if (!/\n\s+curl /.test(output)) return;
+      clearTimeout(timer);
+      const field = (label: string) => new RegExp(`^\\s+${label}\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '';
+      resolvePromise({
+        baseUrl: field('Animal store API'),
+        apiKey: field('API key'),
+        docsUrl: field('API reference'),
+        dynamoDbPort: /Local DynamoDB\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1] ?? '',
+      });
     };
     child.stdout?.on('data', check);
     child.on('exit', () => reject(new Error(`server exited:\n${output}`)));
   });
   return {
-    baseUrl: banner[1]!,
-    apiKey: banner[2]!,
-    dynamoDbPort: banner[3]!,
+    baseUrl: banner.baseUrl!,
+    apiKey: banner.apiKey!,
+    docsUrl: banner.docsUrl!,
+    dynamoDbPort: banner.dynamoDbPort!,
     output: () => output,
     stop: () =>
       new Promise((resolvePromise) => {

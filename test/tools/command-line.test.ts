@@ -15,6 +15,17 @@ describe('npm start', () => {
     expect(server.apiKey).toBe('readme-dev-key-0123456789');
   });
 
+  it('prints where the API reference is, and serves it and the OpenAPI document without a key', async () => {
+    expect(server.docsUrl).toBe(server.baseUrl.replace(/\/v1$/, '/docs'));
+    const page = await fetch(server.docsUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui-bundle.js');
+    const document = (await (await fetch(server.docsUrl.replace(/\/docs$/, '/openapi.json'))).json()) as {
+      servers: Array<{ url: string }>;
+    };
+    expect(document.servers[0]?.url).toBe(server.baseUrl);
+  });
+
   it('serves the API to a client sending that key', async () => {
     const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
     expect(response.status).toBe(200);

@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { buildOpenApiDocument } from '../shared/openapi';
+import { BASE_PATH } from '../shared/routes';
+
+/**
+ * The local server's documentation pages, outside the API (they are not routes of the deployed
+ * stack): the OpenAPI document at /openapi.json and Swagger UI at /docs, served from the installed
+ * swagger-ui-dist package so they work offline.
+ */
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Animal store API reference</title>
+    <link rel="icon" href="/docs/favicon-32x32.png" />
+    <link rel="stylesheet" href="/docs/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="/docs/swagger-ui-bundle.js"></script>
+    <script>
+      window.ui = SwaggerUIBundle({
+        url: '/openapi.json',
+        dom_id: '#swagger-ui',
+        deepLinking: true,
+        tryItOutEnabled: true,
+        displayOperationId: true,
+        persistAuthorization: true,
+      });
+    </script>
+  </body>
+</html>
+`;
+
+/** The document as served locally: this server first, so "Try it out" calls it. */
+function localDocument(host: string): string {
+  const document = buildOpenApiDocument() as { servers: Array<{ description: string }> };
+  const deployed = document.servers.filter((server) => !server.description.startsWith('Local'));
+  return JSON.stringify({ ...document, servers: [{ url: `http://${host}${BASE_PATH}`, description: 'This local server' }, ...deployed] });
+}
+
+/** Serves the documentation routes; returns false for any other request, which goes to the API. */
+export async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/openapi.json') {
+    send(res, 'application/json', localDocument(req.headers.host ?? 'localhost'));
+  } else if (path === '/docs' || path === '/docs/') {
+    send(res, 'text/html; charset=utf-8', PAGE);
+  } else if (path?.startsWith('/docs/') && ASSETS[path.slice('/docs/'.length)]) {
+    const name = path.slice('/docs/'.length);
+    send(res, ASSETS[name]!, await readFile(join(SWAGGER_UI_DIR, name)), 'public, max-age=3600');
+  } else {
+    return false;
+  }
+  return true;
+}
+
+function send(res: ServerResponse, contentType: string, body: string | Buffer, cacheControl = 'no-cache'): void {
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': cacheControl, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/cli';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+
+/** Debian's Chromium; .ci/run installs it. Without it this suite is skipped locally, never in CI. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI) throw new Error(`CI must run the browser test: no Chromium at ${CHROMIUM}`);
+
+export const SCREENSHOT = resolve(PROJECT_ROOT, 'test-results/api-reference.png');
+
+describe.skipIf(!hasChromium)('the interactive API reference at /docs', () => {
+  let api: TestApi;
+  let browser: Browser;
+  beforeAll(async () => {
+    api = await startTestApi();
+    await api.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // Chromium's background services would try (and fail) to reach Google on this closed network.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  it('shows the three operations and runs listPets against the local API with a pasted key', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    const offline: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`http://localhost:${api.port}/`)) offline.push(request.url());
+    });
+    await page.goto(api.docsUrl);
+
+    const operations = page.locator('.opblock');
+    await expect.poll(() => operations.count()).toBe(3);
+    for (const id of ['listPets', 'createPet', 'getPet']) await expect.poll(() => page.locator(`#operations-pets-${id}`).count()).toBe(1);
+    expect(await page.locator('#operations-pets-getPet').getAttribute('class')).toContain('opblock-deprecated');
+
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(api.apiKey);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+
+    const listPets = page.locator('#operations-pets-listPets');
+    await listPets.locator('.opblock-summary').click();
+    await listPets.locator('button.execute').click();
+    const response = listPets.locator('.live-responses-table tbody tr.response').first();
+    await expect.poll(() => response.locator('.response-col_status').textContent(), { timeout: 15_000 }).toContain('200');
+    expect(await response.locator('.response-col_description').textContent()).toContain('Rex');
+
+    await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: false });
+    expect(offline, 'the page must load nothing from outside the local server').toEqual([]);
+  });
+});
