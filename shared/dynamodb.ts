@@ -3,8 +3,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from './store-errors';
 
 /**
- * SDK time budget. A request attempt gives up after 1 s, and three attempts with backoff finish well
- * inside the functions' timeout (see infra), so a slow table becomes our 503, not a Lambda timeout.
+ * SDK time budget. Connecting and each request attempt give up after 1 s; three attempts with
+ * backoff end within 9 s, inside the functions' 10 s timeout (infra/time-budget.ts checks this at
+ * synthesis), so a slow table becomes our 503, not a Lambda timeout.
  */
 export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 export const DYNAMODB_MAX_ATTEMPTS = 3;
