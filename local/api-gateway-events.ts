@@ -40,6 +40,11 @@ const API_ID = 'local';
 const STAGE = '$default';
 const REGION = 'local';
 
+/** An X-Ray trace header like the one API Gateway adds to a request that has none. */
+export function newTraceId(): string {
+  return `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+}
+
 /** An id shaped like API Gateway's (`JKJaXmPLvHcESHA=`). */
 export function newRequestId(): string {
   return randomBytes(10).toString('base64');
@@ -70,7 +75,6 @@ function requestParts(request: IncomingRequest): RequestParts {
   headers['x-forwarded-for'] = request.sourceIp;
   headers['x-forwarded-port'] = String(request.port);
   headers['x-forwarded-proto'] = request.scheme;
-  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
   const queryStringParameters: Record<string, string> = Object.create(null);
   for (const pair of rawQueryString.split('&')) {

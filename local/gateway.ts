@@ -6,6 +6,7 @@ import {
   buildHttpEvent,
   gatewayResponse,
   newRequestId,
+  newTraceId,
   readIntegrationResult,
   type IncomingRequest,
   type OutgoingResponse,
@@ -127,6 +128,8 @@ async function readRequest(req: IncomingMessage): Promise<IncomingRequest | unde
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
     headers.push([req.rawHeaders[index]!, req.rawHeaders[index + 1]!]);
   }
+  // Once per request, so the authorizer and the route see the same trace, as on AWS.
+  if (req.headers['x-amzn-trace-id'] === undefined) headers.push(['X-Amzn-Trace-Id', newTraceId()]);
   return {
     method: req.method ?? 'GET',
     target: req.url ?? '/',

@@ -244,6 +244,17 @@ describe('the integration event (payload 2.0)', () => {
     expect(authorizerInvocation!.event.requestContext.requestId).toBe(response.headers['apigw-requestid']);
     expect(integration!.event.requestContext.requestId).toBe(response.headers['apigw-requestid']);
   });
+
+  it('adds one X-Ray trace header, seen by both the authorizer and the integration', async () => {
+    const { authorizerEvent, event } = await eventsOf({ target: '/v1/pets' });
+    expect(event.headers['x-amzn-trace-id']).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/);
+    expect(authorizerEvent.headers['x-amzn-trace-id']).toBe(event.headers['x-amzn-trace-id']);
+  });
+
+  it("keeps the client's own trace header", async () => {
+    const { event } = await eventsOf({ target: '/v1/pets', headers: [['X-Amzn-Trace-Id', 'Root=1-5759e988-bd862e3fe1be46a994272793']] });
+    expect(event.headers['x-amzn-trace-id']).toBe('Root=1-5759e988-bd862e3fe1be46a994272793');
+  });
 });
 
 describe('the authorizer event (payload 2.0, REQUEST)', () => {
