@@ -1,9 +1,14 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  type CreateTableCommandInput,
+  type DynamoDBClientConfig,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
 import { PETS_TABLE } from '../shared/pets/pets-table';
+import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
 export const LOCAL_TABLES = { pets: 'animal-store-local-pets', apiKeys: 'animal-store-local-api-keys' } as const;
@@ -18,16 +23,7 @@ export interface LocalDynamoDb {
 /** Starts dynalite on loopback: in memory, or persisted in `dataDir` (LevelDB) when given. */
 export async function startDynalite(options: { port: number; dataDir?: string }): Promise<LocalDynamoDb> {
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  server.listen(options.port, '127.0.0.1');
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([error]) => {
-      throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? new Error(`Port ${options.port} for the local DynamoDB is in use: set DYNAMODB_PORT to a free port.`)
-        : error;
-    }),
-  ]);
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port, '127.0.0.1', 'DYNAMODB_PORT');
   return {
     endpoint: `http://127.0.0.1:${port}`,
     close: () =>
@@ -91,12 +87,38 @@ export async function ensureTables(client: DynamoDBClient, names?: { pets: strin
   }
 }
 
+/** dynalite accepts any credentials and region; these spare a developer any AWS configuration. */
+const LOCAL_REGION = 'us-east-1';
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** A client of a local DynamoDB, for tools and tests that talk to it directly. */
+export function createLocalClient(endpoint: string, config: DynamoDBClientConfig = {}): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, ...config });
+}
+
 /** Points every AWS SDK client in this process at the local DynamoDB, with throwaway credentials. */
 export function useLocalDynamoDb(endpoint: string): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  process.env.AWS_REGION = 'us-east-1';
-  process.env.AWS_ACCESS_KEY_ID = 'local';
-  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  process.env.AWS_REGION = LOCAL_REGION;
+  process.env.AWS_ACCESS_KEY_ID = LOCAL_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = LOCAL_CREDENTIALS.secretAccessKey;
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
+}
+
+/**
+ * Gives the functions this process will load the local stage's configuration, as the CDK stack
+ * gives the deployed ones theirs: its DynamoDB, table names and cursor secret, with the tables created.
+ */
+export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<void> {
+  useLocalDynamoDb(endpoint);
+  process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
+  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
+  process.env.CURSOR_SECRET = cursorSecret;
+  const client = createLocalClient(endpoint);
+  try {
+    await ensureTables(client);
+  } finally {
+    client.destroy();
+  }
 }

@@ -1,8 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { authorizer, fallbackHandler, routes } from '../shared/routes';
-import { DEFAULT_DYNAMODB_PORT, ensureTables, LOCAL_TABLES, startDynalite, useLocalDynamoDb, type LocalDynamoDb } from './dynamodb-local';
+import {
+  createLocalClient,
+  DEFAULT_DYNAMODB_PORT,
+  LOCAL_TABLES,
+  prepareLocalStage,
+  startDynalite,
+  type LocalDynamoDb,
+} from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
 
 /**
@@ -37,20 +44,15 @@ try {
   const event = JSON.parse(eventPath === '-' ? await readStdin() : await readFile(resolve(eventPath), 'utf8')) as unknown;
   const port = Number(process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT);
   const running = `http://127.0.0.1:${port}`;
+  let endpoint = running;
   if (await isDynamoDbAt(running)) {
-    useLocalDynamoDb(running);
     process.stderr.write(`Using the running local DynamoDB at ${running}\n`);
   } else {
     store = await startDynalite({ port: 0, dataDir: process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined });
-    useLocalDynamoDb(store.endpoint);
+    endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
-  const client = new DynamoDBClient({});
-  await ensureTables(client);
-  client.destroy();
-  process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
-  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
-  process.env.CURSOR_SECRET ??= 'local-invoke-cursor-secret-not-for-production';
+  await prepareLocalStage(endpoint, process.env.CURSOR_SECRET || 'local-invoke-cursor-secret-not-for-production');
 
   const runtime = await createFunctionRuntime({});
   const result = await runtime.invoke(handler, event);
@@ -64,13 +66,7 @@ try {
 }
 
 async function isDynamoDbAt(endpoint: string): Promise<boolean> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: 300, requestTimeout: 1_000 },
-  });
+  const client = createLocalClient(endpoint, { maxAttempts: 1, requestHandler: { connectionTimeout: 300, requestTimeout: 1_000 } });
   try {
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
     return TableNames.includes(LOCAL_TABLES.pets);

@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../shared/auth/manage-api-keys';
 import { BASE_PATH } from '../shared/routes';
-import { ensureTables, LOCAL_TABLES, startDynalite, useLocalDynamoDb } from './dynamodb-local';
+import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
 import { serveDocs } from './docs-site';
 import { createGateway } from './gateway';
+import { listen } from './listen';
 
 /** The name under which the local server registers its development key. */
 export const DEV_KEY_NAME = 'local development';
@@ -55,15 +53,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   }
   const dynamoDb = await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir });
   try {
-    useLocalDynamoDb(dynamoDb.endpoint);
-    process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
-    process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
-    process.env.CURSOR_SECRET = options.cursorSecret ?? randomBytes(32).toString('base64url');
-
-    const client = new DynamoDBClient({});
-    await ensureTables(client);
-    const apiKey = await registerDevKey(new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), LOCAL_TABLES.apiKeys), options.devApiKey);
-    client.destroy();
+    await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
+    const client = createLocalClient(dynamoDb.endpoint);
+    const keys = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), LOCAL_TABLES.apiKeys);
+    const apiKey = await registerDevKey(keys, options.devApiKey).finally(() => client.destroy());
 
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
     const gateway = createGateway({ functions, accessLog: options.accessLog });
@@ -73,16 +66,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         () => res.writeHead(500).end(),
       );
     });
-    server.listen(options.port, options.host ?? '127.0.0.1');
-    await Promise.race([
-      once(server, 'listening'),
-      once(server, 'error').then(([error]) => {
-        throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-          ? new Error(`Port ${options.port} is in use: set PORT to a free port.`)
-          : error;
-      }),
-    ]);
-    const { port } = server.address() as AddressInfo;
+    const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT');
 
     return {
       baseUrl: `http://localhost:${port}${BASE_PATH}`,

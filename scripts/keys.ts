@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../shared/auth/manage-api-keys';
-import { DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 
 /**
  * `npm run keys -- <command>`: issue, list and revoke API keys. Without --table it manages the
@@ -46,13 +46,10 @@ if (options.help || command === undefined) {
 
 const local = options.table === undefined;
 const endpoint = options.endpoint ?? (local ? `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}` : undefined);
-const client = new DynamoDBClient({
-  ...(endpoint ? { endpoint } : {}),
-  ...(options.region ? { region: options.region } : {}),
-  // The local store accepts any credentials; don't make a developer configure AWS for it.
-  ...(local ? { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  maxAttempts: 2,
-});
+const client =
+  local && endpoint
+    ? createLocalClient(endpoint, { maxAttempts: 2 })
+    : new DynamoDBClient({ ...(endpoint ? { endpoint } : {}), ...(options.region ? { region: options.region } : {}), maxAttempts: 2 });
 const store = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), options.table ?? LOCAL_TABLES.apiKeys);
 const where = local ? `the local API (${endpoint})` : `table ${options.table}`;
 

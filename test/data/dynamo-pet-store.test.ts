@@ -1,7 +1,7 @@
-import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import type { PetRecord } from '../../shared/pets/pet';
 import { createPet, listPets } from '../../shared/pets/pets';
@@ -14,11 +14,7 @@ let tableCount = 0;
 
 beforeAll(async () => {
   dynamoDb = await startDynalite({ port: 0 });
-  client = new DynamoDBClient({
-    endpoint: dynamoDb.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = createLocalClient(dynamoDb.endpoint);
   // Ask DynamoDB for the cost of every query the store makes, without changing the store.
   client.middlewareStack.add(
     (next) => async (args) => {

@@ -1,10 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import type { PetStatus } from '../../shared/pets/pet';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';
 import { nextLink } from './http';
 import type { TestApi } from './local-api';
 
@@ -79,11 +78,7 @@ export async function listedIds(api: TestApi, status?: PetStatus): Promise<numbe
 
 /** A DynamoDB document client on the test API's own dynalite. */
 export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    endpoint: api.dynamoDbEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = createLocalClient(api.dynamoDbEndpoint);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
