@@ -8,13 +8,13 @@ import type { AddressInfo } from 'node:net';
  */
 export async function listen(server: Server, port: number, host: string, portSetting: string): Promise<number> {
   server.listen(port, host);
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([error]) => {
-      throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? new Error(`Port ${port} is in use: set ${portSetting} to a free port.`)
-        : error;
-    }),
-  ]);
+  try {
+    // once() rejects with the server's 'error' event, e.g. a port already taken.
+    await once(server, 'listening');
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? new Error(`Port ${port} is in use: set ${portSetting} to a free port.`)
+      : error;
+  }
   return (server.address() as AddressInfo).port;
 }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, runCli, startServerProcess, type RunningServer } from '../helpers/cli';
@@ -76,6 +77,21 @@ describe('npm start', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--name');
     });
+  });
+});
+
+describe('npm start on a port already in use', () => {
+  it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Port ${port} is in use: set ${setting} to a free port.`);
+    } finally {
+      taken.close();
+    }
   });
 });
 
