@@ -42,9 +42,12 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** The server's modules load once, so the document is that of the code at start: build it once. */
+let document: { servers: Array<{ description: string }> } | undefined;
+
 /** The document as served locally: this server first, so "Try it out" calls it. */
 function localDocument(host: string): string {
-  const document = buildOpenApiDocument() as { servers: Array<{ description: string }> };
+  document ??= buildOpenApiDocument() as { servers: Array<{ description: string }> };
   const deployed = document.servers.filter((server) => !server.description.startsWith('Local'));
   return JSON.stringify({ ...document, servers: [{ url: `http://${host}${BASE_PATH}`, description: 'This local server' }, ...deployed] });
 }

@@ -17,7 +17,7 @@ import {
 } from './http/errors';
 import { MAX_BODY_BYTES } from './http/request';
 import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from './pets/pet';
-import { BASE_PATH, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
+import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
@@ -328,12 +328,12 @@ export function buildOpenApiDocument(): JsonObject {
         Deprecation: {
           description: 'RFC 9745: when this operation was deprecated, as `@<epoch seconds>`.',
           required: true,
-          schema: { type: 'string', const: `@${Math.floor(deprecation.since.getTime() / 1000)}` },
+          schema: { type: 'string', const: deprecationHeaderValues(deprecation).deprecation },
         },
         Sunset: {
           description: 'RFC 8594: when this operation stops working.',
           required: true,
-          schema: { type: 'string', const: sunset.toUTCString() },
+          schema: { type: 'string', const: deprecationHeaderValues(deprecation).sunset },
         },
         'Successor-Link': {
           description: 'Link to the operation that replaces this one: `<…/v1/pets>; rel="successor-version"`.',

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../auth/authorizer-context';
 import { logger } from '../logger';
-import { BASE_PATH, findRoute, type OperationId, type Route } from '../routes';
+import { BASE_PATH, deprecationHeaderValues, findRoute, type OperationId, type Route } from '../routes';
 import { ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
 import { errorResponse, toApiError, type HttpResponse } from './responses';
@@ -71,10 +71,9 @@ function reportError(error: unknown): ApiError {
 
 /** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and a `Link` to the successor, on every response. */
 function deprecationHeaders(route: Route, event: HttpEvent): Record<string, string> {
-  const { since, sunset, successorPath } = route.deprecation!;
+  const deprecation = route.deprecation!;
   return {
-    deprecation: `@${Math.floor(since.getTime() / 1000)}`,
-    sunset: sunset.toUTCString(),
-    link: `<${apiUrl(event, BASE_PATH + successorPath)}>; rel="successor-version"`,
+    ...deprecationHeaderValues(deprecation),
+    link: `<${apiUrl(event, BASE_PATH + deprecation.successorPath)}>; rel="successor-version"`,
   };
 }
