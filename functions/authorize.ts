@@ -3,6 +3,7 @@ import type { AuthorizerContext } from '../shared/auth/authorizer-context';
 import { createAuthenticator } from '../shared/auth/authenticate';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { readConfig, RequiredString } from '../shared/config';
+import { runWithDeadline } from '../shared/deadline';
 import { createDocumentClient } from '../shared/dynamodb';
 import { logger } from '../shared/logger';
 
@@ -16,11 +17,13 @@ const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentCli
  */
 export const handler = async (
   event: APIGatewayRequestAuthorizerEventV2,
-  context: { awsRequestId: string },
+  context: { awsRequestId: string; getRemainingTimeInMillis(): number },
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
   logger.resetKeys();
   logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
-  const verdict = await authenticate(event.headers?.authorization);
+  // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
+  // authorizer, which API Gateway would answer with its own 500.
+  const verdict = await runWithDeadline(context, () => authenticate(event.headers?.authorization));
   // Refusals are worth an INFO line (probing, leaked or revoked keys); routine successes are not.
   if (verdict.outcome === 'allowed') logger.debug('API key accepted', { ...verdict });
   else logger.info('API key refused', { ...verdict });

@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { LogLevel } from './stages';
-import { assertTimeBudget, FUNCTION_TIMEOUT } from './time-budget';
+import { assertTimeBudget, FUNCTION_TIMEOUT_MS } from './time-budget';
 
 /** The repository root: functions/ and the lockfile NodejsFunction bundles from. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -70,7 +70,7 @@ export class ApiFunction extends Construct {
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMiB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
       environment: {

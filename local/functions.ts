@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { build } from 'esbuild';
+import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -14,9 +15,20 @@ const SOURCE_DIRS = ['functions', 'shared'];
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');
 
 export interface FunctionRuntime {
-  /** Invokes functions/<name>.ts with an event, as Lambda would, and returns its result. */
+  /**
+   * Invokes functions/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
+   * FunctionTimeoutError when the handler outlives the function timeout.
+   */
   invoke(name: string, event: unknown): Promise<unknown>;
   close(): Promise<void>;
+}
+
+/** Lambda's "Task timed out": the invocation failed, and its instance is not used again. */
+export class FunctionTimeoutError extends Error {
+  constructor(name: string, timeoutMs: number) {
+    super(`${name}: Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+    this.name = 'FunctionTimeoutError';
+  }
 }
 
 /**
@@ -30,16 +42,21 @@ export async function createFunctionRuntime(options: {
   onReload?: (file: string) => void;
   /** Folder holding functions/ and shared/; the project itself unless a test says otherwise. */
   sourceRoot?: string;
+  /** Every function's timeout; the deployed one (infra/time-budget.ts) unless a test says otherwise. */
+  timeoutMs?: number;
 }): Promise<FunctionRuntime> {
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
+  const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
   const session = randomUUID().slice(0, 8);
   const buildDir = join(BUILD_DIR, session);
   await mkdir(buildDir, { recursive: true });
-  let generation = 0;
+  // Each load gets its own file: import() caches modules by URL, and a new instance (after a
+  // change, or after a timeout discarded the old one) must be a fresh module, a new cold start.
+  let loads = 0;
   let instances = new Map<string, Promise<LambdaHandler>>();
 
   async function load(name: string): Promise<LambdaHandler> {
-    const outfile = join(buildDir, `${name}.${generation}.mjs`);
+    const outfile = join(buildDir, `${name}.${++loads}.mjs`);
     await build({
       entryPoints: [join(sourceRoot, 'functions', `${name}.ts`)],
       outfile,
@@ -59,7 +76,6 @@ export async function createFunctionRuntime(options: {
   const watchers: FSWatcher[] = options.watch
     ? SOURCE_DIRS.map((dir) =>
         watch(join(sourceRoot, dir), { recursive: true }, (_event, file) => {
-          generation++;
           instances = new Map();
           options.onReload?.(join(dir, String(file)));
         }),
@@ -75,7 +91,20 @@ export async function createFunctionRuntime(options: {
         // A failed build or cold start is retried on the next request rather than remembered.
         instance.catch(() => instances.get(name) === instance && instances.delete(name));
       }
-      return (await instance)(event, lambdaContext(name));
+      const handler = await instance;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          // Lambda discards a timed-out instance; its next invocation is a cold start.
+          if (instances.get(name) === instance) instances.delete(name);
+          reject(new FunctionTimeoutError(name, timeoutMs));
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([handler(event, lambdaContext(name, timeoutMs)), timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       for (const watcher of watchers) watcher.close();
@@ -84,8 +113,8 @@ export async function createFunctionRuntime(options: {
   };
 }
 
-function lambdaContext(name: string): Context {
-  const deadline = Date.now() + 10_000;
+function lambdaContext(name: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   const functionName = `animal-store-local-${name}`;
   return {
     callbackWaitsForEmptyEventLoop: true,

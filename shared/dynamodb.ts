@@ -1,22 +1,67 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ConfiguredRetryStrategy } from '@smithy/util-retry';
+import { currentDeadline } from './deadline';
 import { StoreUnavailableError } from './store-errors';
 
 /**
- * SDK time budget. Connecting and each request attempt give up after 1 s; three attempts with
- * backoff end within 9 s, inside the functions' 10 s timeout (infra/time-budget.ts checks this at
- * synthesis), so a slow table becomes our 503, not a Lambda timeout.
+ * SDK time budget of one DynamoDB call (infra/time-budget.ts checks it against the function
+ * timeout at synthesis). Each attempt, connecting included, gives up after 1 s: DynamoDB answers a
+ * single-item request in milliseconds, so an attempt still open after a second is stuck.
+ * `throwOnRequestTimeout` is what makes that true: without it the handler only logs a warning and
+ * waits for the socket forever.
  */
-export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
+export const DYNAMODB_ATTEMPT_TIMEOUT_MS = 1_000;
 export const DYNAMODB_MAX_ATTEMPTS = 3;
+/**
+ * Wait before the n-th retry. Short and fixed rather than the SDK's jittered default (up to 1 s, 2 s
+ * for throttling): a client is waiting, and after three attempts it gets a 503 with Retry-After,
+ * which moves the backing off to it.
+ */
+export function dynamoDbRetryDelayMs(retry: number): number {
+  return 100 * 2 ** (retry - 1);
+}
 
-/** Creates the document client; call once per function instance, at module scope. */
-export function createDocumentClient(): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    maxAttempts: DYNAMODB_MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS },
-  });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+/**
+ * The low-level client; call once per function instance, at module scope. Every call it makes
+ * (through it or a document client made from it) ends at the invocation's deadline
+ * (shared/deadline.ts) on top of the per-attempt timeout.
+ */
+export function createDynamoDbClient(): DynamoDBClient {
+  return endAtDeadline(
+    new DynamoDBClient({
+      retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
+      requestHandler: new NodeHttpHandler({
+        connectionTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+        requestTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+        throwOnRequestTimeout: true,
+      }),
+    }),
+  );
+}
+
+/** The document client our stores use, over a client made by createDynamoDbClient. */
+export function createDocumentClient(client: DynamoDBClient = createDynamoDbClient()): DynamoDBDocumentClient {
+  return endAtDeadline(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }));
+}
+
+type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
+
+/**
+ * Passes the current deadline to every `send` as its abort signal. The SDK then aborts the attempt in
+ * flight, skips the remaining retries and interrupts the backoff: the one mechanism that covers our
+ * stores and Powertools' idempotency layer alike, since both call `send` on these clients.
+ */
+function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
+  const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const bounded = (command: unknown, options: { abortSignal?: AbortSignal } = {}) => {
+    const deadline = currentDeadline();
+    if (deadline === undefined) return send(command, options);
+    const abortSignal = options.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
+    return send(command, { ...options, abortSignal });
+  };
+  return Object.assign(client, { send: bounded });
 }
 
 const UNAVAILABLE_ERROR_NAMES = new Set([
@@ -26,10 +71,13 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'InternalServerError',
   'ServiceUnavailable',
   'TimeoutError',
+  // The invocation's deadline passed (shared/deadline.ts).
+  'AbortError',
 ]);
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
-function isUnavailable(error: unknown): boolean {
+/** Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. */
+export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
   return (
@@ -44,6 +92,6 @@ export async function callStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    throw isUnavailable(error) ? new StoreUnavailableError(error) : error;
+    throw isStoreUnavailable(error) ? new StoreUnavailableError(error) : error;
   }
 }

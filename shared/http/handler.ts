@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../auth/authorizer-context';
+import { runWithDeadline } from '../deadline';
 import { logger } from '../logger';
 import { BASE_PATH, deprecationHeaderValues, findRoute, type OperationId, type Route } from '../routes';
 import { ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
@@ -17,13 +18,14 @@ export interface Caller {
   readonly keyId: string;
 }
 
-export type RouteLogic = (event: HttpEvent, caller: Caller) => Promise<HttpResponse>;
+export type RouteLogic = (event: HttpEvent, caller: Caller, context: Context) => Promise<HttpResponse>;
 
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
 /**
- * Wraps a route's logic into a Lambda handler: authentication first, then the logic, with every
- * thrown error mapped to the Error body here and nowhere else.
+ * Wraps a route's logic into a Lambda handler: authentication first, then the logic under the
+ * invocation's deadline (shared/deadline.ts), with every thrown error mapped to the Error body here
+ * and nowhere else.
  */
 export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
   const route = operationId === undefined ? undefined : findRoute(operationId);
@@ -35,7 +37,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     try {
       const caller = requireCaller(event);
       logger.appendKeys({ keyId: caller.keyId });
-      response = await logic(event, caller);
+      response = await runWithDeadline(context, () => logic(event, caller, context));
     } catch (error) {
       response = errorResponse(reportError(error));
     }

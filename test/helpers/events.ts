@@ -67,8 +67,9 @@ export function authorizerEvent(authorization?: string): APIGatewayRequestAuthor
   } as unknown as APIGatewayRequestAuthorizerEventV2;
 }
 
-/** A Lambda context with the fields our handlers read. */
-export function lambdaContext(): Context {
+/** A Lambda context with the fields our handlers read; its clock runs from now to the timeout. */
+export function lambdaContext(options: { timeoutMs?: number } = {}): Context {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: 'test-function',
@@ -78,7 +79,7 @@ export function lambdaContext(): Context {
     awsRequestId: 'test-invocation-id',
     logGroupName: '/aws/lambda/test-function',
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -1,0 +1,59 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFunctionRuntime, FunctionTimeoutError, type FunctionRuntime } from '../../local/functions';
+
+/** The local function runtime's Lambda behaviour: its timeout and what a timeout does to the instance. */
+
+// Inside the project, so the bundle resolves packages from its node_modules like the real ones.
+const root = resolve(import.meta.dirname, '../../.build', `runtime-test-${process.pid}`);
+const TIMEOUT_MS = 300;
+let runtime: FunctionRuntime;
+
+beforeAll(async () => {
+  await mkdir(join(root, 'functions'), { recursive: true });
+  await writeFile(
+    join(root, 'functions', 'clock.ts'),
+    [
+      '// Which module instance answered: a cold start makes a new one.',
+      'const instance = Math.random();',
+      'export const handler = async (event: { hang?: boolean }, context: { getRemainingTimeInMillis(): number }) => {',
+      '  if (event.hang) await new Promise(() => undefined);',
+      '  return { instance, remaining: context.getRemainingTimeInMillis() };',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
+});
+afterAll(async () => {
+  await runtime?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+type Answer = { instance: number; remaining: number };
+
+describe('the local function runtime', () => {
+  it("tells the handler the time left before the function's timeout", async () => {
+    const { remaining } = (await runtime.invoke('clock', {})) as Answer;
+    expect(remaining).toBeGreaterThan(0);
+    expect(remaining).toBeLessThanOrEqual(TIMEOUT_MS);
+  });
+
+  it('reuses a warm instance between invocations', async () => {
+    const first = (await runtime.invoke('clock', {})) as Answer;
+    const second = (await runtime.invoke('clock', {})) as Answer;
+    expect(second.instance).toBe(first.instance);
+  });
+
+  it('fails an invocation that outlives the timeout, as Lambda does, and answers the next one from a fresh instance', async () => {
+    const before = (await runtime.invoke('clock', {})) as Answer;
+    const started = performance.now();
+    await expect(runtime.invoke('clock', { hang: true })).rejects.toBeInstanceOf(FunctionTimeoutError);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000);
+    const after = (await runtime.invoke('clock', {})) as Answer;
+    expect(after.instance).not.toBe(before.instance);
+  });
+});
