@@ -1,21 +1,40 @@
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { readConfig, RequiredString } from '../shared/config';
-import { createDocumentClient } from '../shared/dynamodb';
+import { createDocumentClient, createDynamoDbClient } from '../shared/dynamodb';
 import { createHttpHandler } from '../shared/http/handler';
-import { apiUrl, parseInput, readJsonObject } from '../shared/http/request';
+import { apiUrl, parseInput, readIdempotencyKey, readJsonObject } from '../shared/http/request';
 import { created } from '../shared/http/responses';
+import { DynamoIdempotencyStore } from '../shared/idempotency/dynamo-idempotency-store';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../shared/idempotency/idempotency-key';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import { NewPetSchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
-import { createPet } from '../shared/pets/pets';
+import { makeCreatePetOnce } from '../shared/pets/pets';
 
-export function createCreatePetHandler({ store }: { readonly store: PetStore }) {
-  return createHttpHandler('createPet', async (event) => {
+export interface CreatePetDependencies {
+  readonly store: PetStore;
+  /** Where Idempotency-Key records live. */
+  readonly idempotency: BasePersistenceLayer;
+}
+
+export function createCreatePetHandler({ store, idempotency }: CreatePetDependencies) {
+  const createPetOnce = makeCreatePetOnce(store, idempotency);
+  return createHttpHandler('createPet', async (event, caller, context) => {
     const input = parseInput(NewPetSchema, readJsonObject(event));
-    const pet = await createPet(store, input);
-    return created(pet, { location: apiUrl(event, `${event.rawPath}/${pet.id}`) });
+    const idempotencyKey = readIdempotencyKey(event);
+    const scope = idempotencyKey === undefined ? undefined : { keyId: caller.keyId, idempotencyKey };
+    const { pet, replayed } = await createPetOnce(input, scope, context);
+    return created(pet, {
+      location: apiUrl(event, `${event.rawPath}/${pet.id}`),
+      ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}),
+    });
   });
 }
 
-const config = readConfig({ PETS_TABLE_NAME: RequiredString });
+const config = readConfig({ PETS_TABLE_NAME: RequiredString, IDEMPOTENCY_TABLE_NAME: RequiredString });
+const client = createDynamoDbClient();
 
-export const handler = createCreatePetHandler({ store: new DynamoPetStore(createDocumentClient(), config.PETS_TABLE_NAME) });
+export const handler = createCreatePetHandler({
+  store: new DynamoPetStore(createDocumentClient(client), config.PETS_TABLE_NAME),
+  idempotency: new DynamoIdempotencyStore(client, config.IDEMPOTENCY_TABLE_NAME),
+});

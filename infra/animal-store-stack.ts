@@ -5,7 +5,7 @@ import { CursorSecret } from './cursor-secret';
 import { Monitoring } from './monitoring';
 import { PetStoreApi } from './pet-store-api';
 import type { StageConfig } from './stages';
-import { ApiKeysTable, PetsTable } from './tables';
+import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
 export interface AnimalStoreStackProps extends StackProps {
   /** The stage this stack deploys; everything stage-specific comes from here. */
@@ -18,6 +18,7 @@ export class AnimalStoreStack extends Stack {
   readonly config: StageConfig;
   readonly petsTable: PetsTable;
   readonly apiKeysTable: ApiKeysTable;
+  readonly idempotencyTable: IdempotencyTable;
   readonly functions: ApiFunctions;
   readonly api: PetStoreApi;
   readonly monitoring: Monitoring;
@@ -37,6 +38,7 @@ export class AnimalStoreStack extends Stack {
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', data);
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
+    this.idempotencyTable = new IdempotencyTable(this, 'Idempotency');
     const cursorSecret = new CursorSecret(this, 'CursorSecret', {
       removalPolicy: stage.removalPolicy,
       generation: stage.cursorSecretGeneration,
@@ -45,6 +47,7 @@ export class AnimalStoreStack extends Stack {
     this.functions = new ApiFunctions(this, 'Functions', {
       petsTable: this.petsTable,
       apiKeysTable: this.apiKeysTable,
+      idempotencyTable: this.idempotencyTable,
       cursorSecret,
       memoryMiB: stage.memoryMiB,
       logLevel: stage.logLevel,
@@ -68,6 +71,7 @@ export class AnimalStoreStack extends Stack {
       tables: new Map([
         ['Pets', this.petsTable.table],
         ['ApiKeys', this.apiKeysTable.table],
+        ['Idempotency', this.idempotencyTable.table],
       ]),
       thresholds: stage.alarms,
       ...(stage.alarmTopicArn === undefined ? {} : { alarmTopicArn: stage.alarmTopicArn }),

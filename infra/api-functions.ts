@@ -5,11 +5,13 @@ import { authorizer, fallbackHandler, routes, type Route } from '../shared/route
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import type { LogLevel } from './stages';
-import type { ApiKeysTable, PetsTable } from './tables';
+import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
 export interface ApiFunctionsProps {
   readonly petsTable: PetsTable;
   readonly apiKeysTable: ApiKeysTable;
+  /** Records of Idempotency-Key requests, for the routes that honour the header. */
+  readonly idempotencyTable: IdempotencyTable;
   /** Signs the cursors of paginated listings. */
   readonly cursorSecret: CursorSecret;
   /** Memory of every function, in MB. */
@@ -54,9 +56,11 @@ export class ApiFunctions extends Construct {
           environment: {
             PETS_TABLE_NAME: pets.tableName,
             ...(paginates ? { CURSOR_SECRET: props.cursorSecret.environmentValue() } : {}),
+            ...(route.idempotent ? { IDEMPOTENCY_TABLE_NAME: props.idempotencyTable.table.tableName } : {}),
           },
         });
         props.petsTable.grantAccess(fn.role, route.petsTableAccess);
+        if (route.idempotent) props.idempotencyTable.grantRecords(fn.role);
         return [route.handler, fn] as const;
       }),
     );

@@ -27,7 +27,14 @@ export interface MonitoringProps {
 }
 
 /** The operations our code and the keys CLI perform, so every throttled request is counted. */
-const WATCHED_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.QUERY, Operation.UPDATE_ITEM, Operation.SCAN];
+const WATCHED_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.QUERY,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.SCAN,
+];
 
 /**
  * Alarms on the signals that mean clients are failing: the API's 5xx rate (our 503s and API

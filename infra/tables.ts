@@ -1,8 +1,9 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
+import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
 import { PETS_TABLE } from '../shared/pets/pets-table';
 import type { PetsTableAccess } from '../shared/routes';
 
@@ -97,6 +98,37 @@ export class ApiKeysTable extends Construct {
   grantKeyLookup(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }),
+    );
+  }
+}
+
+/**
+ * Records of Idempotency-Key requests (Powertools' idempotency utility, see docs/idempotency.md).
+ * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration` (24 h), so the table
+ * stays small. Nothing in it outlives a day or needs restoring, hence no point-in-time recovery and
+ * no retention when the stack goes, on every stage; losing it early only loses the replay marker and
+ * the 409 for requests in flight, since the pets table itself keeps a retried create from doubling.
+ */
+export class IdempotencyTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: IDEMPOTENCY_TABLE.partitionKey, type: AttributeType.STRING },
+      timeToLiveAttribute: IDEMPOTENCY_TABLE.expiryAttribute,
+      removalPolicy: RemovalPolicy.DESTROY,
+      deletionProtection: false,
+    });
+  }
+
+  /** What Powertools' DynamoDB persistence layer does with a record: put, read, complete, delete. */
+  grantRecords(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [this.table.tableArn],
+      }),
     );
   }
 }

@@ -7,11 +7,18 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
+import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
 import { PETS_TABLE } from '../shared/pets/pets-table';
 import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
-export const LOCAL_TABLES = { pets: 'animal-store-local-pets', apiKeys: 'animal-store-local-api-keys' } as const;
+export const LOCAL_TABLES = {
+  pets: 'animal-store-local-pets',
+  apiKeys: 'animal-store-local-api-keys',
+  idempotency: 'animal-store-local-idempotency',
+} as const;
+
+export type TableNames = { readonly [table in keyof typeof LOCAL_TABLES]: string };
 
 export const DEFAULT_DYNAMODB_PORT = 4567;
 
@@ -35,7 +42,7 @@ export async function startDynalite(options: { port: number; dataDir?: string })
 }
 
 /** The tables as infra/ defines them: same keys and indexes, so queries behave as on AWS. */
-export function tableDefinitions(names: { pets: string; apiKeys: string } = LOCAL_TABLES): CreateTableCommandInput[] {
+export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableCommandInput[] {
   const { allPetsIndex, byStatusIndex } = PETS_TABLE;
   return [
     {
@@ -73,11 +80,19 @@ export function tableDefinitions(names: { pets: string; apiKeys: string } = LOCA
         },
       ],
     },
+    {
+      // dynalite has no TTL: expired records stay, and Powertools' condition and status checks
+      // treat them as absent, as they must on AWS between expiry and TTL's deletion.
+      TableName: names.idempotency,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: IDEMPOTENCY_TABLE.partitionKey, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: IDEMPOTENCY_TABLE.partitionKey, KeyType: 'HASH' }],
+    },
   ];
 }
 
 /** Creates the tables unless they exist (an on-disk store keeps them between runs). */
-export async function ensureTables(client: DynamoDBClient, names?: { pets: string; apiKeys: string }): Promise<void> {
+export async function ensureTables(client: DynamoDBClient, names?: TableNames): Promise<void> {
   for (const table of tableDefinitions(names)) {
     try {
       await client.send(new CreateTableCommand(table));
@@ -114,6 +129,7 @@ export async function prepareLocalStage(endpoint: string, cursorSecret: string):
   useLocalDynamoDb(endpoint);
   process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
   process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
+  process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotency;
   process.env.CURSOR_SECRET = cursorSecret;
   const client = createLocalClient(endpoint);
   try {

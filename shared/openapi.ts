@@ -1,5 +1,5 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import {
   ApiError,
   ERROR_CODES,
@@ -16,6 +16,9 @@ import {
   type ErrorCode,
 } from './http/errors';
 import { MAX_BODY_BYTES } from './http/request';
+import { toApiError } from './http/responses';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency/idempotency-errors';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency/idempotency-key';
 import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from './pets/pet';
 import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
 
@@ -85,6 +88,13 @@ const OPERATIONS: Record<
       'other than `name`, `categoryId` and `status`, `id` included, are rejected. `categoryId` must be written as',
       'a JSON integer: numbers that a double cannot hold exactly, exponents and fractions are rejected, not rounded.',
       'A rejected request stores nothing.',
+      '',
+      '**Retrying safely.** A `201` always means exactly one new pet. A `503` (or a lost connection) does not say',
+      'whether the pet was stored: send an `Idempotency-Key` (a new UUID per pet) and retry with the same key and',
+      'body until you get a `201`; you end with exactly one pet. A retry of a completed request answers the original',
+      '`201` with `Idempotent-Replayed: true`; while the first request is still running it is `409` with',
+      '`Retry-After`; the same key with another body is `422`. Keys belong to the API key that sent them and are',
+      'honoured for at least 24 hours.',
     ].join('\n'),
     invalidParameterExample: 'categoryId is required; id is not an accepted field.',
     examples: {
@@ -112,8 +122,10 @@ const ERROR_EXAMPLES: Record<ErrorCode, ApiError> = {
   unauthorized: new UnauthorizedError('invalid'),
   not_found: new NotFoundError('No pet has id 4249774335723539.'),
   method_not_allowed: new ApiError('method_not_allowed', 'DELETE is not allowed here; use GET or POST.'),
+  idempotency_key_in_use: toApiError(new IdempotencyKeyInUseError()),
   payload_too_large: new PayloadTooLargeError(MAX_BODY_BYTES),
   unsupported_media_type: new UnsupportedMediaTypeError(),
+  idempotency_key_reused: toApiError(new IdempotencyKeyReusedError()),
   internal_error: new InternalError(),
   service_unavailable: new ServiceUnavailableError(),
 };
@@ -122,8 +134,10 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'The request is invalid',
   401: 'The API key is missing, malformed, unknown or revoked',
   404: 'The pet does not exist',
+  409: 'A request with the same Idempotency-Key is still in progress; retry after `Retry-After` seconds',
   413: 'The request body is too large',
   415: 'The request body is not JSON',
+  422: 'The Idempotency-Key was already used with a different body',
   500: 'The service failed',
   503: 'The service is temporarily unavailable',
 };
@@ -132,6 +146,7 @@ const STATUS_TEXT: Record<number, string> = {
 const ERROR_HEADERS: Partial<Record<ErrorCode, JsonObject>> = {
   unauthorized: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
   service_unavailable: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+  idempotency_key_in_use: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
 };
 
 const DEPRECATION_HEADERS = {
@@ -176,13 +191,15 @@ function parameters(route: Route): JsonObject[] {
   for (const [location, schema] of [
     ['path', route.request.path],
     ['query', route.request.query],
+    ['header', route.idempotent ? v.object({ [IDEMPOTENCY_KEY_HEADER]: v.optional(IdempotencyKeySchema) }) : undefined],
   ] as const) {
     if (!schema) continue;
     const object = schemaOf(schema, 'output') as { properties: Record<string, JsonObject>; required?: string[] };
     for (const [name, property] of Object.entries(object.properties)) {
       const { description, ...propertySchema } = property;
       list.push({
-        name,
+        // Header names are case-insensitive; the document writes them as clients usually do.
+        name: location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
         in: location,
         required: object.required?.includes(name) ?? false,
         description,
@@ -197,6 +214,7 @@ function successResponse(route: Route): JsonObject {
   const headers: JsonObject = route.deprecation ? { ...DEPRECATION_HEADERS } : {};
   if (route.operationId === 'listPets') headers.Link = { $ref: '#/components/headers/Next-Link' };
   if (route.response.status === 201) headers.Location = { $ref: '#/components/headers/Location' };
+  if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return {
     description: route.response.status === 201 ? 'The pet was added.' : 'OK',
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -224,7 +242,7 @@ function operation(route: Route): JsonObject {
           'x-replacement': `GET ${route.deprecation.successorPath}`,
         }
       : {}),
-    ...(route.request.query || route.request.path ? { parameters: parameters(route) } : {}),
+    ...(route.request.query || route.request.path || route.idempotent ? { parameters: parameters(route) } : {}),
     ...(route.request.body
       ? {
           requestBody: {
@@ -319,6 +337,11 @@ export function buildOpenApiDocument(): JsonObject {
           description:
             'RFC 8288 link to the next page, present only when more pets match: `<https://…/v1/pets?limit=20&cursor=…>; rel="next"`.',
           schema: { type: 'string', example: '<https://api.example.com/v1/pets?limit=20&cursor=eyJ2IjoxfQ.c2ln>; rel="next"' },
+        },
+        'Idempotent-Replayed': {
+          description:
+            'Present, as `true`, when this is the stored answer of an earlier request with the same Idempotency-Key: no new pet was created.',
+          schema: { type: 'string', const: 'true' },
         },
         Location: {
           description: 'URL of the new pet.',

@@ -55,6 +55,11 @@ export interface Route {
   readonly response: { readonly status: 200 | 201; readonly schema: v.GenericSchema };
   /** Error codes this operation can answer besides ROUTE_ERRORS; their statuses follow from the code. */
   readonly errors: readonly ErrorCode[];
+  /**
+   * Honours an `Idempotency-Key` header (shared/idempotency/): documented as such, and its function
+   * gets the idempotency table (infra/).
+   */
+  readonly idempotent?: boolean;
   readonly deprecation?: Deprecation;
 }
 
@@ -74,10 +79,19 @@ export const routes = [
     method: 'POST',
     path: '/pets',
     handler: 'create-pet',
-    petsTableAccess: ['put'],
+    // GetItem: a conditional put that fails is read back to tell our own earlier write from a collision.
+    petsTableAccess: ['put', 'get'],
     request: { body: NewPetSchema },
     response: { status: 201, schema: PetSchema },
-    errors: ['invalid_body', 'invalid_parameter', 'payload_too_large', 'unsupported_media_type'],
+    errors: [
+      'invalid_body',
+      'invalid_parameter',
+      'idempotency_key_in_use',
+      'payload_too_large',
+      'unsupported_media_type',
+      'idempotency_key_reused',
+    ],
+    idempotent: true,
   },
   {
     operationId: 'getPet',

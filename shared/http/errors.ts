@@ -12,8 +12,10 @@ export const ERROR_CODES = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeySchema } from '../idempotency/idempotency-key';
 import { InvalidBodyError, InvalidParameterError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors';
 
 /** Largest accepted request body. A pet is well under 1 KiB; anything near this is a mistake or abuse. */
@@ -66,6 +67,13 @@ export function parseInput<const TSchema extends v.GenericSchema>(schema: TSchem
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
   return path ? `${path} ${issue.message}` : issue.message;
+}
+
+/** The `Idempotency-Key` header; undefined when absent, 400 when present but not a usable key. */
+export function readIdempotencyKey(event: APIGatewayProxyEventV2): string | undefined {
+  const key = event.headers[IDEMPOTENCY_KEY_HEADER];
+  if (key === undefined || v.is(IdempotencyKeySchema, key)) return key;
+  throw new InvalidParameterError(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters.`);
 }
 
 /** The query string as API Gateway hands it over: repeated names arrive joined by commas. */

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
 import { StoreUnavailableError } from '../store-errors';
 import { ApiError, InternalError, ServiceUnavailableError } from './errors';
 
@@ -24,10 +25,21 @@ export function created(body: unknown, headers?: Record<string, string>): HttpRe
   return jsonResponse(201, body, headers);
 }
 
-/** Maps anything thrown to a client-safe error: ApiErrors as they are, outages to 503, the rest to 500. */
+/**
+ * Maps anything thrown to a client-safe error: ApiErrors as they are, the domain's errors to theirs,
+ * outages to 503, the rest to 500.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) return new ServiceUnavailableError();
+  if (error instanceof IdempotencyKeyInUseError) {
+    return new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry shortly to get its answer.', {
+      'retry-after': '1',
+    });
+  }
+  if (error instanceof IdempotencyKeyReusedError) {
+    return new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for each new pet.');
+  }
   return new InternalError();
 }
 

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { callStore } from '../dynamodb';
 import type { PetRecord, PetStatus } from './pet';
-import type { ListPage, ListQuery, PetStore } from './pet-store';
+import type { InsertResult, ListPage, ListQuery, PetStore } from './pet-store';
 import { createdKey, PETS_TABLE } from './pets-table';
 
 export class DynamoPetStore implements PetStore {
@@ -11,7 +11,7 @@ export class DynamoPetStore implements PetStore {
     private readonly tableName: string,
   ) {}
 
-  async insert(pet: PetRecord): Promise<boolean> {
+  async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
     try {
       await callStore(() =>
         this.client.send(
@@ -21,6 +21,7 @@ export class DynamoPetStore implements PetStore {
               ...pet,
               collection: PETS_TABLE.collection,
               createdKey: createdKey(pet.createdAt, pet.id),
+              [PETS_TABLE.creationTokenAttribute]: creationToken,
             },
             // The id is random; this condition is what makes it unique.
             ConditionExpression: 'attribute_not_exists(#id)',
@@ -28,11 +29,22 @@ export class DynamoPetStore implements PetStore {
           }),
         ),
       );
-      return true;
+      return { outcome: 'inserted' };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+    // "Condition failed" is ambiguous: our own earlier attempt may have written the item. Only the
+    // token stored with it tells. A strongly consistent read, because the write it looks for may be
+    // milliseconds old; it happens only on this rare path (a lost answer, a replayed key, a collision).
+    const { Item } = await callStore(() =>
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: pet.id }, ConsistentRead: true }),
+      ),
+    );
+    if (Item !== undefined && Item[PETS_TABLE.creationTokenAttribute] === creationToken) {
+      return { outcome: 'exists', existing: toRecord(Item) };
+    }
+    return { outcome: 'taken' };
   }
 
   async get(id: number): Promise<PetRecord | undefined> {

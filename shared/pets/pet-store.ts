@@ -20,10 +20,23 @@ export interface ListPage {
   readonly hasMore: boolean;
 }
 
+/** What became of an insert. */
+export type InsertResult =
+  | { readonly outcome: 'inserted' }
+  /** The id already holds a pet written with the same creation token: an earlier attempt of the same request landed. */
+  | { readonly outcome: 'exists'; readonly existing: PetRecord }
+  /** The id holds another request's pet; nothing was stored. */
+  | { readonly outcome: 'taken' };
+
 /** Persistence of pets. One implementation talks to DynamoDB; tests may use an in-memory one. */
 export interface PetStore {
-  /** Stores a new pet; resolves false, storing nothing, when its id is already taken. */
-  insert(pet: PetRecord): Promise<boolean>;
+  /**
+   * Stores a new pet unless its id is taken. `creationToken` identifies the create request and is kept
+   * with the pet: a write that finds the id taken by its own token is the same request's earlier
+   * attempt (the SDK retried a write whose answer was lost, or the client retried with its
+   * Idempotency-Key), not a collision.
+   */
+  insert(pet: PetRecord, creationToken: string): Promise<InsertResult>;
   get(id: number): Promise<PetRecord | undefined>;
   list(query: ListQuery): Promise<ListPage>;
 }

@@ -10,6 +10,8 @@ export const PETS_TABLE = {
   byStatusIndex: { name: 'pets-by-status', partitionKey: 'status', sortKey: 'createdKey' },
   /** The value of `collection` on every pet item. */
   collection: 'pets',
+  /** Identifies the create request that wrote the item (shared/pets/pets.ts); never returned to clients. */
+  creationTokenAttribute: 'creationToken',
 } as const;
 
 /**

@@ -1,35 +1,70 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { NotFoundError } from '../http/errors';
-import { MAX_ID, toPet, type NewPet, type Pet, type PetStatus } from './pet';
+import { IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
+import { scopeToken } from '../idempotency/idempotency-key';
+import { makeIdempotentOperation, type Outcome } from '../idempotency/idempotent-operation';
+import { MAX_ID, toPet, type NewPet, type Pet, type PetRecord, type PetStatus } from './pet';
 import type { ListPosition, PetStore } from './pet-store';
 
-/** Attempts before giving up on finding a free id; with 2^53 ids a second attempt is already rare. */
+/** Ids tried before giving up; with 2^53 ids a second one is already rare. */
 const MAX_ID_ATTEMPTS = 5;
 
 /**
- * A uniformly random id in 1..2^53−1. Random ids need no shared counter, so concurrent creates
- * never contend on one hot item; the store's conditional write guarantees uniqueness.
+ * The id of a create request's n-th candidate, derived from its creation token: uniformly spread over
+ * 1..2^53−1, so ids need no shared counter and concurrent creates never contend on one hot item; and
+ * the same for every attempt of the request, so a retry lands on the id an earlier attempt may have
+ * written, and the store's conditional write tells that apart from a collision.
  */
-export function randomPetId(): number {
-  for (;;) {
-    const id = Number(randomBytes(8).readBigUInt64BE() & BigInt(MAX_ID));
-    if (id !== 0) return id;
-  }
+export function petIdFor(creationToken: string, candidate: number): number {
+  const hash = createHash('sha256').update(`${creationToken}#${candidate}`).digest();
+  return Number(hash.readBigUInt64BE() % BigInt(MAX_ID)) + 1;
+}
+
+/** A creation token for a request without an Idempotency-Key: 128 random bits. */
+export function randomCreationToken(): string {
+  return randomBytes(16).toString('base64url');
 }
 
 export interface CreatePetOptions {
-  /** Source of new ids; injectable so tests can force collisions. */
-  readonly newId?: () => number;
+  /** Identifies the request across all its attempts and retries (see PetStore.insert). */
+  readonly creationToken: string;
   readonly now?: () => Date;
 }
 
-export async function createPet(store: PetStore, input: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-  const { newId = randomPetId, now = () => new Date() } = options;
-  for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
-    const record = { ...input, id: newId(), createdAt: now().toISOString() };
-    if (await store.insert(record)) return toPet(record);
+/**
+ * Stores a new pet exactly once per creation token. When the pet is already there from an earlier
+ * attempt of the same request, that pet is the answer (`replayed` when an earlier request, not this
+ * one, wrote it); with another body it is the same key reused, IdempotencyKeyReusedError.
+ */
+export async function createPet(store: PetStore, input: NewPet, options: CreatePetOptions): Promise<Outcome<{ pet: Pet }>> {
+  const createdAt = (options.now ?? (() => new Date()))().toISOString();
+  for (let candidate = 0; candidate < MAX_ID_ATTEMPTS; candidate++) {
+    const record: PetRecord = { ...input, id: petIdFor(options.creationToken, candidate), createdAt };
+    const result = await store.insert(record, options.creationToken);
+    if (result.outcome === 'inserted') return { pet: toPet(record), replayed: false };
+    if (result.outcome === 'taken') continue;
+    if (!isSamePet(result.existing, input)) throw new IdempotencyKeyReusedError();
+    return { pet: toPet(result.existing), replayed: result.existing.createdAt !== createdAt };
   }
   throw new Error(`No free pet id after ${MAX_ID_ATTEMPTS} attempts`);
+}
+
+function isSamePet(stored: PetRecord, input: NewPet): boolean {
+  return stored.name === input.name && stored.categoryId === input.categoryId && stored.status === input.status;
+}
+
+/**
+ * createPet as the API runs it: idempotent per Idempotency-Key (scoped to the API key), exactly
+ * once per request without one. See docs/idempotency.md.
+ */
+export function makeCreatePetOnce(store: PetStore, persistence: BasePersistenceLayer) {
+  return makeIdempotentOperation({
+    name: 'createPet',
+    persistence,
+    operation: (input: NewPet, scope) =>
+      createPet(store, input, { creationToken: scope === undefined ? randomCreationToken() : scopeToken(scope) }),
+  });
 }
 
 export interface PetsPage {

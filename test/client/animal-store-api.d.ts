@@ -29,6 +29,13 @@ export interface paths {
          *     other than `name`, `categoryId` and `status`, `id` included, are rejected. `categoryId` must be written as
          *     a JSON integer: numbers that a double cannot hold exactly, exponents and fractions are rejected, not rounded.
          *     A rejected request stores nothing.
+         *
+         *     **Retrying safely.** A `201` always means exactly one new pet. A `503` (or a lost connection) does not say
+         *     whether the pet was stored: send an `Idempotency-Key` (a new UUID per pet) and retry with the same key and
+         *     body until you get a `201`; you end with exactly one pet. A retry of a completed request answers the original
+         *     `201` with `Idempotent-Replayed: true`; while the first request is still running it is `409` with
+         *     `Retry-After`; the same key with another body is `422`. Keys belong to the API key that sent them and are
+         *     honoured for at least 24 hours.
          */
         post: operations["createPet"];
         delete?: never;
@@ -105,7 +112,7 @@ export interface components {
              * @description Machine-readable error code; stable, meant for programs.
              * @enum {string}
              */
-            code: "invalid_body" | "invalid_parameter" | "invalid_cursor" | "unauthorized" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+            code: "invalid_body" | "invalid_parameter" | "invalid_cursor" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "internal_error" | "service_unavailable";
             /** @description Human-readable description; may change, meant for people. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -118,6 +125,8 @@ export interface components {
     headers: {
         /** @description RFC 8288 link to the next page, present only when more pets match: `<https://…/v1/pets?limit=20&cursor=…>; rel="next"`. */
         "Next-Link": string;
+        /** @description Present, as `true`, when this is the stored answer of an earlier request with the same Idempotency-Key: no new pet was created. */
+        "Idempotent-Replayed": "true";
         /** @description URL of the new pet. */
         Location: string;
         /** @description RFC 9745: when this operation was deprecated, as `@<epoch seconds>`. */
@@ -219,7 +228,10 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a unique value per pet to create (a UUID, say). The same key with the same body within 24 hours returns the original answer with `Idempotent-Replayed: true` and creates nothing; with a different body it is 422; while the first request is still running it is 409. Scoped to the API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -240,6 +252,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -273,6 +286,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still in progress; retry after `Retry-After` seconds: `code` is `idempotency_key_in_use`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is too large: `code` is `payload_too_large`. */
             413: {
                 headers: {
@@ -284,6 +307,15 @@ export interface operations {
             };
             /** @description The request body is not JSON: `code` is `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different body: `code` is `idempotency_key_reused`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import type { PetRecord } from '../../shared/pets/pet';
-import { createPet, listPets } from '../../shared/pets/pets';
+import { IdempotencyKeyReusedError } from '../../shared/idempotency/idempotency-errors';
+import { createPet, listPets, petIdFor } from '../../shared/pets/pets';
 
 let dynamoDb: LocalDynamoDb;
 let client: DynamoDBClient;
@@ -34,49 +35,74 @@ afterAll(async () => {
 });
 
 async function newStore() {
-  const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}` };
+  const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}`, idempotency: `idempotency-${tableCount}` };
   await ensureTables(client, names);
   return new DynamoPetStore(DynamoDBDocumentClient.from(client), names.pets);
 }
 
 function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {
-  return { id, name: `pet ${id}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, id)).toISOString(), ...overrides };
+  const createdAt = overrides.createdAt ?? new Date(Date.UTC(2026, 0, 1, 0, 0, id)).toISOString();
+  return { id, name: `pet ${id}`, categoryId: 1, createdAt, ...overrides };
 }
 
 async function seed(store: DynamoPetStore, count: number) {
   for (let id = 1; id <= count; id += 25) {
-    await Promise.all(Array.from({ length: Math.min(25, count - id + 1) }, (_, offset) => store.insert(pet(id + offset))));
+    await Promise.all(Array.from({ length: Math.min(25, count - id + 1) }, (_, offset) => store.insert(pet(id + offset), `seed ${id + offset}`)));
   }
 }
 
 describe('the DynamoDB pet store', () => {
-  it('refuses a second pet with the same id, keeping the first', async () => {
+  it('refuses a second pet with the same id from another request, keeping the first', async () => {
     const store = await newStore();
-    expect(await store.insert(pet(7, { name: 'first' }))).toBe(true);
-    expect(await store.insert(pet(7, { name: 'second' }))).toBe(false);
+    expect(await store.insert(pet(7, { name: 'first' }), 'request A')).toEqual({ outcome: 'inserted' });
+    expect(await store.insert(pet(7, { name: 'second' }), 'request B')).toEqual({ outcome: 'taken' });
     expect((await store.get(7))?.name).toBe('first');
   });
 
-  it('retries with a new id when a random id is already taken', async () => {
+  it('recognises the same request\'s earlier write of an id as its own, storing nothing new', async () => {
     const store = await newStore();
-    await store.insert(pet(1));
-    const ids = [1, 1, 2];
-    const created = await createPet(store, { name: 'Rex', categoryId: 1 }, { newId: () => ids.shift()! });
-    expect(created.id).toBe(2);
+    const first = pet(7, { name: 'first' });
+    await store.insert(first, 'request A');
+    expect(await store.insert(pet(7, { name: 'again' }), 'request A')).toEqual({ outcome: 'exists', existing: first });
+    expect(await store.get(7)).toEqual(first);
+  });
+
+  it('moves on to the next candidate id when another request holds the first', async () => {
+    const store = await newStore();
+    await store.insert(pet(petIdFor('request A', 0), { createdAt: '2026-01-01T00:00:00.000Z' }), 'someone else');
+    const { pet: created, replayed } = await createPet(store, { name: 'Rex', categoryId: 1 }, { creationToken: 'request A' });
+    expect(created.id).toBe(petIdFor('request A', 1));
+    expect(replayed).toBe(false);
+    expect((await store.get(created.id))?.name).toBe('Rex');
+  });
+
+  it('answers a repeated request with the pet it created first, marked as replayed', async () => {
+    const store = await newStore();
+    const first = await createPet(store, { name: 'Rex', categoryId: 1 }, { creationToken: 'request A', now: () => new Date(1) });
+    const again = await createPet(store, { name: 'Rex', categoryId: 1 }, { creationToken: 'request A', now: () => new Date(2) });
+    expect(again).toEqual({ pet: first.pet, replayed: true });
+  });
+
+  it('refuses the same request token with a different pet', async () => {
+    const store = await newStore();
+    await createPet(store, { name: 'Rex', categoryId: 1 }, { creationToken: 'request A' });
+    await expect(createPet(store, { name: 'Tom', categoryId: 1 }, { creationToken: 'request A' })).rejects.toBeInstanceOf(
+      IdempotencyKeyReusedError,
+    );
   });
 
   it('orders pets created in the same millisecond by id, newest first', async () => {
     const store = await newStore();
     const createdAt = '2026-01-01T00:00:00.000Z';
-    for (const id of [5, 500, 50]) await store.insert(pet(id, { createdAt }));
+    for (const id of [5, 500, 50]) await store.insert(pet(id, { createdAt }), `request ${id}`);
     const page = await store.list({ limit: 10 });
     expect(page.pets.map((item) => item.id)).toEqual([500, 50, 5]);
   });
 
   it('keeps pets without a status out of status listings', async () => {
     const store = await newStore();
-    await store.insert(pet(1));
-    await store.insert(pet(2, { status: 'sold' }));
+    await store.insert(pet(1), 'request 1');
+    await store.insert(pet(2, { status: 'sold' }), 'request 2');
     expect((await store.list({ status: 'sold', limit: 10 })).pets.map((item) => item.id)).toEqual([2]);
     expect((await store.list({ limit: 10 })).pets.map((item) => item.id)).toEqual([2, 1]);
   });

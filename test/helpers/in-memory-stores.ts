@@ -1,19 +1,27 @@
+import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
+import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { ApiKeyRecord, ApiKeyStore } from '../../shared/auth/api-key-store';
 import type { PetRecord } from '../../shared/pets/pet';
-import type { ListPage, ListQuery, PetStore } from '../../shared/pets/pet-store';
+import type { InsertResult, ListPage, ListQuery, PetStore } from '../../shared/pets/pet-store';
 import { createdKey } from '../../shared/pets/pets-table';
 
 /** A PetStore for handler unit tests; ordering follows the DynamoDB store's sort key. */
 export class InMemoryPetStore implements PetStore {
   readonly pets = new Map<number, PetRecord>();
+  /** The creation token each pet was written with. */
+  readonly creationTokens = new Map<number, string>();
   /** When set, every call fails with this error (an outage, a throttle). */
   failWith?: Error;
 
-  async insert(pet: PetRecord): Promise<boolean> {
+  async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
     this.throwIfFailing();
-    if (this.pets.has(pet.id)) return false;
-    this.pets.set(pet.id, pet);
-    return true;
+    const existing = this.pets.get(pet.id);
+    if (existing === undefined) {
+      this.pets.set(pet.id, pet);
+      this.creationTokens.set(pet.id, creationToken);
+      return { outcome: 'inserted' };
+    }
+    return this.creationTokens.get(pet.id) === creationToken ? { outcome: 'exists', existing } : { outcome: 'taken' };
   }
 
   async get(id: number): Promise<PetRecord | undefined> {
@@ -61,5 +69,50 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     if (!record) return false;
     this.keys.set(record.keyHash, { ...record, revokedAt: record.revokedAt ?? at.toISOString() });
     return true;
+  }
+}
+
+/**
+ * Powertools' persistence port in memory, with the DynamoDB layer's rules: a put succeeds when the
+ * key is free, its record expired, or its in-progress record outlived its Lambda deadline.
+ */
+export class InMemoryIdempotencyStore extends BasePersistenceLayer {
+  readonly records = new Map<string, IdempotencyRecord>();
+
+  protected async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
+    const record = this.records.get(idempotencyKey);
+    if (record === undefined) throw new IdempotencyItemNotFoundError();
+    return record;
+  }
+
+  protected async _putRecord(record: IdempotencyRecord): Promise<void> {
+    const existing = this.records.get(record.idempotencyKey);
+    const stuck =
+      existing?.getStatus() === IdempotencyRecordStatus.INPROGRESS &&
+      existing.inProgressExpiryTimestamp !== undefined &&
+      existing.inProgressExpiryTimestamp < Date.now();
+    if (existing !== undefined && existing.getStatus() !== IdempotencyRecordStatus.EXPIRED && !stuck) {
+      throw new IdempotencyItemAlreadyExistsError('Idempotency key already exists', existing);
+    }
+    this.records.set(record.idempotencyKey, record);
+  }
+
+  protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
+    const existing = this.records.get(record.idempotencyKey);
+    this.records.set(
+      record.idempotencyKey,
+      new IdempotencyRecord({
+        idempotencyKey: record.idempotencyKey,
+        status: record.getStatus(),
+        expiryTimestamp: record.expiryTimestamp,
+        inProgressExpiryTimestamp: existing?.inProgressExpiryTimestamp,
+        responseData: record.responseData,
+        payloadHash: record.payloadHash,
+      }),
+    );
+  }
+
+  protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
+    this.records.delete(record.idempotencyKey);
   }
 }

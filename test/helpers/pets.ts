@@ -101,15 +101,41 @@ export interface StoredPet {
  * (descending, like the creation time). Optionally only the pets of one status.
  */
 export async function expectedOrder(client: DynamoDBDocumentClient, status?: PetStatus): Promise<number[]> {
-  const items: StoredPet[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: LOCAL_TABLES.pets, ExclusiveStartKey: start }));
-    items.push(...((page.Items ?? []) as StoredPet[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = (await scanTable(client, LOCAL_TABLES.pets)) as unknown as StoredPet[];
   return items
     .filter((item) => status === undefined || item.status === status)
     .sort((a, b) => (a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1))
     .map((item) => item.id);
+}
+
+/** Every item of a local table, read straight from DynamoDB (not through the API). */
+export async function scanTable(client: DynamoDBDocumentClient, tableName: string): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The pets table's items, with what the API returns of each. */
+export async function storedPets(client: DynamoDBDocumentClient): Promise<Array<PetBody & { createdAt: string }>> {
+  return (await scanTable(client, LOCAL_TABLES.pets)) as unknown as Array<PetBody & { createdAt: string }>;
+}
+
+/** The idempotency table's records (Powertools' attributes: id, status, expiration, in_progress_expiration, data, validation). */
+export async function idempotencyRecords(client: DynamoDBDocumentClient): Promise<Array<Record<string, unknown>>> {
+  return scanTable(client, LOCAL_TABLES.idempotency);
+}
+
+/** POST /pets with an Idempotency-Key, as a client that retries would send it. */
+export function postPetWithKey(
+  api: TestApi,
+  body: Record<string, unknown>,
+  idempotencyKey: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return postPet(api, body, { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...headers });
 }

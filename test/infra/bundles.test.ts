@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 describe.each(stages)('the bundles of the $name stage', (config: StageConfig) => {
-  const tables = { pets: `${config.name}-pets`, apiKeys: `${config.name}-api-keys` };
+  const tables = { pets: `${config.name}-pets`, apiKeys: `${config.name}-api-keys`, idempotency: `${config.name}-idempotency` };
   let stage: SynthesizedStage;
   let apiKey: string;
   let keyId: string;
@@ -108,6 +108,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     const references: Record<string, string> = {
       [stage.stack.getLogicalId(stage.stack.petsTable.table.node.defaultChild as CfnElement)]: tables.pets,
       [stage.stack.getLogicalId(stage.stack.apiKeysTable.table.node.defaultChild as CfnElement)]: tables.apiKeys,
+      [stage.stack.getLogicalId(stage.stack.idempotencyTable.table.node.defaultChild as CfnElement)]: tables.idempotency,
     };
     const resolve = (name: string, value: unknown): string => {
       if (typeof value === 'string') return value;

@@ -6,6 +6,7 @@ import type { ApiFunction } from '../../infra/api-function';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, dynamoDbCallBudgetMs } from '../../infra/time-budget';
 import { tableDefinitions } from '../../local/dynamodb-local';
+import { IDEMPOTENCY_TABLE } from '../../shared/idempotency/idempotency-table';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
 import { routeKey, routes, type PetsTableAccess } from '../../shared/routes';
 import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from './synth';
@@ -45,6 +46,28 @@ function dynamoDbStatementsOf(stage: SynthesizedStage, fn: ApiFunction): unknown
   return statementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes('dynamodb:'));
 }
 
+/**
+ * Statements as the (action, resource) pairs they grant, sorted: IAM means the same whether CDK
+ * writes two statements or merges them into one with both actions.
+ */
+function grantsOf(statements: readonly unknown[]): string[] {
+  return statements
+    .flatMap((statement) => {
+      const { Action, Resource } = statement as { Action: string | string[]; Resource: unknown };
+      const resources = Array.isArray(Resource) ? Resource : [Resource];
+      return [Action].flat().flatMap((action) => resources.map((resource) => `${action} ${JSON.stringify(resource)}`));
+    })
+    .sort();
+}
+
+function idempotencyStatement(stage: SynthesizedStage) {
+  return {
+    Effect: 'Allow',
+    Action: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    Resource: arnOf(stage, stage.stack.idempotencyTable.table),
+  };
+}
+
 function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
   const table = arnOf(stage, stage.stack.petsTable.table);
   switch (access) {
@@ -74,30 +97,35 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('data', () => {
-    it('keys both tables exactly as the shared key designs (and the local tables) say', () => {
-      const [pets, apiKeys] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys' });
+    it('keys every table exactly as the shared key designs (and the local tables) say', () => {
+      const [pets, apiKeys, idempotency] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys', idempotency: 'idempotency' });
       for (const [table, local] of [
         [stage.stack.petsTable.table, pets!],
         [stage.stack.apiKeysTable.table, apiKeys!],
+        [stage.stack.idempotencyTable.table, idempotency!],
       ] as const) {
         const properties = stage.json.Resources[logicalId(stage, table)]!.Properties!;
         const byName = (a: { AttributeName?: string; IndexName?: string }, b: typeof a) =>
           (a.AttributeName ?? a.IndexName ?? '').localeCompare(b.AttributeName ?? b.IndexName ?? '');
         expect(properties.KeySchema).toEqual(local.KeySchema);
         expect([...properties.AttributeDefinitions].sort(byName)).toEqual([...local.AttributeDefinitions!].sort(byName));
-        expect([...properties.GlobalSecondaryIndexes].sort(byName)).toEqual([...local.GlobalSecondaryIndexes!].sort(byName));
+        expect([...(properties.GlobalSecondaryIndexes ?? [])].sort(byName)).toEqual([...(local.GlobalSecondaryIndexes ?? [])].sort(byName));
         expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
       }
     });
 
-    it('keeps point-in-time recovery on every table', () => {
-      const tables = stage.template.findResources('AWS::DynamoDB::GlobalTable');
-      expect(Object.keys(tables)).toHaveLength(2);
-      for (const table of Object.values(tables)) {
-        expect(table.Properties.Replicas).toEqual([
+    it('keeps point-in-time recovery on the pets and API keys tables', () => {
+      for (const table of [stage.stack.petsTable.table, stage.stack.apiKeysTable.table]) {
+        expect(stage.json.Resources[logicalId(stage, table)]!.Properties!.Replicas).toEqual([
           expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
         ]);
       }
+    });
+
+    it('expires idempotency records with DynamoDB TTL on the attribute Powertools writes, and deletes the table with the stack', () => {
+      const resource = stage.json.Resources[logicalId(stage, stage.stack.idempotencyTable.table)]!;
+      expect(resource.Properties!.TimeToLiveSpecification).toEqual({ AttributeName: IDEMPOTENCY_TABLE.expiryAttribute, Enabled: true });
+      expect(resource.DeletionPolicy).toBe('Delete');
     });
   });
 
@@ -264,7 +292,10 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         return own;
       };
       expect(variables('list-pets')).toEqual({ PETS_TABLE_NAME: pets, CURSOR_SECRET: expect.anything() });
-      expect(variables('create-pet')).toEqual({ PETS_TABLE_NAME: pets });
+      expect(variables('create-pet')).toEqual({
+        PETS_TABLE_NAME: pets,
+        IDEMPOTENCY_TABLE_NAME: ref(stage, stage.stack.idempotencyTable.table),
+      });
       expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
       expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });
       expect(variables('route-not-found')).toEqual({});
@@ -287,9 +318,9 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it("grants each route's function exactly the pets table access the route table declares", () => {
       for (const route of routes) {
         const fn = stage.stack.functions.routes.get(route.handler)!;
-        expect(dynamoDbStatementsOf(stage, fn), route.operationId).toEqual(
-          route.petsTableAccess.map((access) => petsStatement(stage, access)),
-        );
+        const pets = logicalId(stage, stage.stack.petsTable.table);
+        const onPets = dynamoDbStatementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes(pets));
+        expect(grantsOf(onPets), route.operationId).toEqual(grantsOf(route.petsTableAccess.map((access) => petsStatement(stage, access))));
       }
     });
 
@@ -298,8 +329,18 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(statements).toEqual([petsStatement(stage, 'query')]);
     });
 
-    it('lets the create function only put items in the pets table', () => {
-      expect(dynamoDbStatementsOf(stage, functionsOf(stage).get('create-pet')!)).toEqual([petsStatement(stage, 'put')]);
+    it('lets the create function put pets, read one back by its key, and keep its idempotency records', () => {
+      expect(grantsOf(dynamoDbStatementsOf(stage, functionsOf(stage).get('create-pet')!))).toEqual(
+        grantsOf([petsStatement(stage, 'put'), petsStatement(stage, 'get'), idempotencyStatement(stage)]),
+      );
+    });
+
+    it('lets nobody but the create function touch the idempotency table', () => {
+      const table = logicalId(stage, stage.stack.idempotencyTable.table);
+      for (const [name, fn] of functionsOf(stage)) {
+        if (name === 'create-pet') continue;
+        expect(JSON.stringify(statementsOf(stage, fn)), name).not.toContain(table);
+      }
     });
 
     it('lets the get function only read one pet by its key', () => {
@@ -420,14 +461,15 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
 });
 
 describe('production', () => {
-  it('protects every table from deletion and retains it when it leaves the stack', () => {
-    const { template } = synthesis.stage(production.name);
-    const tables = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
-    expect(tables).toHaveLength(2);
+  it('protects the pets and API keys tables from deletion and retains them when they leave the stack', () => {
+    const stage = synthesis.stage(production.name);
+    const tables = [stage.stack.petsTable.table, stage.stack.apiKeysTable.table].map(
+      (table) => stage.json.Resources[logicalId(stage, table)]!,
+    );
     for (const table of tables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.UpdateReplacePolicy).toBe('Retain');
-      expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
+      expect(table.Properties!.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
     }
   });
 

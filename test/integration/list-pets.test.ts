@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PET_STATUSES, type PetStatus } from '../../shared/pets/pet';
-import { createPet } from '../../shared/pets/pets';
+import { createPet, randomCreationToken } from '../../shared/pets/pets';
 import { snapshotEnv } from '../helpers/env';
 import { expectError, nextLink } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
@@ -31,7 +31,11 @@ beforeAll(async () => {
   // Five pets created in the same millisecond, through the same domain code the handler runs.
   const sameInstant = new Date();
   for (let index = 0; index < 5; index++) {
-    const pet = await createPet(petStore(client), { name: `Twin ${index}`, categoryId: 2, status: 'available' }, { now: () => sameInstant });
+    const { pet } = await createPet(
+      petStore(client),
+      { name: `Twin ${index}`, categoryId: 2, status: 'available' },
+      { creationToken: randomCreationToken(), now: () => sameInstant },
+    );
     tied.push(pet.id);
   }
   await sleep(2);

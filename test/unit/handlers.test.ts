@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../shared/store-errors';
 import { httpEvent, lambdaContext } from '../helpers/events';
-import { InMemoryPetStore } from '../helpers/in-memory-stores';
+import { InMemoryIdempotencyStore, InMemoryPetStore } from '../helpers/in-memory-stores';
 
 // Handlers validate their configuration when their module loads, as on a Lambda cold start.
 vi.hoisted(() => {
   process.env.PETS_TABLE_NAME = 'unit-test-pets';
+  process.env.IDEMPOTENCY_TABLE_NAME = 'unit-test-idempotency';
   process.env.CURSOR_SECRET = 'unit-test-cursor-secret-of-32-characters';
 });
 const { createListPetsHandler } = await import('../../functions/list-pets');
@@ -21,7 +22,7 @@ beforeEach(() => {
 const body = (response: { body?: string }) => JSON.parse(response.body ?? 'null') as unknown;
 
 describe('createPet', () => {
-  const createPet = () => createCreatePetHandler({ store });
+  const createPet = () => createCreatePetHandler({ store, idempotency: new InMemoryIdempotencyStore() });
   const post = (json: unknown) =>
     httpEvent({ method: 'POST', body: JSON.stringify(json), headers: { 'content-type': 'application/json' } });
 
@@ -43,6 +44,37 @@ describe('createPet', () => {
     const response = await createPet()(post({ name: 'Rex', categoryId: 3, id: 7 }), lambdaContext());
     expect(response.statusCode).toBe(400);
     expect(body(response)).toEqual({ code: 'invalid_parameter', message: 'id is not an accepted field.', status: 400 });
+    expect(store.pets.size).toBe(0);
+  });
+
+  it('answers a repeat with the same Idempotency-Key with the first pet, marked as a replay, storing one pet', async () => {
+    const handler = createPet();
+    const keyed = () =>
+      httpEvent({
+        method: 'POST',
+        body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'order-42' },
+      });
+    const first = await handler(keyed(), lambdaContext());
+    const again = await handler(keyed(), lambdaContext());
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(body(again)).toEqual(body(first));
+    expect(store.pets.size).toBe(1);
+  });
+
+  it('rejects an Idempotency-Key that is not 1 to 255 printable ASCII characters, storing nothing', async () => {
+    const response = await createPet()(
+      httpEvent({
+        method: 'POST',
+        body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'x'.repeat(256) },
+      }),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(body(response)).toMatchObject({ code: 'invalid_parameter', message: expect.stringContaining('Idempotency-Key') });
     expect(store.pets.size).toBe(0);
   });
 
@@ -68,7 +100,7 @@ describe('listPets', () => {
 
   async function seed(count: number) {
     for (let index = 1; index <= count; index++) {
-      await store.insert({ id: index, name: `pet ${index}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, index)).toISOString() });
+      await store.insert({ id: index, name: `pet ${index}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, index)).toISOString() }, `token ${index}`);
     }
   }
 
@@ -107,7 +139,7 @@ describe('getPet', () => {
     httpEvent({ rawPath: `/v1/pets/${petId}`, routeKey: 'GET /v1/pets/{petId}', pathParameters: { petId } });
 
   it('returns the pet with deprecation headers', async () => {
-    await store.insert({ id: 9, name: 'Rex', categoryId: 1, createdAt: '2026-01-01T00:00:00.000Z' });
+    await store.insert({ id: 9, name: 'Rex', categoryId: 1, createdAt: '2026-01-01T00:00:00.000Z' }, 'token');
     const response = await getPet()(get('9'), lambdaContext());
     expect(body(response)).toEqual({ id: 9, name: 'Rex', categoryId: 1 });
     expect(response.headers).toMatchObject({
@@ -127,7 +159,7 @@ describe('getPet', () => {
 describe('every route', () => {
   const handlers = {
     listPets: () => createListPetsHandler({ store, cursorSecret: process.env.CURSOR_SECRET! }),
-    createPet: () => createCreatePetHandler({ store }),
+    createPet: () => createCreatePetHandler({ store, idempotency: new InMemoryIdempotencyStore() }),
     getPet: () => createGetPetHandler({ store }),
     fallback: () => routeNotFound,
   };
