@@ -34,15 +34,23 @@ export function createGateway({ functions, accessLog }: GatewayOptions): Request
   return (req, res) => {
     const started = Date.now();
     const requestId = newRequestId();
-    void readRequest(req)
-      .then((request) => (request ? route(request, requestId) : gatewayResponse(413, 'Request Entity Too Large')))
-      .catch(() => gatewayResponse(500, 'Internal Server Error'))
+    // Read now: once a client is gone its socket is detached, and nothing that runs later may
+    // depend on it (reading `req.socket.remoteAddress` then threw and ended `npm start`).
+    const client = { ip: req.socket.remoteAddress, port: req.socket.localPort };
+    // A client that resets mid-request ends its own request only.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    readRequest(req, client)
+      .then((request) => (request === TOO_LARGE ? refuseTooLarge(req, res) : route(request, requestId)))
+      .catch((error: unknown) => (error instanceof ClientGoneError ? undefined : gatewayResponse(500, 'Internal Server Error')))
       .then((response) => {
+        // Nobody to answer (the upload was aborted, the client hung up): nothing to send or log.
+        if (response === undefined || res.destroyed) return;
         send(res, response, requestId);
         accessLog?.(
           JSON.stringify({
             requestId,
-            ip: req.socket.remoteAddress,
+            ip: client.ip,
             requestTime: new Date(started).toISOString(),
             httpMethod: req.method,
             path: req.url?.split('?')[0],
@@ -52,7 +60,9 @@ export function createGateway({ functions, accessLog }: GatewayOptions): Request
             responseLatency: Date.now() - started,
           }),
         );
-      });
+      })
+      // The last link: a failure to answer or to log must not become an unhandled rejection.
+      .catch(() => res.destroy());
   };
 
   async function route(request: IncomingRequest, requestId: string): Promise<OutgoingResponse> {
@@ -116,14 +126,17 @@ function identitySourceValues(request: IncomingRequest): string[] | undefined {
   return values;
 }
 
-async function readRequest(req: IncomingMessage): Promise<IncomingRequest | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > GATEWAY_MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
-  }
+const TOO_LARGE = Symbol('too large');
+
+/** The client went away before its request was complete. */
+class ClientGoneError extends Error {}
+
+async function readRequest(
+  req: IncomingMessage,
+  client: { ip: string | undefined; port: number | undefined },
+): Promise<IncomingRequest | typeof TOO_LARGE> {
+  const body = await readBody(req);
+  if (body === TOO_LARGE) return TOO_LARGE;
   const headers: Array<[string, string]> = [];
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
     headers.push([req.rawHeaders[index]!, req.rawHeaders[index + 1]!]);
@@ -134,12 +147,56 @@ async function readRequest(req: IncomingMessage): Promise<IncomingRequest | unde
     method: req.method ?? 'GET',
     target: req.url ?? '/',
     headers,
-    body: Buffer.concat(chunks),
-    sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+    body,
+    sourceIp: (client.ip ?? '127.0.0.1').replace(/^::ffff:/, ''),
     protocol: `HTTP/${req.httpVersion}`,
     scheme: 'http',
-    port: req.socket.localPort ?? 80,
+    port: client.port ?? 80,
   };
+}
+
+/**
+ * The body, up to API Gateway's limit. A declared `Content-Length` over it is refused before a byte
+ * is read; a chunked body as soon as it passes it. Listeners rather than `for await`, which destroys
+ * the stream (and with it the socket the 413 must go out on) when the loop stops early.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
+  if (Number(req.headers['content-length'] ?? 0) > GATEWAY_MAX_BODY_BYTES) return Promise.resolve(TOO_LARGE);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
+      else settle(() => (req.pause(), resolve(TOO_LARGE)));
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks)));
+    const onClose = () => settle(() => reject(new ClientGoneError()));
+    req.on('data', onData).on('end', onEnd).on('close', onClose);
+  });
+}
+
+/** How long a refused upload may go on being discarded, so that its sender hears the 413. */
+const LINGER_MS = 2_000;
+
+/**
+ * API Gateway's 413, then a lingering close, as web servers do: our side of the connection ends
+ * once the answer is out, what the client is still sending is discarded, not kept, and the socket
+ * goes after LINGER_MS at the latest. Closing at once would reset a connection with unread data in
+ * it, and a reset makes the client drop the very 413 it was sent.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse): OutgoingResponse {
+  const { socket } = req;
+  res.once('finish', () => {
+    socket.end();
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
+  return gatewayResponse(413, 'Request Entity Too Large');
 }
 
 function send(res: ServerResponse, response: OutgoingResponse, requestId: string): void {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../shared/auth/manage-api-keys';
 import { BASE_PATH } from '../shared/routes';
-import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite } from './dynamodb-local';
+import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
 import { serveDocs } from './docs-site';
 import { createGateway } from './gateway';
@@ -18,9 +19,14 @@ export interface LocalApiOptions {
   /** HTTP port; 0 picks a free one. */
   readonly port: number;
   readonly host?: string;
-  /** Port of the embedded DynamoDB (dynalite); 0 picks a free one. */
+  /** Port of the embedded DynamoDB (dynalite); 0 picks a free one. Unused with `dynamoDbEndpoint`. */
   readonly dynamoDbPort: number;
-  /** Keep data on disk in this directory; in memory when omitted. */
+  /**
+   * An existing DynamoDB-compatible endpoint to use instead of starting dynalite; the tables are
+   * created there when missing. Tests put a fault-injecting proxy here.
+   */
+  readonly dynamoDbEndpoint?: string;
+  /** Keep data on disk in this directory; in memory when omitted. Unused with `dynamoDbEndpoint`. */
   readonly dataDir?: string;
   /** Register this key instead of generating one. */
   readonly devApiKey?: string;
@@ -51,7 +57,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   if (options.devApiKey !== undefined && !isUsableApiKey(options.devApiKey)) {
     throw new Error('DEV_API_KEY must be 16 to 512 characters of letters, digits and -._~+/ (a bearer token).');
   }
-  const dynamoDb = await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir });
+  const dynamoDb =
+    options.dynamoDbEndpoint === undefined
+      ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir })
+      : existingDynamoDb(options.dynamoDbEndpoint);
   try {
     await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
     const client = createLocalClient(dynamoDb.endpoint);
@@ -66,6 +75,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         () => res.writeHead(500).end(),
       );
     });
+    server.on('clientError', answerMalformedRequest);
     const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT');
 
     return {
@@ -85,6 +95,26 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     await dynamoDb.close();
     throw error;
   }
+}
+
+/**
+ * A request Node's parser rejects (garbage request line, invalid header characters, headers over
+ * the size limit) ends its own connection, never the server: 431 or 400 when the client can still
+ * hear it, as Node answers without a handler, and the socket is destroyed once that is sent.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (socket.writable && error.code !== 'ECONNRESET') {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.once('finish', () => socket.destroy());
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  } else {
+    socket.destroy();
+  }
+}
+
+/** An endpoint someone else runs: nothing to stop when the API closes. */
+function existingDynamoDb(endpoint: string): LocalDynamoDb {
+  return { endpoint, close: async () => undefined };
 }
 
 /**

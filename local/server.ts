@@ -18,9 +18,28 @@ function portFrom(name: string, fallback: number): number {
   return port;
 }
 
+/** `DYNAMODB_ENDPOINT`: an absolute http(s) URL of a DynamoDB-compatible server, or unset. */
+function endpointFrom(name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} must be a URL such as http://127.0.0.1:8000, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http or https URL, got "${value}"`);
+  return value.replace(/\/+$/, '');
+}
+
 try {
+  const dynamoDbEndpoint = endpointFrom('DYNAMODB_ENDPOINT');
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : undefined;
+  if (dynamoDbEndpoint !== undefined && dataDir !== undefined) {
+    throw new Error('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
+  }
   const api = await startLocalApi({
+    dynamoDbEndpoint,
     port: portFrom('PORT', 3000),
     host: env.HOST || '127.0.0.1',
     dynamoDbPort: portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
@@ -38,7 +57,7 @@ try {
       `  Animal store API  ${api.baseUrl}`,
       `  API key           ${api.apiKey}${env.DEV_API_KEY ? '  (from DEV_API_KEY)' : ''}`,
       `  API reference     ${api.docsUrl}  (OpenAPI document: ${api.docsUrl.replace(/\/docs$/, '/openapi.json')})`,
-      `  Storage           ${dataDir ? `on disk in ${dataDir}` : 'in memory (set DATA_DIR to keep data between runs)'}`,
+      `  Storage           ${storage(dynamoDbEndpoint, dataDir)}`,
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
       flags.watch ? '  Watching          functions/ and shared/ (handlers reload on change)' : '',
       '',
@@ -54,4 +73,9 @@ try {
 } catch (error) {
   process.stderr.write(`Could not start the local API: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
+}
+
+function storage(endpoint: string | undefined, dataDir: string | undefined): string {
+  if (endpoint !== undefined) return `the DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)`;
+  return dataDir ? `on disk in ${dataDir}` : 'in memory (set DATA_DIR to keep data between runs)';
 }

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { PROJECT_ROOT, runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { documentClient, petStore } from '../helpers/pets';
 
 describe('npm start', () => {
   let server: RunningServer;
@@ -77,6 +79,41 @@ describe('npm start', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--name');
     });
+  });
+});
+
+describe('npm start with DYNAMODB_ENDPOINT', () => {
+  let dynamoDb: LocalDynamoDb;
+  let server: RunningServer;
+  beforeAll(async () => {
+    dynamoDb = await startDynalite({ port: 0 });
+    server = await startServerProcess({ DYNAMODB_ENDPOINT: dynamoDb.endpoint });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await dynamoDb?.close();
+  });
+
+  it('keeps its pets in that DynamoDB, creating the tables there, instead of starting its own', async () => {
+    expect(server.output()).toContain(`the DynamoDB at ${dynamoDb.endpoint} (DYNAMODB_ENDPOINT)`);
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Kept elsewhere', categoryId: 1 }),
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: number };
+    const stored = await petStore(documentClient({ dynamoDbEndpoint: dynamoDb.endpoint })).get(id);
+    expect(stored).toMatchObject({ id, name: 'Kept elsewhere' });
+  });
+
+  it.each([
+    ['not a URL', '127.0.0.1 port 8000', 'DYNAMODB_ENDPOINT must be a URL'],
+    ['not http', 'ftp://127.0.0.1:8000', 'DYNAMODB_ENDPOINT must be an http or https URL'],
+  ])('refuses an endpoint that is %s, naming the setting', async (_, value, message) => {
+    const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_ENDPOINT: value });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
   });
 });
 
