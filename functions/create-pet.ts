@@ -9,7 +9,7 @@ import { IDEMPOTENT_REPLAYED_HEADER } from '../shared/idempotency/idempotency-ke
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import { NewPetSchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
-import { makeCreatePetOnce } from '../shared/pets/pets';
+import { makeCreatePetOnce } from '../shared/pets/create-pet-once';
 
 export interface CreatePetDependencies {
   readonly store: PetStore;

@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { NotFoundError } from '../http/errors';
 import { IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
-import { scopeToken } from '../idempotency/idempotency-key';
-import { makeIdempotentOperation, type Outcome } from '../idempotency/idempotent-operation';
+import type { Outcome } from '../idempotency/idempotent-operation';
 import { MAX_ID, toPet, type NewPet, type Pet, type PetRecord, type PetStatus } from './pet';
 import type { ListPosition, PetStore } from './pet-store';
 
@@ -52,19 +50,6 @@ export async function createPet(store: PetStore, input: NewPet, options: CreateP
 
 function isSamePet(stored: PetRecord, input: NewPet): boolean {
   return stored.name === input.name && stored.categoryId === input.categoryId && stored.status === input.status;
-}
-
-/**
- * createPet as the API runs it: idempotent per Idempotency-Key (scoped to the API key), exactly
- * once per request without one. See docs/idempotency.md.
- */
-export function makeCreatePetOnce(store: PetStore, persistence: BasePersistenceLayer) {
-  return makeIdempotentOperation({
-    name: 'createPet',
-    persistence,
-    operation: (input: NewPet, scope) =>
-      createPet(store, input, { creationToken: scope === undefined ? randomCreationToken() : scopeToken(scope) }),
-  });
 }
 
 export interface PetsPage {
