@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { authorizer, fallbackHandler, matchRoute, routeKey } from '../shared/routes';
 import {
@@ -32,38 +33,32 @@ export interface GatewayOptions {
  */
 export function createGateway({ functions, accessLog }: GatewayOptions): RequestListener {
   return (req, res) => {
-    const started = Date.now();
-    const requestId = newRequestId();
-    // Read now: once a client is gone its socket is detached, and nothing that runs later may
-    // depend on it (reading `req.socket.remoteAddress` then threw and ended `npm start`).
-    const client = { ip: req.socket.remoteAddress, port: req.socket.localPort };
-    // A client that resets mid-request ends its own request only.
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    readRequest(req, client)
-      .then((request) => (request === TOO_LARGE ? refuseTooLarge(req, res) : route(request, requestId)))
-      .catch((error: unknown) => (error instanceof ClientGoneError ? undefined : gatewayResponse(500, 'Internal Server Error')))
-      .then((response) => {
-        // Nobody to answer (the upload was aborted, the client hung up): nothing to send or log.
-        if (response === undefined || res.destroyed) return;
-        send(res, response, requestId);
-        accessLog?.(
-          JSON.stringify({
-            requestId,
-            ip: client.ip,
-            requestTime: new Date(started).toISOString(),
-            httpMethod: req.method,
-            path: req.url?.split('?')[0],
-            protocol: `HTTP/${req.httpVersion}`,
-            status: response.statusCode,
-            responseLength: response.body.length,
-            responseLatency: Date.now() - started,
-          }),
-        );
+    const arrival = arrive(req);
+    // A client that resets mid-request ends its own request only. Errors on the socket itself reach
+    // the server's 'clientError' handler (local-api.ts), which destroys that connection.
+    req.on('error', ignore);
+    res.on('error', ignore);
+    respond(req, arrival)
+      .then((outcome) => {
+        // Abandoned requests (an aborted upload, a client gone before the answer) are skipped, not
+        // logged with a made-up status such as 499: nothing was answered, and nothing is sent.
+        if (outcome === undefined || res.destroyed || arrival.socket.destroyed) return;
+        const response = outcome === TOO_LARGE ? refuseTooLarge(res, arrival) : answer(res, outcome, arrival.requestId);
+        accessLog?.(accessLogLine(arrival, response));
       })
-      // The last link: a failure to answer or to log must not become an unhandled rejection.
+      // The last link: a failure to answer or to log ends this exchange, never the process.
       .catch(() => res.destroy());
   };
+
+  /** The answer; TOO_LARGE for a body over the limit; undefined when the client left before sending it all. */
+  async function respond(req: IncomingMessage, arrival: Arrival): Promise<OutgoingResponse | typeof TOO_LARGE | undefined> {
+    try {
+      const request = await readRequest(req, arrival);
+      return request === TOO_LARGE ? TOO_LARGE : await route(request, arrival.requestId);
+    } catch (error) {
+      return error instanceof ClientGoneError ? undefined : gatewayResponse(500, 'Internal Server Error');
+    }
+  }
 
   async function route(request: IncomingRequest, requestId: string): Promise<OutgoingResponse> {
     const rawPath = request.target.split('?')[0] ?? '/';
@@ -131,10 +126,38 @@ const TOO_LARGE = Symbol('too large');
 /** The client went away before its request was complete. */
 class ClientGoneError extends Error {}
 
-async function readRequest(
-  req: IncomingMessage,
-  client: { ip: string | undefined; port: number | undefined },
-): Promise<IncomingRequest | typeof TOO_LARGE> {
+function ignore(): void {}
+
+/**
+ * What the event and the access log need from the connection, read as the request arrives: once a
+ * client is gone its socket no longer knows its addresses, and reading `req.socket.remoteAddress`
+ * then used to throw and end `npm start`.
+ */
+interface Arrival {
+  readonly requestId: string;
+  readonly started: number;
+  readonly socket: Socket;
+  readonly ip: string | undefined;
+  readonly port: number | undefined;
+  readonly method: string;
+  readonly target: string;
+  readonly protocol: string;
+}
+
+function arrive(req: IncomingMessage): Arrival {
+  return {
+    requestId: newRequestId(),
+    started: Date.now(),
+    socket: req.socket,
+    ip: req.socket.remoteAddress,
+    port: req.socket.localPort,
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    protocol: `HTTP/${req.httpVersion}`,
+  };
+}
+
+async function readRequest(req: IncomingMessage, arrival: Arrival): Promise<IncomingRequest | typeof TOO_LARGE> {
   const body = await readBody(req);
   if (body === TOO_LARGE) return TOO_LARGE;
   const headers: Array<[string, string]> = [];
@@ -144,14 +167,14 @@ async function readRequest(
   // Once per request, so the authorizer and the route see the same trace, as on AWS.
   if (req.headers['x-amzn-trace-id'] === undefined) headers.push(['X-Amzn-Trace-Id', newTraceId()]);
   return {
-    method: req.method ?? 'GET',
-    target: req.url ?? '/',
+    method: arrival.method,
+    target: arrival.target,
     headers,
     body,
-    sourceIp: (client.ip ?? '127.0.0.1').replace(/^::ffff:/, ''),
-    protocol: `HTTP/${req.httpVersion}`,
+    sourceIp: (arrival.ip ?? '127.0.0.1').replace(/^::ffff:/, ''),
+    protocol: arrival.protocol,
     scheme: 'http',
-    port: client.port ?? 80,
+    port: arrival.port ?? 80,
   };
 }
 
@@ -180,30 +203,57 @@ function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
   });
 }
 
-/** How long a refused upload may go on being discarded, so that its sender hears the 413. */
+/** How long a refused upload's connection stays open after the 413, so that its sender hears it. */
 const LINGER_MS = 2_000;
 
 /**
- * API Gateway's 413, then a lingering close, as web servers do: our side of the connection ends
- * once the answer is out, what the client is still sending is discarded, not kept, and the socket
- * goes after LINGER_MS at the latest. Closing at once would reset a connection with unread data in
- * it, and a reset makes the client drop the very 413 it was sent.
+ * API Gateway's 413 with `Connection: close`, then a lingering close. The request is left paused, so
+ * Node stops reading the socket once the request's buffer is full: the rest of the upload is never
+ * read. The answer is complete by its Content-Length, and the response is never `end()`ed: Node
+ * would then destroy the socket as soon as the answer is flushed, over unread upload data, which
+ * resets the connection, and a client still uploading drops the very 413 it was sent (most raw
+ * uploaders did, when measured).
  */
-function refuseTooLarge(req: IncomingMessage, res: ServerResponse): OutgoingResponse {
-  const { socket } = req;
-  res.once('finish', () => {
-    socket.end();
-    socket.resume();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  });
-  return gatewayResponse(413, 'Request Entity Too Large');
+function refuseTooLarge(res: ServerResponse, arrival: Arrival): OutgoingResponse {
+  const response = gatewayResponse(413, 'Request Entity Too Large');
+  res.setHeader('connection', 'close');
+  writeHead(res, response, arrival.requestId);
+  res.write(response.body, (error) => error || lingerThenClose(arrival.socket));
+  return response;
 }
 
-function send(res: ServerResponse, response: OutgoingResponse, requestId: string): void {
+/** Our side ends once the answer is out; the socket goes after LINGER_MS, or earlier if the client resets it. */
+function lingerThenClose(socket: Socket): void {
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+function answer(res: ServerResponse, response: OutgoingResponse, requestId: string): OutgoingResponse {
+  writeHead(res, response, requestId);
+  res.end(response.body);
+  return response;
+}
+
+function writeHead(res: ServerResponse, response: OutgoingResponse, requestId: string): void {
   res.statusCode = response.statusCode;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   if (response.cookies.length > 0) res.setHeader('set-cookie', response.cookies);
   res.setHeader('apigw-requestid', requestId);
   res.setHeader('content-length', response.body.length);
-  res.end(response.body);
+}
+
+/** One line of the deployed stage's access-log format, from what was captured on arrival. */
+function accessLogLine(arrival: Arrival, response: OutgoingResponse): string {
+  return JSON.stringify({
+    requestId: arrival.requestId,
+    ip: arrival.ip,
+    requestTime: new Date(arrival.started).toISOString(),
+    httpMethod: arrival.method,
+    path: arrival.target.split('?')[0],
+    protocol: arrival.protocol,
+    status: response.statusCode,
+    responseLength: response.body.length,
+    responseLatency: Date.now() - arrival.started,
+  });
 }

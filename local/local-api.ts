@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
@@ -70,10 +70,11 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
     const gateway = createGateway({ functions, accessLog: options.accessLog });
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      serveDocs(req, res).then(
-        (served) => served || gateway(req, res),
-        () => res.writeHead(500).end(),
-      );
+      serveDocs(req, res)
+        .then((served) => served || gateway(req, res))
+        // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
+        // been sent, else the connection goes; neither can throw, so nothing reaches the process.
+        .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
     });
     server.on('clientError', answerMalformedRequest);
     const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT');
@@ -97,19 +98,28 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   }
 }
 
+/** Node's own answers to requests its parser rejects, by error code; 400 for any other. */
+const MALFORMED_REQUEST_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
 /**
  * A request Node's parser rejects (garbage request line, invalid header characters, headers over
- * the size limit) ends its own connection, never the server: 431 or 400 when the client can still
- * hear it, as Node answers without a handler, and the socket is destroyed once that is sent.
+ * the size limit) or a connection that fails ends that connection only, never the server: Node's own
+ * status when the client can still hear it, then the socket is destroyed once that is sent (or could
+ * not be). ECONNRESET means the client is gone: nothing to answer.
  */
 function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (socket.writable && error.code !== 'ECONNRESET') {
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.once('finish', () => socket.destroy());
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  } else {
+  if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
+    return;
   }
+  const status = MALFORMED_REQUEST_STATUS[error.code ?? ''] ?? 400;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () =>
+    socket.destroy(),
+  );
 }
 
 /** An endpoint someone else runs: nothing to stop when the API closes. */

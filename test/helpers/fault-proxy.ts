@@ -1,24 +1,40 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { finished, pipeline } from 'node:stream';
 
 /**
- * A fault-injecting proxy for DynamoDB, for tests: it sits on loopback between the functions and
- * dynalite and breaks the network the way production does, so faults are injected where the SDK
- * meets them, never by mocking the store. HTTP-aware (DynamoDB's JSON protocol: `X-Amz-Target` names
- * the operation, the body names the table), so a fault can aim at one operation on one table.
+ * A fault-injecting proxy for DynamoDB, for tests. It sits on loopback between the functions and
+ * dynalite and breaks the network the way production does, so faults are met where the AWS SDK meets
+ * them, never by mocking the store. It speaks HTTP rather than relaying bytes because DynamoDB's JSON
+ * protocol names the operation in `X-Amz-Target` and the table in the body's `TableName`: that is
+ * what lets a fault aim at one operation on one table while every other request passes unchanged.
  */
 
+/** What the proxy does to a request that a rule selects. */
 export type Fault =
-  /** Forward the request; once DynamoDB has answered (the write happened), drop the connection without the answer. */
+  /** Forward the request; once DynamoDB has answered (the write happened), drop the client's connection without the answer. */
   | 'lose-response'
-  /** Drop the connection without forwarding: the request never reached DynamoDB. */
+  /** Drop the client's connection without forwarding: the request never reached DynamoDB. */
   | 'drop-request'
-  /** Accept the request and never answer nor forward it, until `clear()` or `close()`. */
+  /** Accept the request and never answer nor forward it, until `clear()` or `close()` (or the client gives up). */
   | 'stall'
-  /** Answer as DynamoDB does when throttling, without forwarding. */
+  /** Answer as DynamoDB does when throttling (HTTP 400, ProvisionedThroughputExceededException), without forwarding. */
   | 'throttle';
 
+/** Which requests get a fault, and how many of them. */
 export interface FaultRule {
+  /** What happens to a request the rule applies to. */
   readonly fault: Fault;
   /** DynamoDB operation, e.g. 'PutItem'; any operation when omitted. */
   readonly operation?: string;
@@ -26,16 +42,24 @@ export interface FaultRule {
   readonly table?: string;
   /** The rule applies to this many matching requests, then lapses; to every matching request when omitted. */
   readonly times?: number;
-  /** Applies only to every n-th matching request (1 = each), for steady fault rates. */
+  /**
+   * Applies only to every n-th matching request (1 = each), for steady fault rates; counts before
+   * `times`, so `{ every: 3, times: 2 }` hits the 3rd and 6th matching requests, then lapses.
+   */
   readonly every?: number;
 }
 
+/** One request as the proxy saw it. */
 export interface ProxiedRequest {
+  /** DynamoDB operation from `X-Amz-Target` (e.g. 'PutItem'); '' when the header is missing. */
   readonly operation: string;
+  /** TableName of the request body, when it has one (BatchWriteItem, for one, has not). */
   readonly table?: string;
+  /** The fault applied to the request; absent when it was passed through. */
   readonly fault?: Fault;
 }
 
+/** A running proxy; see `startFaultProxy`. */
 export interface FaultProxy {
   /** http://127.0.0.1:<port>; stays the same across refuse/accept. */
   readonly endpoint: string;
@@ -43,180 +67,299 @@ export interface FaultProxy {
   inject(rule: FaultRule): void;
   /** Removes every rule and ends every stalled request (their connections are destroyed). */
   clear(): void;
-  /** Stops listening and drops open connections, so new ones are refused (ECONNREFUSED): DynamoDB's endpoint is down. */
+  /** Stops listening and destroys open connections, so new ones are refused (ECONNREFUSED): DynamoDB's endpoint is down. */
   refuseConnections(): Promise<void>;
   /** Listens again on the same port: the store comes back. */
   acceptConnections(): Promise<void>;
   /** Every request the proxy received, in order, with the fault applied to it. */
   readonly requests: readonly ProxiedRequest[];
+  /** Stops listening, destroys every connection (ending stalls) and the connections to DynamoDB. */
   close(): Promise<void>;
 }
 
-interface ActiveRule extends FaultRule {
+/** A rule with its counters: matching requests seen, and times applied. */
+interface ActiveRule {
+  readonly rule: FaultRule;
   matched: number;
   applied: number;
 }
 
+const DYNAMODB_TARGET_PREFIX = 'DynamoDB_20120810.';
+
+/** The body DynamoDB sends with a throttled request; the SDK names the error after `__type`. */
 const THROTTLE_BODY = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
-  message: 'The level of configured provisioned throughput for the table was exceeded.',
+  message:
+    'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
 });
 
+/**
+ * Headers that describe one connection, not the message (RFC 9110 §7.6.1): the proxy has a
+ * connection of its own on each side, so it must not pass them on. Content-length stays: the body
+ * is passed unchanged. `expect` goes too: Node's server has already answered 100-continue.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
+
+/** How long `acceptConnections` keeps retrying a port that is momentarily busy. */
+const REBIND_RETRY_MS = 2_000;
+const REBIND_INTERVAL_MS = 50;
+/** How long `refuseConnections` waits for in-process clients to see their connections closed. */
+const CLIENTS_SETTLE_MS = 20;
+
+/**
+ * Starts the proxy on a free loopback port in front of `upstreamEndpoint` (an http:// DynamoDB,
+ * e.g. dynalite's endpoint). With no rules it passes every request through unchanged.
+ */
 export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultProxy> {
   const upstream = new URL(upstreamEndpoint);
+  if (upstream.protocol !== 'http:') throw new Error(`The fault proxy forwards to http:// only, not ${upstreamEndpoint}`);
+  // Keep-alive towards DynamoDB too, as the SDK does; the pool is independent of the client's
+  // connections, so a fault that destroys a client connection leaves it alone.
+  const upstreamAgent = new Agent({ keepAlive: true });
+
   let rules: ActiveRule[] = [];
   const requests: ProxiedRequest[] = [];
+  /** Every client connection of every listener, so refuse/clear/close can destroy them. */
   const sockets = new Set<Socket>();
-  const stalled = new Set<ServerResponse>();
+  /** Client connections that hold a stalled request. */
+  const stalled = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let closed = false;
+  /** refuse/accept/close run one after another, so a listener is never started twice. */
+  let transitions: Promise<unknown> = Promise.resolve();
 
+  function serially<T>(step: () => Promise<T>): Promise<T> {
+    const next = transitions.then(step);
+    transitions = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * The fault for a request. Every rule that still applies and matches counts the request (so an
+   * `every` rate is a rate of matching requests, whichever rule decides them); the first rule whose
+   * turn it is decides, and only that rule's `times` is used up.
+   */
   function decide(operation: string, table: string | undefined): Fault | undefined {
-    for (const rule of rules) {
+    let fault: Fault | undefined;
+    for (const active of rules) {
+      const { rule } = active;
+      if (rule.times !== undefined && active.applied >= rule.times) continue;
       if (rule.operation !== undefined && rule.operation !== operation) continue;
       if (rule.table !== undefined && rule.table !== table) continue;
-      if (rule.times !== undefined && rule.applied >= rule.times) continue;
-      rule.matched++;
-      if (rule.every !== undefined && rule.matched % rule.every !== 0) continue;
-      rule.applied++;
-      return rule.fault;
+      active.matched++;
+      if (fault !== undefined || active.matched % (rule.every ?? 1) !== 0) continue;
+      active.applied++;
+      fault = rule.fault;
     }
-    return undefined;
+    return fault;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // The body is read whole before anything else: the table it names decides the fault. DynamoDB
+    // requests are small (16 MB at most, for BatchWriteItem).
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const operation = operationOf(req.headers);
     const table = tableOf(body);
     const fault = decide(operation, table);
     requests.push({ operation, ...(table === undefined ? {} : { table }), ...(fault === undefined ? {} : { fault }) });
 
+    const socket = req.socket;
     switch (fault) {
       case 'drop-request':
-        req.socket.destroy();
+        socket.destroy();
         return;
       case 'stall':
-        stalled.add(res);
-        res.on('close', () => stalled.delete(res));
+        // The request was read; nothing more happens on this connection until it is destroyed.
+        stalled.add(socket);
+        socket.once('close', () => stalled.delete(socket));
         return;
-      case 'throttle':
-        res.writeHead(400, {
+      case 'throttle': {
+        const headers = {
           'content-type': 'application/x-amz-json-1.0',
           'content-length': Buffer.byteLength(THROTTLE_BODY),
-          'x-amzn-requestid': `fault-proxy-${requests.length}`,
-        });
+          'x-amzn-requestid': randomUUID(),
+        };
+        res.writeHead(400, headers);
         res.end(THROTTLE_BODY);
         return;
-      default: {
-        const answer = await forward(req, body);
-        if (fault === 'lose-response') {
-          req.socket.destroy();
+      }
+      case 'lose-response':
+      case undefined:
+        forward(req, res, body, fault === 'lose-response');
+        return;
+    }
+  }
+
+  /** Sends the request on to DynamoDB and streams its answer back, or, to lose it, drops the client once it is in. */
+  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, loseResponse: boolean): void {
+    const socket = req.socket;
+    const outgoing = httpRequest(
+      {
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        // Host stays the proxy's, as the client sent (and signed) it; dynalite does not mind.
+        // The body was read whole, so its length is known even if the client sent it chunked.
+        headers: { ...endToEnd(req.headers), 'content-length': body.length },
+        agent: upstreamAgent,
+      },
+      (answer) => {
+        if (loseResponse || res.destroyed || socket.destroyed) {
+          // Read the answer whole, so the write has certainly happened, then drop the client without it.
+          answer.resume();
+          finished(answer, () => socket.destroy());
           return;
         }
-        res.writeHead(answer.status, answer.headers);
-        res.end(answer.body);
-      }
-    }
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+        // A broken stream on either side ends the client's connection: it must not see half an answer as whole.
+        pipeline(answer, res, (error) => {
+          if (error) socket.destroy();
+        });
+      },
+    );
+    // DynamoDB unreachable behind the proxy: the client sees its connection fail, as it would.
+    outgoing.on('error', () => socket.destroy());
+    outgoing.end(body);
   }
 
-  function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
-    return new Promise((resolve, reject) => {
-      const outgoing = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          agent: false,
-        },
-        (answer) => {
-          const chunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('end', () =>
-            resolve({
-              status: answer.statusCode ?? 502,
-              headers: answer.headers as Record<string, string | string[]>,
-              body: Buffer.concat(chunks),
-            }),
-          );
-          answer.on('error', reject);
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
-  }
-
-  async function listen(): Promise<void> {
-    const next = createServer((req, res) => {
+  function createListener(): Server {
+    const listener = createServer((req, res) => {
       handle(req, res).catch(() => req.socket.destroy());
     });
-    next.on('connection', (socket) => {
+    // Defaults of Node's server would close an idle keep-alive connection after 5 s, racing a client
+    // that reuses it at that moment (ECONNRESET) and failing tests that injected no fault.
+    listener.keepAliveTimeout = 60_000;
+    listener.on('connection', (socket: Socket) => {
       sockets.add(socket);
+      // Destroyed connections may report errors (ECONNRESET, EPIPE); they are expected here.
       socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
+      socket.once('close', () => sockets.delete(socket));
     });
-    // The same port every time: the SDK keeps the endpoint it was given. Right after a close, the
-    // port may briefly still be held; try a few times.
-    for (let attempt = 0; ; attempt++) {
+    // Without a listener, an 'error' after listening (e.g. EMFILE on accept) would crash the test run.
+    listener.on('error', () => undefined);
+    return listener;
+  }
+
+  /** Binds a new listener to `port` (0 the first time: any free port), retrying briefly while the port is busy. */
+  async function startListening(): Promise<void> {
+    const deadline = Date.now() + REBIND_RETRY_MS;
+    for (;;) {
+      const listener = createListener();
+      listener.listen(port, '127.0.0.1');
       try {
-        await new Promise<void>((resolve, reject) => {
-          next.once('error', reject);
-          next.listen(port, '127.0.0.1', () => {
-            next.off('error', reject);
-            resolve();
-          });
-        });
-        break;
+        await once(listener, 'listening');
+        port = (listener.address() as AddressInfo).port;
+        server = listener;
+        return;
       } catch (error) {
-        if (attempt >= 20 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        listener.close();
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, REBIND_INTERVAL_MS));
       }
     }
-    port = (next.address() as AddressInfo).port;
-    server = next;
   }
 
   async function stopListening(): Promise<void> {
-    const current = server;
+    const listener = server;
     server = undefined;
-    if (current === undefined) return;
+    if (listener === undefined) return;
+    // close() stops accepting at once; its callback waits for the open connections, so end them.
+    const stoppedListening = new Promise<void>((resolve) => listener.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => current.close(resolve));
+    await stoppedListening;
+    // The clients of a test usually live in this process: give them a moment to read the end of
+    // their pooled keep-alive connections, so that their next request opens a new one and is refused
+    // (ECONNREFUSED) rather than sent on a connection they have not yet seen closed (ECONNRESET).
+    await new Promise((resolve) => setTimeout(resolve, CLIENTS_SETTLE_MS));
   }
 
-  await listen();
+  await startListening();
+
   return {
     endpoint: `http://127.0.0.1:${port}`,
     inject(rule) {
-      rules.push({ ...rule, matched: 0, applied: 0 });
+      if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) {
+        throw new RangeError(`times must be a whole number, not ${rule.times}`);
+      }
+      if (rule.every !== undefined && !(Number.isInteger(rule.every) && rule.every >= 1)) {
+        throw new RangeError(`every must be a whole number from 1, not ${rule.every}`);
+      }
+      rules.push({ rule: { ...rule }, matched: 0, applied: 0 });
     },
     clear() {
       rules = [];
-      for (const response of stalled) response.socket?.destroy();
+      for (const socket of stalled) socket.destroy();
       stalled.clear();
     },
-    refuseConnections: stopListening,
-    async acceptConnections() {
-      if (server === undefined) await listen();
+    refuseConnections: () => serially(stopListening),
+    acceptConnections: () =>
+      serially(async () => {
+        if (closed) throw new Error('The fault proxy is closed');
+        if (server === undefined) await startListening();
+      }),
+    get requests() {
+      return requests;
     },
-    requests,
-    async close() {
-      rules = [];
-      stalled.clear();
-      await stopListening();
-    },
+    close: () =>
+      serially(async () => {
+        closed = true;
+        rules = [];
+        await stopListening();
+        // Connections of a listener already stopped by refuseConnections are gone too; stalls with them.
+        for (const socket of sockets) socket.destroy();
+        stalled.clear();
+        upstreamAgent.destroy();
+      }),
   };
 }
 
+/** The operation named by `X-Amz-Target: DynamoDB_20120810.<Operation>`; '' when there is none. */
+function operationOf(headers: IncomingHttpHeaders): string {
+  const target = headers['x-amz-target'];
+  if (typeof target !== 'string') return '';
+  return target.startsWith(DYNAMODB_TARGET_PREFIX) ? target.slice(DYNAMODB_TARGET_PREFIX.length) : target;
+}
+
+/** The body's TableName, when it is JSON and names one. */
 function tableOf(body: Buffer): string | undefined {
   try {
-    const { TableName } = JSON.parse(body.toString('utf8')) as { TableName?: unknown };
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { TableName } = parsed as { TableName?: unknown };
     return typeof TableName === 'string' ? TableName : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The headers without the hop-by-hop ones, including any that `Connection` itself names. */
+function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
 }
