@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Validations, type Environment } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { PROJECT_ROOT } from './api-function';
 import { AnimalStoreStack } from './animal-store-stack';
@@ -13,8 +13,6 @@ export function cdkJsonContext(): Record<string, unknown> {
 }
 
 export interface AnimalStoreAppOptions {
-  /** Account and region of every stack; environment-agnostic where a field is undefined. */
-  readonly env?: Environment;
   /** Where the cloud assembly goes; cdk.out (or the CLI's choice) by default. */
   readonly outdir?: string;
   /** The stages to build; all of infra/stages.ts by default. */
@@ -40,7 +38,7 @@ export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): Anima
   });
   const stacks = new Map<string, AnimalStoreStack>();
   for (const stage of options.stages ?? allStages) {
-    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage, ...(options.env ? { env: options.env } : {}) }));
+    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage }));
   }
   // Unacknowledged findings, warnings included, fail synthesis; acknowledgements sit next to the
   // resource they concern, each with its reason.

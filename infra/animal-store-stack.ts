@@ -1,18 +1,26 @@
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { metricsNamespace } from '../shared/metric-names';
 import { ApiFunctions } from './api-functions';
 import { CursorSecret } from './cursor-secret';
+import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
 import { PetStoreApi } from './pet-store-api';
 import type { StageConfig } from './stages';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
+import { TrafficShifting } from './traffic-shifting';
 
-export interface AnimalStoreStackProps extends StackProps {
-  /** The stage this stack deploys; everything stage-specific comes from here. */
+export interface AnimalStoreStackProps extends Omit<StackProps, 'env'> {
+  /** The stage this stack deploys; everything stage-specific, its account and region included, comes from here. */
   readonly stage: StageConfig;
 }
 
-/** One complete, self-contained deployment of the animal store: nothing is shared with other stages. */
+/**
+ * One complete, self-contained deployment of the animal store, pinned to its stage's account and
+ * region: nothing is shared with other stages, and the CDK CLI refuses to deploy it with credentials
+ * for another account.
+ */
 export class AnimalStoreStack extends Stack {
   /** The stage this stack deploys. */
   readonly config: StageConfig;
@@ -22,6 +30,10 @@ export class AnimalStoreStack extends Stack {
   readonly functions: ApiFunctions;
   readonly api: PetStoreApi;
   readonly monitoring: Monitoring;
+  readonly trafficShifting: TrafficShifting;
+  readonly dashboard: Dashboard;
+  /** Lets an operator run `npm run keys -- --stage <stage>`: attach it to their role or group. */
+  readonly keyAdministrationPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     super(scope, id, {
@@ -29,8 +41,15 @@ export class AnimalStoreStack extends Stack {
       stackName: props.stage.stackName,
       terminationProtection: props.stage.terminationProtection,
       ...props,
+      env: { account: props.stage.account, region: props.stage.region },
     });
     const { stage } = props;
+    if (stage.requiresAlarmSubscription && stage.alarmSubscriptions.length === 0) {
+      throw new Error(
+        `The ${stage.name} stage's alarms would reach nobody: set alarmSubscriptions of ${stage.name} in infra/stages.ts ` +
+          `to an e-mail address ({ email: 'oncall@example.com' }) or an existing SNS topic ({ topicArn: 'arn:aws:sns:…' }).`,
+      );
+    }
     this.config = stage;
     Tags.of(this).add('application', 'animal-store');
     Tags.of(this).add('stage', stage.name);
@@ -51,30 +70,57 @@ export class AnimalStoreStack extends Stack {
       cursorSecret,
       memoryMiB: stage.memoryMiB,
       logLevel: stage.logLevel,
+      metricsNamespace: metricsNamespace(stage.name),
+      ...(stage.authorizerReservedConcurrency === undefined ? {} : { authorizerReservedConcurrency: stage.authorizerReservedConcurrency }),
       logRetention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
     });
 
+    // API Gateway invokes the `live` aliases, never the functions' latest code: CodeDeploy decides
+    // when a new version takes traffic.
     this.api = new PetStoreApi(this, 'Api', {
-      routeFunctions: new Map([...this.functions.routes].map(([handler, fn]) => [handler, fn.function])),
-      fallbackFunction: this.functions.fallback.function,
-      authorizerFunction: this.functions.authorizer.function,
+      routeFunctions: new Map([...this.functions.routes].map(([handler, fn]) => [handler, fn.alias])),
+      fallbackFunction: this.functions.fallback.alias,
+      authorizerFunction: this.functions.authorizer.alias,
       throttle: stage.throttle,
       cors: stage.cors,
       logRetention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
     });
 
+    const functions = new Map(this.functions.all.map((fn) => [fn.node.id, fn.function]));
+    const tables = new Map([
+      ['Pets', this.petsTable.table],
+      ['ApiKeys', this.apiKeysTable.table],
+      ['Idempotency', this.idempotencyTable.table],
+    ]);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.httpApi,
-      functions: new Map(this.functions.all.map((fn) => [fn.node.id, fn.function])),
-      tables: new Map([
-        ['Pets', this.petsTable.table],
-        ['ApiKeys', this.apiKeysTable.table],
-        ['Idempotency', this.idempotencyTable.table],
-      ]),
+      functions,
+      tables,
       thresholds: stage.alarms,
-      ...(stage.alarmTopicArn === undefined ? {} : { alarmTopicArn: stage.alarmTopicArn }),
+      subscriptions: stage.alarmSubscriptions,
+    });
+    this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
+      aliases: new Map(this.functions.all.map((fn) => [fn.node.id, fn.alias])),
+      deploymentConfig: stage.deploymentConfig,
+      rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
+    });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      api: this.api.httpApi,
+      functions,
+      tables,
+      metricsNamespace: metricsNamespace(stage.name),
+      alarms: this.monitoring.alarms,
+    });
+
+    this.keyAdministrationPolicy = new ManagedPolicy(this, 'KeyAdministrationPolicy', {
+      description: `Issue, list and revoke API keys of the ${stage.name} stage with npm run keys.`,
+      statements: [
+        ...this.apiKeysTable.keyAdministrationStatements(),
+        // How `npm run keys -- --stage` finds the table: the stack's outputs.
+        new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [this.stackId] }),
+      ],
     });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the API; every path is under it.' });
@@ -84,6 +130,12 @@ export class AnimalStoreStack extends Stack {
     });
     new CfnOutput(this, 'PetsTableName', { value: this.petsTable.table.tableName, description: 'The pets table.' });
     new CfnOutput(this, 'Region', { value: this.region, description: 'The --region of `npm run keys`.' });
+    new CfnOutput(this, 'KeyAdministrationPolicyArn', {
+      value: this.keyAdministrationPolicy.managedPolicyArn,
+      description: 'Managed policy for `npm run keys -- --stage`: attach it to the operators who manage API keys.',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Every alarm of the stage notifies this topic.' });
+    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The stage\'s CloudWatch dashboard.' });
     new CfnOutput(this, 'CursorSecretArn', {
       value: cursorSecret.secret.secretArn,
       description: 'Secret that signs pagination cursors; rotate it with cursorSecretGeneration in infra/stages.ts.',

@@ -1,10 +1,11 @@
 import { join, resolve } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { SERVICE_NAME } from '../shared/service';
 import type { LogLevel } from './stages';
 import { assertTimeBudget, FUNCTION_TIMEOUT_MS } from './time-budget';
 
@@ -14,8 +15,8 @@ export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
-/** Service name in every structured log line (Powertools' `service` key). */
-export const SERVICE_NAME = 'animal-store';
+/** The alias API Gateway invokes; CodeDeploy moves it from one version to the next (infra/traffic-shifting.ts). */
+export const LIVE_ALIAS_NAME = 'live';
 
 /**
  * An ESM file has no `require`, yet CommonJS code bundled into it calls `require` for Node's
@@ -33,8 +34,12 @@ export interface ApiFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Memory in MB; also scales the function's CPU share. */
   readonly memoryMiB: number;
-  /** Powertools log level (POWERTOOLS_LOG_LEVEL). */
+  /** Application log level: Lambda's filter and Powertools' (POWERTOOLS_LOG_LEVEL) alike. */
   readonly logLevel: LogLevel;
+  /** CloudWatch namespace of the function's business metrics (POWERTOOLS_METRICS_NAMESPACE). */
+  readonly metricsNamespace: string;
+  /** Concurrent executions reserved for this function; none when undefined. */
+  readonly reservedConcurrency?: number;
   /** Retention of the function's log group. */
   readonly logRetention: RetentionDays;
   /** What happens to the log group when it leaves the stack. */
@@ -44,11 +49,14 @@ export interface ApiFunctionProps {
 /**
  * One handler of functions/ as a Lambda function, with the defaults every function of the store
  * shares: Node.js 24 on arm64, an ESM bundle built by the local esbuild, the time budget of
- * time-budget.ts, its own log group, and a role that can write to that log group and nothing else
- * until a construct grants it exactly what it needs.
+ * time-budget.ts, JSON logs in its own log group, a role that can write to that log group and
+ * nothing else until a construct grants it exactly what it needs, and the `live` alias that API
+ * Gateway invokes, so a new version takes traffic only when CodeDeploy shifts it there.
  */
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
+  /** What API Gateway invokes: the version CodeDeploy last promoted. */
+  readonly alias: Alias;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
@@ -73,9 +81,16 @@ export class ApiFunction extends Construct {
       timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      // Lambda's own START/END/REPORT lines as JSON too, so one query language reads the whole log;
+      // the application level filters at the source what Powertools would otherwise print.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         // Stack traces point at functions/ and shared/ rather than at the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
@@ -98,5 +113,7 @@ export class ApiFunction extends Construct {
         externalModules: [],
       },
     });
+
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
   }
 }

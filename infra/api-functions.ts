@@ -16,8 +16,12 @@ export interface ApiFunctionsProps {
   readonly cursorSecret: CursorSecret;
   /** Memory of every function, in MB. */
   readonly memoryMiB: number;
-  /** Powertools log level of every function. */
+  /** Application log level of every function. */
   readonly logLevel: LogLevel;
+  /** CloudWatch namespace of the functions' business metrics. */
+  readonly metricsNamespace: string;
+  /** Concurrent executions reserved for the authorizer; none when undefined. */
+  readonly authorizerReservedConcurrency?: number;
   /** Retention of every function's log group. */
   readonly logRetention: RetentionDays;
   /** What happens to the log groups when they leave the stack. */
@@ -41,6 +45,7 @@ export class ApiFunctions extends Construct {
     const defaults = {
       memoryMiB: props.memoryMiB,
       logLevel: props.logLevel,
+      metricsNamespace: props.metricsNamespace,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
     };
@@ -70,6 +75,8 @@ export class ApiFunctions extends Construct {
     this.authorizer = new ApiFunction(this, 'Authorizer', {
       ...defaults,
       handler: authorizer.handler,
+      // It fronts every route: were it throttled, every request would fail, not just some.
+      ...(props.authorizerReservedConcurrency === undefined ? {} : { reservedConcurrency: props.authorizerReservedConcurrency }),
       environment: { API_KEYS_TABLE_NAME: props.apiKeysTable.table.tableName },
     });
     props.apiKeysTable.grantKeyLookup(this.authorizer.role);

@@ -1,10 +1,13 @@
-import { Duration, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnAuthorizer,
+  CfnIntegration,
+  CfnRoute,
   CorsHttpMethod,
   HttpApi,
   HttpMethod,
+  HttpNoneAuthorizer,
   HttpRoute,
   HttpRouteKey,
   HttpStage,
@@ -17,12 +20,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizer as authorizerSpec, BASE_PATH, routes } from '../shared/routes';
-import type { CorsConfig, ThrottleConfig } from './stages';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from './cors-policy';
+import type { ThrottleConfig } from './stages';
 
 export interface PetStoreApiProps {
-  /** The function serving each route, by handler name (shared/routes.ts). */
+  /** The function (alias) serving each route, by handler name (shared/routes.ts). */
   readonly routeFunctions: ReadonlyMap<string, IFunction>;
-  /** Serves every request no route matches. */
+  /** Serves every request no route matches, and CORS preflights when CORS is on. */
   readonly fallbackFunction: IFunction;
   /** The Lambda authorizer in front of every route, the fallback included. */
   readonly authorizerFunction: IFunction;
@@ -61,12 +65,17 @@ const ACCESS_LOG_FIELDS = {
   error: '$context.error.message',
 } as const;
 
-/** Response headers browsers may read: pagination, the created resource, and deprecation notices. */
-const CORS_EXPOSED_HEADERS = ['link', 'location', 'deprecation', 'sunset'];
+/**
+ * The one route without the authorizer, present only when CORS is on: browsers send preflights
+ * without credentials, and behind the authorizer they would get 401 from the `$default` route, so no
+ * browser could call the API. AWS documents this route for exactly this case.
+ */
+export const PREFLIGHT_ROUTE_KEY = 'OPTIONS /{proxy+}';
 
 /**
- * The HTTP API: every route of shared/routes.ts plus the `$default` route, all behind the Lambda
- * authorizer, served on the `$default` stage so the base URL is the API's endpoint plus `/v1`.
+ * The HTTP API: every route of shared/routes.ts plus the `$default` route, all Lambda integrations
+ * behind the Lambda authorizer (checked at synthesis), served on the `$default` stage so the base URL
+ * is the API's endpoint plus `/v1`.
  */
 export class PetStoreApi extends Construct {
   readonly httpApi: HttpApi;
@@ -87,7 +96,14 @@ export class PetStoreApi extends Construct {
       corsPreflight: corsPreflight(props.cors),
     });
 
-    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    // Under /aws/vendedlogs/: API Gateway delivers access logs as a vended log source, which needs no
+    // entry in the account's CloudWatch Logs resource policy. Any other name adds one per stage, the
+    // policy is capped at 5,120 characters, and stage creation fails once it is full.
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      logGroupName: `/aws/vendedlogs/apigateway/${Stack.of(this).stackName}/access`,
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       autoDeploy: true,
@@ -124,8 +140,52 @@ export class PetStoreApi extends Construct {
       authorizer,
     });
 
+    if (props.cors.allowOrigins.length > 0) {
+      const preflight = new HttpRoute(this, 'PreflightRoute', {
+        httpApi: this.httpApi,
+        routeKey: HttpRouteKey.with('/{proxy+}', HttpMethod.OPTIONS),
+        integration: new HttpLambdaIntegration('PreflightIntegration', props.fallbackFunction),
+        authorizer: new HttpNoneAuthorizer(),
+      });
+      Validations.of(preflight).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Browsers send CORS preflights without credentials, so this OPTIONS route cannot be authorized. It reads and ' +
+          'writes nothing: API Gateway answers preflights from the CORS configuration, and the fallback function behind ' +
+          'it answers anything else with an Error body.',
+      });
+    }
+
     removeIdentitySource(this.httpApi);
+    this.node.addValidation({ validate: () => unguardedRoutes(this.httpApi) });
   }
+}
+
+/**
+ * Every route but the preflight one must be a Lambda proxy integration behind our authorizer: a
+ * route added any other way (an HTTP proxy, no authorizer) would serve anonymous callers.
+ */
+function unguardedRoutes(api: HttpApi): string[] {
+  const stack = Stack.of(api);
+  // Routes and integrations of this API wherever they were added, not only inside this construct.
+  const ofThisApi = stack.node.findAll().filter((child) => (child as { apiId?: string }).apiId === api.apiId);
+  const integrationTypes = new Map(
+    ofThisApi
+      .filter((child): child is CfnIntegration => child instanceof CfnIntegration)
+      .map((integration) => [stack.getLogicalId(integration), integration.integrationType]),
+  );
+  return ofThisApi
+    .filter((child): child is CfnRoute => child instanceof CfnRoute)
+    .flatMap((route) => {
+      const problems: string[] = [];
+      if (route.routeKey !== PREFLIGHT_ROUTE_KEY && route.authorizationType !== 'CUSTOM') {
+        problems.push(`Route ${route.routeKey} is not behind the Lambda authorizer (${route.authorizationType ?? 'NONE'}).`);
+      }
+      const target = JSON.stringify(stack.resolve(route.target));
+      const type = [...integrationTypes].find(([id]) => target.includes(`"${id}"`))?.[1];
+      if (type !== 'AWS_PROXY') problems.push(`Route ${route.routeKey} does not invoke a Lambda function (${type ?? 'no integration'}).`);
+      return problems;
+    });
 }
 
 function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
@@ -133,9 +193,9 @@ function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
   if (cors.allowOrigins.length === 0) return undefined;
   return {
     allowOrigins: [...cors.allowOrigins],
-    allowMethods: [...new Set(routes.map((route) => CorsHttpMethod[route.method]))],
-    allowHeaders: ['authorization', 'content-type'],
-    exposeHeaders: CORS_EXPOSED_HEADERS,
+    allowMethods: CORS_ALLOW_METHODS.map((method) => CorsHttpMethod[method]),
+    allowHeaders: [...CORS_ALLOW_HEADERS],
+    exposeHeaders: [...CORS_EXPOSE_HEADERS],
     maxAge: Duration.seconds(cors.maxAgeSeconds),
   };
 }

@@ -1,5 +1,9 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
+import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { CorsConfig } from './cors-policy';
+
+export type { CorsConfig } from './cors-policy';
 
 /** Powertools log levels the functions accept in POWERTOOLS_LOG_LEVEL. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -20,6 +24,17 @@ export interface AlarmThresholds {
   readonly functionThrottles: number;
   /** DynamoDB requests throttled on one table per period. */
   readonly dynamoDbThrottledRequests: number;
+  /** Share of requests, in percent, answered with a 4xx over one period: throttling (429), 401 storms, broken clients. */
+  readonly clientErrorRatePercent: number;
+  /** p99 of API Gateway's latency over one period, in milliseconds. */
+  readonly p99LatencyMs: number;
+  /** A function's maximum duration over one period, as a percentage of its timeout. */
+  readonly durationPercentOfTimeout: number;
+  /**
+   * Requests in one period below which the 4xx-rate and latency alarms stay quiet: over a handful of
+   * requests a rate or a p99 says nothing (one 404 is 100 %, one cold start is the p99).
+   */
+  readonly minimumRequests: number;
   /** Length of one evaluation period. */
   readonly periodMinutes: number;
   /** Breaching periods, out of `evaluationPeriods`, that raise an alarm. */
@@ -28,19 +43,23 @@ export interface AlarmThresholds {
   readonly evaluationPeriods: number;
 }
 
-export interface CorsConfig {
-  /** Origins browsers may call the API from; empty means no CORS headers at all (no browser access). */
-  readonly allowOrigins: readonly string[];
-  /** How long browsers may cache a preflight answer, in seconds. */
-  readonly maxAgeSeconds: number;
-}
+/** Who hears an alarm: an e-mail address (confirmed once by its owner) or an existing SNS topic, e.g. AWS Chatbot's. */
+export type AlarmSubscription = { readonly email: string } | { readonly topicArn: string };
 
 /** Everything that differs between two deployments of the animal store. */
 export interface StageConfig {
-  /** Short name: part of the stack name, tags and the functions' service name. */
+  /** Short name: part of the stack name, tags, metric namespace and the keys CLI's `--stage`. */
   readonly name: string;
-  /** CloudFormation stack name; unique per account and region, so stages can share an account. */
+  /** CloudFormation stack name; unique per account and region. */
   readonly stackName: string;
+  /**
+   * The AWS account the stage deploys to, fixed here so every machine synthesizes the same template
+   * and the CDK CLI refuses to deploy it with another account's credentials. One account per stage
+   * is the recommendation (see the README's Deploy section).
+   */
+  readonly account: string;
+  /** The AWS region the stage deploys to. */
+  readonly region: string;
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
   readonly logRetention: RetentionDays;
@@ -48,8 +67,25 @@ export interface StageConfig {
   readonly memoryMiB: number;
   readonly logLevel: LogLevel;
   readonly alarms: AlarmThresholds;
-  /** SNS topic the alarms notify, when ops have one; alarms still show in CloudWatch without it. */
-  readonly alarmTopicArn?: string;
+  /**
+   * Who the stage's alarm topic notifies. Required in production (synthesis fails without it); may be
+   * empty in staging, whose alarms then only show in CloudWatch and the stage's topic.
+   */
+  readonly alarmSubscriptions: readonly AlarmSubscription[];
+  /** Alarms must reach a person: synthesis fails while `alarmSubscriptions` is empty. */
+  readonly requiresAlarmSubscription: boolean;
+  /**
+   * How CodeDeploy moves traffic to a new version of the functions: canary or linear with automatic
+   * rollback when an alarm fires, or all at once (still rolled back by an alarm during the deployment).
+   */
+  readonly deploymentConfig: ILambdaDeploymentConfig;
+  /**
+   * Concurrent executions reserved for the authorizer, which fronts every route, so nothing else in
+   * the account can starve it. Undefined reserves none: Lambda refuses a reservation that leaves the
+   * account fewer than 100 unreserved executions, which rules it out in a fresh account (quota 10);
+   * raise the account's quota first (README, "Deploy").
+   */
+  readonly authorizerReservedConcurrency?: number;
   readonly cors: CorsConfig;
   /**
    * Generation of the key that signs pagination cursors. Bump it to rotate the key: the next deploy
@@ -67,6 +103,9 @@ export interface StageConfig {
 export const staging: StageConfig = {
   name: 'staging',
   stackName: 'AnimalStore-Staging',
+  // Example values: put your staging account and region here (README, "Deploy").
+  account: '111111111111',
+  region: 'eu-west-1',
   throttle: { rateLimit: 20, burstLimit: 40 },
   logRetention: RetentionDays.TWO_WEEKS,
   memoryMiB: 256,
@@ -76,10 +115,18 @@ export const staging: StageConfig = {
     functionErrors: 5,
     functionThrottles: 5,
     dynamoDbThrottledRequests: 10,
+    clientErrorRatePercent: 50,
+    p99LatencyMs: 2_000,
+    durationPercentOfTimeout: 80,
+    minimumRequests: 20,
     periodMinutes: 5,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
   },
+  alarmSubscriptions: [],
+  requiresAlarmSubscription: false,
+  // Same machinery as production, so every staging deploy rehearses it; no need to wait on test data.
+  deploymentConfig: LambdaDeploymentConfig.ALL_AT_ONCE,
   cors: { allowOrigins: [], maxAgeSeconds: 600 },
   cursorSecretGeneration: 1,
   // Staging holds test data only: `cdk destroy` removes it completely.
@@ -91,6 +138,9 @@ export const staging: StageConfig = {
 export const production: StageConfig = {
   name: 'production',
   stackName: 'AnimalStore-Production',
+  // Example values: put your production account and region here (README, "Deploy").
+  account: '222222222222',
+  region: 'eu-west-1',
   throttle: { rateLimit: 200, burstLimit: 400 },
   logRetention: RetentionDays.THREE_MONTHS,
   memoryMiB: 512,
@@ -100,10 +150,21 @@ export const production: StageConfig = {
     functionErrors: 1,
     functionThrottles: 1,
     dynamoDbThrottledRequests: 1,
-    periodMinutes: 5,
+    clientErrorRatePercent: 25,
+    p99LatencyMs: 1_000,
+    durationPercentOfTimeout: 80,
+    minimumRequests: 20,
+    // One-minute periods, two of three breaching: an alarm fires within the canary's five minutes,
+    // so CodeDeploy rolls back before the new version takes all traffic.
+    periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
   },
+  // Example value: the on-call address or your ChatOps topic ({ topicArn: 'arn:aws:sns:…' }).
+  alarmSubscriptions: [{ email: 'animal-store-oncall@example.com' }],
+  requiresAlarmSubscription: true,
+  // 10 % of requests on the new version for 5 minutes, then all; any alarm in between rolls back.
+  deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: 600 },
   cursorSecretGeneration: 1,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.

@@ -100,6 +100,19 @@ export class ApiKeysTable extends Construct {
       new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }),
     );
   }
+
+  /**
+   * What `npm run keys` does to the table (shared/auth/dynamo-api-key-store.ts): create puts a key,
+   * list scans the table, revoke finds the key by id on the index and updates it. Never reads a
+   * key's hash for a lookup and never deletes: a revoked key stays on record.
+   */
+  keyAdministrationStatements(): PolicyStatement[] {
+    const { tableArn } = this.table;
+    return [
+      new PolicyStatement({ actions: ['dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'], resources: [tableArn] }),
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/${API_KEYS_TABLE.byKeyIdIndex.name}`] }),
+    ];
+  }
 }
 
 /**

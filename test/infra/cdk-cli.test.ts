@@ -61,6 +61,15 @@ describe('npx cdk synth', () => {
     expect(stacks.sort()).toEqual(stages.map((stage) => stage.stackName).sort());
   });
 
+  it("pins each stack of the assembly to its stage's account and region, which the CLI checks against the credentials at deploy", () => {
+    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { environment?: string }>;
+    };
+    for (const stage of stages) {
+      expect(manifest.artifacts[stage.stackName]?.environment, stage.name).toBe(`aws://${stage.account}/${stage.region}`);
+    }
+  });
+
   it('prints no warnings', () => {
     const warnings = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /warn/i.test(line));
     expect(warnings).toEqual([]);

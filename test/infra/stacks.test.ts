@@ -130,13 +130,13 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('API', () => {
-    it('routes every operation of the route table through the authorizer to its own function', () => {
+    it("routes every operation of the route table through the authorizer to its own function's live alias", () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       for (const route of routes) {
         const fn = stage.stack.functions.routes.get(route.handler)!;
         const [integrationId] = Object.entries(
           stage.template.findResources('AWS::ApiGatewayV2::Integration', {
-            Properties: { IntegrationUri: arnOf(stage, fn.function) },
+            Properties: { IntegrationUri: ref(stage, fn.alias) },
           }),
         ).map(([id]) => id);
         expect(integrationId, route.operationId).toBeDefined();
@@ -152,7 +152,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('answers every unmatched request with the fallback function, behind the authorizer too', () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       const integrations = stage.template.findResources('AWS::ApiGatewayV2::Integration', {
-        Properties: { IntegrationUri: arnOf(stage, stage.stack.functions.fallback.function) },
+        Properties: { IntegrationUri: ref(stage, stage.stack.functions.fallback.alias) },
       });
       expect(Object.keys(integrations)).toHaveLength(1);
       stage.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -182,17 +182,19 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       );
       // With an identity source, a request without it would get API Gateway's 401, not our Error body.
       expect(properties).not.toHaveProperty('IdentitySource');
-      expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.authorizer.function));
+      expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.authorizer.alias));
     });
 
-    it('lets API Gateway invoke the authorizer and each route function', () => {
+    it("lets API Gateway invoke the live alias of the authorizer and of each route function, and never the latest code", () => {
       for (const fn of functionsOf(stage).values()) {
         stage.template.hasResourceProperties('AWS::Lambda::Permission', {
           Action: 'lambda:InvokeFunction',
           Principal: 'apigateway.amazonaws.com',
-          FunctionName: arnOf(stage, fn.function),
+          FunctionName: ref(stage, fn.alias),
         });
       }
+      const permissions = Object.values(stage.template.findResources('AWS::Lambda::Permission'));
+      for (const permission of permissions) expect(JSON.stringify(permission.Properties.FunctionName)).toContain('Live');
     });
 
     it('hands requests to the functions in payload format 2.0', () => {
@@ -245,7 +247,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(JSON.stringify(baseUrl)).toContain(logicalId(stage, stage.stack.api.httpApi));
       expect(outputs.ApiKeysTableName!.Value).toEqual(ref(stage, stage.stack.apiKeysTable.table));
       expect(outputs.PetsTableName!.Value).toEqual(ref(stage, stage.stack.petsTable.table));
-      expect(outputs.Region!.Value).toEqual({ Ref: 'AWS::Region' });
+      expect(outputs.Region!.Value).toBe(config.region);
+      expect(outputs.KeyAdministrationPolicyArn!.Value).toEqual(ref(stage, stage.stack.keyAdministrationPolicy));
     });
   });
 
@@ -287,7 +290,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       const pets = ref(stage, stage.stack.petsTable.table);
       const keys = ref(stage, stage.stack.apiKeysTable.table);
       const variables = (handler: string) => {
-        const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, NODE_OPTIONS, ...own } =
+        const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE, NODE_OPTIONS, ...own } =
           functionResource(stage, functionsOf(stage).get(handler)!).Properties!.Environment.Variables;
         return own;
       };
@@ -374,10 +377,18 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('grants no role anything beyond its statements: no managed policy, no other policy', () => {
-      for (const role of Object.values(stage.template.findResources('AWS::IAM::Role'))) {
-        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-        expect(role.Properties.Policies).toBeUndefined();
+    it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy for Lambda deployments", () => {
+      const functionRoles = new Set([...functionsOf(stage).values()].map((fn) => logicalId(stage, fn.role)));
+      for (const [id, role] of Object.entries(stage.template.findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.Policies, id).toBeUndefined();
+        if (functionRoles.has(id)) {
+          expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+        } else {
+          expect(role.Properties.AssumeRolePolicyDocument.Statement, id).toEqual([
+            expect.objectContaining({ Principal: { Service: 'codedeploy.amazonaws.com' } }),
+          ]);
+          expect(JSON.stringify(role.Properties.ManagedPolicyArns), id).toMatch(/^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSCodeDeployRoleForLambdaLimited"\]\]\}\]$/);
+        }
       }
       const granted = [...functionsOf(stage).values()].flatMap((fn) => statementsOf(stage, fn));
       const all = Object.values(stage.template.findResources('AWS::IAM::Policy')).flatMap(
@@ -436,20 +447,27 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('isolation', () => {
-    it('hard-codes no resource name, so two stages can live in one account', () => {
+    it('names no resource but by its stack name, so two stages can live in one account and region', () => {
       // Names that must be unique per account and region; a reference to another resource is fine.
       const nameProperties: Record<string, string> = {
         'AWS::DynamoDB::GlobalTable': 'TableName',
         'AWS::Lambda::Function': 'FunctionName',
         'AWS::IAM::Role': 'RoleName',
+        'AWS::IAM::ManagedPolicy': 'ManagedPolicyName',
         'AWS::Logs::LogGroup': 'LogGroupName',
         'AWS::CloudWatch::Alarm': 'AlarmName',
+        'AWS::CloudWatch::Dashboard': 'DashboardName',
         'AWS::SecretsManager::Secret': 'Name',
+        'AWS::SNS::Topic': 'TopicName',
+        'AWS::CodeDeploy::Application': 'ApplicationName',
       };
       for (const [type, property] of Object.entries(nameProperties)) {
         const resources = Object.entries(stage.template.findResources(type));
         expect(resources.length, type).toBeGreaterThan(0);
-        for (const [id, resource] of resources) expect(resource.Properties ?? {}, id).not.toHaveProperty(property);
+        for (const [id, resource] of resources) {
+          const name = resource.Properties?.[property];
+          if (name !== undefined) expect(name, id).toContain(config.stackName);
+        }
       }
     });
 

@@ -1,0 +1,57 @@
+import { Validations } from 'aws-cdk-lib';
+import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { LambdaApplication, LambdaDeploymentGroup, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+
+export interface TrafficShiftingProps {
+  /** The `live` alias of each function, by the name its alarms use. */
+  readonly aliases: ReadonlyMap<string, Alias>;
+  /** Canary, linear or all at once. */
+  readonly deploymentConfig: ILambdaDeploymentConfig;
+  /** The alarms that stop and roll back the deployment of one function. */
+  readonly rollbackAlarmsFor: (functionName: string) => readonly IAlarm[];
+}
+
+/**
+ * How a deploy reaches traffic. CloudFormation publishes a new version of each changed function;
+ * CodeDeploy then moves the function's `live` alias (which API Gateway invokes) to it as the stage's
+ * deployment configuration says, and moves it back by itself when one of the function's rollback
+ * alarms fires (its errors, the API's 5xx rate or latency) or the deployment fails or is stopped.
+ * One deployment group per function: each moves on its own, so a deploy that changes one function
+ * touches one alias.
+ */
+export class TrafficShifting extends Construct {
+  /** The deployment group of each function, by name. */
+  readonly deploymentGroups: ReadonlyMap<string, LambdaDeploymentGroup>;
+
+  constructor(scope: Construct, id: string, props: TrafficShiftingProps) {
+    super(scope, id);
+    const application = new LambdaApplication(this, 'Application');
+    // One role for every group, instead of one each: they all need the same thing.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSCodeDeployRoleForLambdaLimited')],
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+      reason:
+        "AWS's own least-privilege policy for CodeDeploy on Lambda, kept current by AWS: it reads alarms and the " +
+        'functions, moves aliases, invokes only hook functions named CodeDeployHook_*, and publishes only to topics named CodeDeployTopic*.',
+    });
+    this.deploymentGroups = new Map(
+      [...props.aliases].map(([name, alias]) => {
+        const group = new LambdaDeploymentGroup(this, name, {
+          application,
+          alias,
+          deploymentConfig: props.deploymentConfig,
+          alarms: [...props.rollbackAlarmsFor(name)],
+          autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+          role,
+        });
+        return [name, group] as const;
+      }),
+    );
+  }
+}

@@ -1,0 +1,220 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnimalStoreApp } from '../../infra/animal-store-app';
+import { production, staging, stages, type StageConfig } from '../../infra/stages';
+import { FUNCTION_TIMEOUT_MS } from '../../infra/time-budget';
+import { METRICS, metricsNamespace } from '../../shared/metric-names';
+import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from './synth';
+
+/** What ops meet after `cdk deploy`: where it lands, how traffic moves, who hears alarms, what they see. */
+
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+let synthesis: Synthesis;
+beforeAll(() => {
+  synthesis = synthesize({ context: NO_BUNDLING });
+});
+afterAll(() => synthesis?.dispose());
+
+function logicalId(stage: SynthesizedStage, construct: { node: { defaultChild?: unknown } }): string {
+  return stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+describe('pinned environments', () => {
+  it.each(stages)("deploys the $name stage only to the account and region of its config, whoever's credentials run the CLI", (config) => {
+    const artifact = synthesis.assembly.getStackByName(config.stackName);
+    // The CLI compares this environment with the credentials' account and refuses on a mismatch.
+    expect(artifact.environment).toEqual(expect.objectContaining({ account: config.account, region: config.region }));
+  });
+
+  it('synthesizes the same templates whatever account and region the environment suggests', () => {
+    const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+    const templates = (account: string, region: string) => {
+      process.env.CDK_DEFAULT_ACCOUNT = account;
+      process.env.CDK_DEFAULT_REGION = region;
+      const { app } = createAnimalStoreApp({ context: NO_BUNDLING, outdir: synthesis.outdir + `-${account}` });
+      return app.synth().stacks.map((stack) => JSON.stringify(stack.template));
+    };
+    try {
+      expect(templates('999999999999', 'us-east-1')).toEqual(templates('888888888888', 'ap-southeast-2'));
+    } finally {
+      for (const [name, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
+
+describe.each(stages)('gradual deploys in the $name stage', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesis.stage(config.name);
+  });
+
+  it('hands every function to CodeDeploy through its live alias, with the stage’s deployment configuration', () => {
+    for (const fn of stage.stack.functions.all) {
+      const group = stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!;
+      const alias = stage.json.Resources[logicalId(stage, fn.alias)]! as { UpdatePolicy?: any };
+      expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.DeploymentGroupName, fn.node.id).toEqual({ Ref: logicalId(stage, group) });
+      const properties = stage.json.Resources[logicalId(stage, group)]!.Properties!;
+      expect(properties.DeploymentConfigName).toBe(config.deploymentConfig.deploymentConfigName);
+    }
+  });
+
+  it("rolls a function back by itself when its errors, the API's 5xx rate or its latency alarm, or the deployment fails", () => {
+    const monitoring = stage.stack.monitoring;
+    for (const fn of stage.stack.functions.all) {
+      const group = stage.json.Resources[logicalId(stage, stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!)]!;
+      expect(group.Properties!.AutoRollbackConfiguration).toEqual({
+        Enabled: true,
+        Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
+      });
+      const alarmNames = group.Properties!.AlarmConfiguration.Alarms.map((alarm: { Name: unknown }) => JSON.stringify(alarm.Name));
+      const expected = monitoring.rollbackAlarmsFor(fn.node.id).map((alarm) => JSON.stringify({ Ref: logicalId(stage, alarm) }));
+      expect(alarmNames.sort(), fn.node.id).toEqual(expected.sort());
+      expect(expected.join()).toContain(logicalId(stage, monitoring.node.findChild(`${fn.node.id}Errors`)));
+    }
+  });
+});
+
+describe('traffic shifting per stage', () => {
+  it('moves production by canary and staging all at once', () => {
+    expect(production.deploymentConfig.deploymentConfigName).toMatch(/Canary|Linear/);
+    expect(staging.deploymentConfig.deploymentConfigName).toBe('CodeDeployDefault.LambdaAllAtOnce');
+  });
+
+  it('lets a production alarm fire within the canary window, so a bad version is rolled back before it takes all traffic', () => {
+    const { periodMinutes, datapointsToAlarm } = production.alarms;
+    expect(periodMinutes * datapointsToAlarm).toBeLessThan(5);
+  });
+});
+
+describe.each(stages)('alarms of the $name stage', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesis.stage(config.name);
+  });
+
+  function alarms() {
+    return Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Alarm'));
+  }
+
+  it('notify the stage’s topic when they fire and when they clear, every one of them', () => {
+    const topic = { Ref: logicalId(stage, stage.stack.monitoring.topic) };
+    expect(alarms().length).toBeGreaterThan(0);
+    for (const alarm of alarms()) {
+      expect(alarm.Properties!.AlarmActions).toContainEqual(topic);
+      expect(alarm.Properties!.OKActions).toContainEqual(topic);
+    }
+  });
+
+  it('watch the 4xx rate (throttling, 401 storms) and p99 latency, once the API is busy enough for them to mean something', () => {
+    const expressions = alarms().flatMap((alarm) => (alarm.Properties!.Metrics ?? []).map((m: { Expression?: string }) => m.Expression));
+    const busy = `IF(requests >= ${config.alarms.minimumRequests}`;
+    expect(expressions).toContain(`${busy}, 100 * FILL(clientErrors, 0) / requests, 0)`);
+    expect(expressions).toContain(`${busy}, latency, 0)`);
+    const latency = alarms().find((alarm) => JSON.stringify(alarm.Properties!.Metrics ?? []).includes('"p99"'));
+    expect(latency!.Properties!.Threshold).toBe(config.alarms.p99LatencyMs);
+  });
+
+  it('warn before a function times out: its maximum duration passes the stage’s share of the timeout', () => {
+    const threshold = (FUNCTION_TIMEOUT_MS * config.alarms.durationPercentOfTimeout) / 100;
+    const nearTimeout = alarms().filter((alarm) => alarm.Properties!.MetricName === 'Duration');
+    expect(nearTimeout).toHaveLength(stage.stack.functions.all.length);
+    for (const alarm of nearTimeout) {
+      expect(alarm.Properties!).toEqual(expect.objectContaining({ Statistic: 'Maximum', Threshold: threshold }));
+    }
+  });
+
+  it("watch the authorizer's errors and throttles, since it fronts every route", () => {
+    const authorizer = { Ref: logicalId(stage, stage.stack.functions.authorizer.function) };
+    const watched = alarms()
+      .filter((alarm) => JSON.stringify(alarm.Properties!.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: authorizer }]))
+      .map((alarm) => alarm.Properties!.MetricName);
+    expect(watched.sort()).toEqual(['Duration', 'Errors', 'Throttles']);
+  });
+});
+
+describe('alarm subscriptions', () => {
+  it('page the production on-call address configured in infra/stages.ts', () => {
+    const { template } = synthesis.stage(production.name);
+    const [subscription] = production.alarmSubscriptions;
+    expect(subscription).toBeDefined();
+    if (subscription && 'email' in subscription) {
+      template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: subscription.email });
+    }
+  });
+
+  it('must exist for production: synthesis fails, saying what to set, when there is none', () => {
+    const unpaged: StageConfig = { ...production, alarmSubscriptions: [] };
+    expect(() => createAnimalStoreApp({ stages: [unpaged], context: NO_BUNDLING })).toThrow(
+      /set alarmSubscriptions of production in infra\/stages\.ts/,
+    );
+  });
+});
+
+describe.each(stages)('what the $name stage shows and logs', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesis.stage(config.name);
+  });
+
+  it('has a dashboard of the API, every function, every table and the business metrics, in the stage’s namespace', () => {
+    const [dashboard] = Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard!.Properties!.DashboardBody);
+    for (const title of ['Requests', '4xx', '5xx', 'Latency', 'Duration', 'Errors', 'Throttles', 'Concurrent executions', 'Consumed read capacity', 'Throttle events']) {
+      expect(body).toContain(title);
+    }
+    for (const metric of Object.values(METRICS)) expect(body).toContain(metric);
+    expect(body).toContain(metricsNamespace(config.name));
+    for (const fn of stage.stack.functions.all) expect(body).toContain(logicalId(stage, fn.function));
+  });
+
+  it('logs every function as JSON at the stage’s level, Lambda’s own lines included, with metrics in the stage’s namespace', () => {
+    for (const fn of stage.stack.functions.all) {
+      const properties = stage.json.Resources[logicalId(stage, fn.function)]!.Properties!;
+      expect(properties.LoggingConfig).toEqual(
+        expect.objectContaining({ LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, SystemLogLevel: 'INFO' }),
+      );
+      expect(properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(config.name));
+    }
+  });
+
+  it('writes the access log to a group under /aws/vendedlogs/, named for the stack', () => {
+    const group = stage.json.Resources[logicalId(stage, stage.stack.api.accessLogs)]!;
+    expect(group.Properties!.LogGroupName).toMatch(new RegExp(`^/aws/vendedlogs/.*${config.stackName}`));
+  });
+});
+
+describe.each(stages)('stateful resources of the $name stage', (config: StageConfig) => {
+  // A changed logical id makes CloudFormation create a new, empty resource and drop (or orphan) the
+  // old one: production would silently move onto an empty table. If this fails after a refactoring,
+  // keep the old id with `overrideLogicalId` rather than updating this list.
+  const PINNED = {
+    petsTable: 'PetsTable42325518',
+    apiKeysTable: 'ApiKeysTable10D26ED3',
+    idempotencyTable: 'IdempotencyTable48612DF4',
+    cursorSecret: 'CursorSecret12D87B4E',
+  };
+
+  it('keep the logical ids the deployed stacks hold their data under', () => {
+    const { json } = synthesis.stage(config.name);
+    const ids = (type: string) => Object.keys(resourcesOfType(json, type)).sort();
+    expect(ids('AWS::DynamoDB::GlobalTable')).toEqual([PINNED.apiKeysTable, PINNED.idempotencyTable, PINNED.petsTable]);
+    expect(ids('AWS::SecretsManager::Secret')).toEqual([PINNED.cursorSecret]);
+  });
+});
+
+describe.each(stages)('key administration in the $name stage', (config: StageConfig) => {
+  it('exports a managed policy with exactly what `npm run keys -- --stage` does, on this stage’s keys table and stack', () => {
+    const stage = synthesis.stage(config.name);
+    const policy = stage.json.Resources[logicalId(stage, stage.stack.keyAdministrationPolicy)]!;
+    const table = { 'Fn::GetAtt': [logicalId(stage, stage.stack.apiKeysTable.table), 'Arn'] };
+    expect(policy.Properties!.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: ['dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'], Resource: table },
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: { 'Fn::Join': ['', [table, expect.stringMatching(/^\/index\//)]] } },
+      { Effect: 'Allow', Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } },
+    ]);
+  });
+});

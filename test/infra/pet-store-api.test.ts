@@ -1,0 +1,64 @@
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpUrlIntegration, HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import type { CorsConfig } from '../../infra/cors-policy';
+import { PetStoreApi } from '../../infra/pet-store-api';
+import { routes } from '../../shared/routes';
+
+/** The PetStoreApi construct on its own, on a bare stack, with stand-in functions. */
+function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
+  const stack = new Stack(new App(), 'Bare');
+  const fn = (id: string) => new LambdaFunction(stack, id, { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('export const handler = async () => ({})') });
+  const api = new PetStoreApi(stack, 'Api', {
+    routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
+    fallbackFunction: fn('Fallback'),
+    authorizerFunction: fn('Authorizer'),
+    throttle: { rateLimit: 10, burstLimit: 20 },
+    cors,
+    logRetention: RetentionDays.ONE_WEEK,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  return { stack, api, fn };
+}
+
+describe('the API construct', () => {
+  it('puts every route behind the authorizer', () => {
+    const { stack } = build();
+    const routeResources = Object.values(Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Route'));
+    expect(routeResources).toHaveLength(routes.length + 1);
+    for (const route of routeResources) expect(route.Properties.AuthorizationType, route.Properties.RouteKey).toBe('CUSTOM');
+  });
+
+  it('refuses to synthesize a route added without the authorizer', () => {
+    const { stack, api, fn } = build();
+    new HttpRoute(stack, 'Open', {
+      httpApi: api.httpApi,
+      routeKey: HttpRouteKey.with('/v1/open', HttpMethod.GET),
+      integration: new HttpLambdaIntegration('OpenIntegration', fn('OpenFunction')),
+      authorizer: new HttpNoneAuthorizer(),
+    });
+    expect(() => Template.fromStack(stack)).toThrow(/GET \/v1\/open is not behind the Lambda authorizer/);
+  });
+
+  it('refuses to synthesize a route to anything but a Lambda function', () => {
+    const { stack, api } = build();
+    api.httpApi.addRoutes({
+      path: '/v1/elsewhere',
+      methods: [HttpMethod.GET],
+      integration: new HttpUrlIntegration('Elsewhere', 'https://example.com'),
+    });
+    expect(() => Template.fromStack(stack)).toThrow(/\/v1\/elsewhere does not invoke a Lambda function \(HTTP_PROXY\)/);
+  });
+
+  it('opens only an OPTIONS route for preflights, and only when CORS is on', () => {
+    const { stack } = build({ allowOrigins: ['https://shop.example.com'], maxAgeSeconds: 60 });
+    const open = Object.values(Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Route'))
+      .map((route) => route.Properties)
+      .filter((route) => route.AuthorizationType !== 'CUSTOM');
+    expect(open.map((route) => route.RouteKey)).toEqual(['OPTIONS /{proxy+}']);
+  });
+});
