@@ -23,13 +23,19 @@ export type RouteLogic = (event: HttpEvent, caller: Caller, context: Context) =>
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
 /**
+ * Set (non-enumerable) on every handler createHttpHandler builds, so a test can prove each route's
+ * function authenticates through here rather than by hand (test/unit/function-entrypoints.test.ts).
+ */
+export const HTTP_HANDLER = Symbol('createHttpHandler');
+
+/**
  * Wraps a route's logic into a Lambda handler: authentication first, then the logic under the
  * invocation's deadline (shared/deadline.ts), with every thrown error mapped to the Error body here
  * and nowhere else.
  */
 export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
   const route = operationId === undefined ? undefined : findRoute(operationId);
-  return async (event, context) => {
+  const handler: HttpHandler = async (event, context) => {
     logger.resetKeys();
     logger.addContext(context);
     logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
@@ -44,6 +50,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     if (route?.deprecation) Object.assign(response.headers, deprecationHeaders(route, event));
     return response;
   };
+  return Object.defineProperty(handler, HTTP_HANDLER, { value: true });
 }
 
 function requireCaller(event: HttpEvent): Caller {

@@ -1,13 +1,16 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys';
 import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/auth/authenticate';
 import type { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../../shared/auth/manage-api-keys';
+import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type Route } from '../../shared/routes';
 import { DEV_KEY_NAME } from '../../local/local-api';
+import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { apiKeyStore, documentClient, listedIds } from '../helpers/pets';
+import { apiKeyStore, documentClient, idempotencyRecords, storedPets } from '../helpers/pets';
 
 const DEV_KEY = 'my-dev-key-0123456789';
 const CHALLENGE = 'Bearer realm="animal-store"';
@@ -59,23 +62,99 @@ const WITH_BAD_TOKEN: Credential[] = [
 const pet = JSON.stringify({ name: 'Rex', categoryId: 1 });
 const jsonType = { 'content-type': 'application/json' };
 
-/** Every kind of request, so an anonymous caller can be shown to learn nothing from any of them. */
-const REQUESTS: Array<[string, string, RequestInit]> = [
-  ['GET /v1/pets', '/pets', {}],
-  ['GET /v1/pets with an invalid limit', '/pets?limit=0', {}],
-  ['GET /v1/pets with an unknown parameter', '/pets?foo=1', {}],
-  ['GET /v1/pets with a garbage cursor', '/pets?cursor=garbage', {}],
-  ['POST /v1/pets with a valid pet', '/pets', { method: 'POST', headers: jsonType, body: pet }],
-  ['POST /v1/pets with malformed JSON', '/pets', { method: 'POST', headers: jsonType, body: '{' }],
-  ['POST /v1/pets with an unknown field', '/pets', { method: 'POST', headers: jsonType, body: '{"id":1}' }],
-  ['POST /v1/pets as text/plain', '/pets', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: pet }],
-  ['POST /v1/pets over 16 KiB', '/pets', { method: 'POST', headers: jsonType, body: ' '.repeat(20_000) }],
-  ['GET /v1/pets/1', '/pets/1', {}],
-  ['GET /v1/pets/abc', '/pets/abc', {}],
-  ['GET /v1/nope', '/nope', {}],
-  ['DELETE /v1/pets', '/pets', { method: 'DELETE' }],
-  ['POST /v1/pets/1', '/pets/1', { method: 'POST', headers: jsonType, body: pet }],
-];
+/**
+ * A value each path parameter accepts and a body each operation with one accepts, so that a probe
+ * reaches a route exactly as a legitimate call would: if a route were open, it would serve (or
+ * store) it. Checked against the route's own schemas below, so a new route needs its sample here.
+ */
+const VALID_PATH_VALUES: Readonly<Record<string, string>> = { petId: '1' };
+const VALID_BODIES: Readonly<Record<string, unknown>> = { createPet: { name: 'Rex', categoryId: 1 } };
+const PROBED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function fillPath(template: string, value: (name: string) => string = (name) => VALID_PATH_VALUES[name] ?? ''): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(value(name)));
+}
+
+function pathParameterNames(route: Route): string[] {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+}
+
+/** A request as sent from the server root: its label, path and query, and fetch options. */
+type Probe = [label: string, target: string, init: RequestInit];
+
+function probe(method: string, target: string, init: RequestInit = {}, detail = ''): Probe {
+  return [`${method} ${target}${detail}`, target, { ...init, method }];
+}
+
+/**
+ * Every request an anonymous caller could send, derived from the route table: each route called
+ * as a client would, then the same with each part it checks made invalid (so the key is shown to be
+ * checked before anything else), every other method on each route's path, and paths no route has.
+ */
+function anonymousProbes(): Probe[] {
+  const probes: Probe[] = [];
+  const paths = new Set<string>();
+  for (const route of routes as readonly Route[]) {
+    const target = BASE_PATH + fillPath(route.path);
+    paths.add(target);
+    const body = route.request.body ? JSON.stringify(VALID_BODIES[route.operationId]) : undefined;
+    probes.push(probe(route.method, target, body === undefined ? {} : { headers: jsonType, body }));
+    if (route.request.query) probes.push(probe(route.method, `${target}?no_such_parameter=1`));
+    if (route.request.path) {
+      probes.push(probe(route.method, BASE_PATH + fillPath(route.path, () => 'not a valid value'), {}, ' (invalid path parameter)'));
+    }
+    if (route.request.body) {
+      probes.push(
+        probe(route.method, target, { headers: jsonType, body: '{' }, ' with malformed JSON'),
+        probe(route.method, target, { headers: jsonType, body: '{"no_such_field":1}' }, ' with an unknown field'),
+        probe(route.method, target, { headers: { 'content-type': 'text/plain' }, body }, ' as text/plain'),
+        probe(route.method, target, { headers: jsonType, body: ' '.repeat(20_000) }, ' over 16 KiB'),
+      );
+    }
+  }
+  // Methods no route serves on a known path reach the $default route: it must refuse them just the same.
+  for (const target of paths) {
+    for (const method of PROBED_METHODS) {
+      if (allowedMethods(target).includes(method as HttpMethod)) continue;
+      const writes = method === 'POST' || method === 'PUT' || method === 'PATCH';
+      probes.push(probe(method, target, writes ? { headers: jsonType, body: pet } : {}));
+    }
+  }
+  // Paths no route has: made up, named by the spec but not offered, a known path one segment too
+  // deep, and outside the version segment. All reach the $default route on API Gateway.
+  const unknownPaths = [
+    `${BASE_PATH}/nope`,
+    `${BASE_PATH}/store/orders`,
+    ...[...paths].map((path) => `${path}/extra`),
+    BASE_PATH,
+    '/',
+    '/v2/pets',
+  ];
+  for (const target of unknownPaths) {
+    probes.push(probe('GET', target), probe('POST', target, { headers: jsonType, body: pet }));
+  }
+  return probes;
+}
+
+const ANONYMOUS_PROBES = anonymousProbes();
+
+describe('the anonymous probes', () => {
+  it.each(routes.map((route) => [routeKey(route), route] as const))('call %s with values its schemas accept', (_, route: Route) => {
+    if (route.request.path) {
+      const parameters = Object.fromEntries(pathParameterNames(route).map((name) => [name, VALID_PATH_VALUES[name]]));
+      expect(v.safeParse(route.request.path, parameters).success, `VALID_PATH_VALUES for ${route.path}`).toBe(true);
+    }
+    if (route.request.body) {
+      expect(v.safeParse(route.request.body, VALID_BODIES[route.operationId]).success, `VALID_BODIES.${route.operationId}`).toBe(true);
+    }
+    expect(ANONYMOUS_PROBES.map(([label]) => label)).toContain(`${route.method} ${BASE_PATH}${fillPath(route.path)}`);
+  });
+});
+
+/** Sends a probe from the server root, checked against openapi.json like every other test request. */
+function send([, target, init]: Probe, credential: Credential): Promise<Response> {
+  return fetchDocumented(`http://localhost:${api.port}${target}`, withCredential(init, credential));
+}
 
 function withCredential(init: RequestInit, credential: Credential): RequestInit & { anonymous: boolean } {
   const headers = new Headers(init.headers);
@@ -85,10 +164,20 @@ function withCredential(init: RequestInit, credential: Credential): RequestInit 
 }
 
 describe.each([...WITHOUT_TOKEN, ...WITH_BAD_TOKEN])('a request with $label', (credential) => {
-  it.each(REQUESTS)('is answered 401 unauthorized on %s', async (_, path, init) => {
-    const response = await api.request(path, withCredential(init, credential));
+  it.each(ANONYMOUS_PROBES)('is answered 401 unauthorized on %s', async (...request) => {
+    const response = await send(request, credential);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="animal-store"(?:, error="invalid_token")?$/);
     await expectError(response, 401, 'unauthorized');
+  });
+});
+
+describe('an anonymous caller', () => {
+  it('stores nothing, whatever it sends to any route', async () => {
+    const before = { pets: await storedPets(client), records: await idempotencyRecords(client) };
+    for (const credential of [...WITHOUT_TOKEN, ...WITH_BAD_TOKEN]) {
+      for (const request of ANONYMOUS_PROBES) expect((await send(request, credential)).status, request[0]).toBe(401);
+    }
+    expect({ pets: await storedPets(client), records: await idempotencyRecords(client) }).toEqual(before);
   });
 });
 
@@ -125,14 +214,6 @@ describe('accepted credentials', () => {
     expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
   });
 
-  it('stores nothing for rejected anonymous creates', async () => {
-    const before = await listedIds(api);
-    for (const credential of [...WITHOUT_TOKEN, ...WITH_BAD_TOKEN]) {
-      const response = await api.request('/pets', withCredential({ method: 'POST', headers: jsonType, body: pet }, credential));
-      expect(response.status).toBe(401);
-    }
-    expect(await listedIds(api)).toEqual(before);
-  });
 });
 
 describe('revocation', () => {

@@ -1,0 +1,137 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { startBlackHole } from '../helpers/black-hole';
+import { runCli } from '../helpers/cli';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { closedPort } from '../helpers/http';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { documentClient, storedPets } from '../helpers/pets';
+
+const DEV_KEY = 'smoke-test-dev-key-0123456789';
+const STEPS = 5;
+
+let api: TestApi;
+let client: DynamoDBDocumentClient;
+beforeAll(async () => {
+  api = await startTestApi({ devApiKey: DEV_KEY });
+  client = documentClient(api);
+});
+afterAll(async () => {
+  client?.destroy();
+  await api?.close();
+});
+
+/** `npm run smoke -- <args>`, with SMOKE_BASE_URL and SMOKE_API_KEY unset unless given. */
+const smoke = (args: string[], env: Record<string, string> = {}) =>
+  runCli('scripts/smoke.ts', args, { SMOKE_BASE_URL: '', SMOKE_API_KEY: '', ...env });
+
+/** The PASS/FAIL line of each step, in order. */
+function stepLines(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /^(PASS|FAIL) {2}\d+\/\d+ /.test(line));
+}
+
+describe('npm run smoke against the local API', () => {
+  it('passes every step and leaves exactly one pet, recognisably named, whose id it prints', async () => {
+    const before = await storedPets(client);
+    const result = await smoke(['--base-url', api.baseUrl, '--key', DEV_KEY]);
+
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = stepLines(result.stdout);
+    expect(lines).toHaveLength(STEPS);
+    lines.forEach((line, index) => expect(line).toMatch(new RegExp(`^PASS {2}${index + 1}/${STEPS} `)));
+    expect(result.stdout).toContain(`${STEPS} of ${STEPS} steps passed.`);
+    expect(result.stdout + result.stderr).not.toContain(DEV_KEY);
+
+    const added = (await storedPets(client)).filter((pet) => !before.some((earlier) => earlier.id === pet.id));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ name: expect.stringMatching(/^smoke-test \d{4}-\d\d-\d\dT/), status: 'sold' });
+    expect(result.stdout).toContain(`Created pet ${added[0]!.id}`);
+    expect(result.stdout).toContain(`--key '{"id":{"N":"${added[0]!.id}"}}'`);
+  });
+
+  it('reads the base URL, without its /v1, and the key from SMOKE_BASE_URL and SMOKE_API_KEY', async () => {
+    const result = await smoke([], { SMOKE_BASE_URL: api.baseUrl.replace(/\/v1$/, '/'), SMOKE_API_KEY: DEV_KEY });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
+  });
+
+  it('fails, naming the step and showing the answer, with a key the stage does not know', async () => {
+    const result = await smoke(['--base-url', api.baseUrl, '--key', 'pets_neverIssuedByThisStage0123456789abcdefghijk']);
+    expect(result.code).toBe(1);
+    const lines = stepLines(result.stdout);
+    expect(lines[0]).toMatch(/^PASS {2}1\/5 {2}GET \/pets without a key/);
+    expect(lines[1]).toMatch(/^FAIL {2}2\/5 {2}GET \/pets with the key .*: expected 200, got 401: \{"code":"unauthorized"/);
+    expect(lines.filter((line) => line.startsWith('FAIL'))).toHaveLength(STEPS - 1);
+  });
+});
+
+describe('npm run smoke against a stage whose store loses answers', () => {
+  let dynamoDb: LocalDynamoDb;
+  let proxy: FaultProxy;
+  let faulty: TestApi;
+  let tables: DynamoDBDocumentClient;
+  beforeAll(async () => {
+    dynamoDb = await startDynalite({ port: 0 });
+    proxy = await startFaultProxy(dynamoDb.endpoint);
+    faulty = await startTestApi({ dynamoDbEndpoint: proxy.endpoint, devApiKey: DEV_KEY });
+    tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+  });
+  afterAll(async () => {
+    tables?.destroy();
+    await faulty?.close();
+    await proxy?.close();
+    await dynamoDb?.close();
+  });
+
+  it('retries a create answered 503 with the same Idempotency-Key, passes, and leaves one pet', async () => {
+    // Every SDK attempt's answer lost: the pet is written, the API answers 503.
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', table: LOCAL_TABLES.pets, times: 3 });
+    const result = await smoke(['--base-url', faulty.baseUrl, '--key', DEV_KEY]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(stepLines(result.stdout)[2]).toMatch(/^PASS {2}3\/5 .*, after retrying 503;/);
+    expect(await storedPets(tables)).toHaveLength(1);
+  });
+});
+
+describe('npm run smoke against a stage that does not answer', () => {
+  it('fails every step, naming it, when nothing listens at the base URL', async () => {
+    const result = await smoke(['--base-url', `http://127.0.0.1:${await closedPort()}/v1`, '--key', DEV_KEY]);
+    expect(result.code).toBe(1);
+    const lines = stepLines(result.stdout);
+    expect(lines).toHaveLength(STEPS);
+    lines.forEach((line, index) => expect(line).toMatch(new RegExp(`^FAIL {2}${index + 1}/${STEPS} `)));
+    expect(lines[0]).toContain('ECONNREFUSED');
+    expect(result.stdout).toContain(`0 of ${STEPS} steps passed.`);
+  });
+
+  it('fails a step that gets no answer within its time budget', async () => {
+    const blackHole = await startBlackHole();
+    try {
+      const started = Date.now();
+      const result = await smoke(['--base-url', blackHole.endpoint, '--key', DEV_KEY, '--timeout', '0.3']);
+      expect(result.code).toBe(1);
+      expect(stepLines(result.stdout)[0]).toMatch(/^FAIL {2}1\/5 .*: no answer within 0\.3 s from http:\/\/127\.0\.0\.1:\d+\/v1\/pets$/);
+      // Four steps that wait (the fourth needs the third's pet): each ends at its budget, not later.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await blackHole.close();
+    }
+  });
+});
+
+describe('npm run smoke with bad input', () => {
+  it.each([
+    ['no key', ['--base-url', 'http://localhost:3000/v1'], '--key <api key> or SMOKE_API_KEY'],
+    ['no base URL', ['--key', DEV_KEY], '--base-url <url> or SMOKE_BASE_URL'],
+    ['a base URL without a scheme', ['--base-url', 'localhost:3000', '--key', DEV_KEY], 'must be an http or https URL'],
+    ['a base URL that is not a URL', ['--base-url', 'my stage', '--key', DEV_KEY], 'must be an http(s) URL'],
+    ['a base URL with a query', ['--base-url', 'http://localhost:3000/v1?x=1', '--key', DEV_KEY], 'without credentials, query or fragment'],
+    ['a timeout that is not a number', ['--base-url', 'http://localhost:3000', '--key', DEV_KEY, '--timeout', 'soon'], '--timeout must be'],
+  ])('refuses %s, saying what to give, with exit code 2', async (_, args, message) => {
+    const result = await smoke(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+});
