@@ -19,7 +19,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { authorizer as authorizerSpec, BASE_PATH, routes } from '../shared/routes';
+import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routes } from '../shared/routes';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from './cors-policy';
 import type { ThrottleConfig } from './stages';
 
@@ -64,13 +64,6 @@ const ACCESS_LOG_FIELDS = {
   authorizerError: '$context.authorizer.error',
   error: '$context.error.message',
 } as const;
-
-/**
- * The one route without the authorizer, present only when CORS is on: browsers send preflights
- * without credentials, and behind the authorizer they would get 401 from the `$default` route, so no
- * browser could call the API. AWS documents this route for exactly this case.
- */
-export const PREFLIGHT_ROUTE_KEY = 'OPTIONS /{proxy+}';
 
 /**
  * The HTTP API: every route of shared/routes.ts plus the `$default` route, all Lambda integrations
@@ -143,7 +136,8 @@ export class PetStoreApi extends Construct {
     if (props.cors.allowOrigins.length > 0) {
       const preflight = new HttpRoute(this, 'PreflightRoute', {
         httpApi: this.httpApi,
-        routeKey: HttpRouteKey.with('/{proxy+}', HttpMethod.OPTIONS),
+        // AWS documents this route for exactly this case (HTTP API CORS with an authorizer on $default).
+        routeKey: HttpRouteKey.with(preflightRoute.path, HttpMethod.OPTIONS),
         integration: new HttpLambdaIntegration('PreflightIntegration', props.fallbackFunction),
         authorizer: new HttpNoneAuthorizer(),
       });
@@ -152,7 +146,7 @@ export class PetStoreApi extends Construct {
         reason:
           'Browsers send CORS preflights without credentials, so this OPTIONS route cannot be authorized. It reads and ' +
           'writes nothing: API Gateway answers preflights from the CORS configuration, and the fallback function behind ' +
-          'it answers anything else with an Error body.',
+          'it answers anything that reaches it 204 with no body.',
       });
     }
 
@@ -178,7 +172,7 @@ function unguardedRoutes(api: HttpApi): string[] {
     .filter((child): child is CfnRoute => child instanceof CfnRoute)
     .flatMap((route) => {
       const problems: string[] = [];
-      if (route.routeKey !== PREFLIGHT_ROUTE_KEY && route.authorizationType !== 'CUSTOM') {
+      if (route.routeKey !== preflightRoute.routeKey && route.authorizationType !== 'CUSTOM') {
         problems.push(`Route ${route.routeKey} is not behind the Lambda authorizer (${route.authorizationType ?? 'NONE'}).`);
       }
       const target = JSON.stringify(stack.resolve(route.target));

@@ -128,6 +128,15 @@ export const authorizer = {
   resultsCacheTtlSeconds: 0,
 } as const;
 
+/**
+ * The one route without the authorizer, deployed only when a stage allows browser origins: browsers
+ * send CORS preflights without credentials, and behind the authorizer they would get 401 from the
+ * `$default` route, so no browser could call the API. API Gateway answers preflights from the
+ * stage's CORS configuration; whatever reaches the fallback function on this route is answered 204
+ * with no body (shared/http/handler.ts), and API Gateway adds the CORS headers.
+ */
+export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: fallbackHandler } as const;
+
 /** The API Gateway route key (`GET /v1/pets`) of a route. */
 export function routeKey(route: Route): string {
   return `${route.method} ${BASE_PATH}${route.path}`;

@@ -7,7 +7,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import type { CorsConfig } from '../../infra/cors-policy';
 import { PetStoreApi } from '../../infra/pet-store-api';
-import { routes } from '../../shared/routes';
+import { preflightRoute, routes } from '../../shared/routes';
 
 /** The PetStoreApi construct on its own, on a bare stack, with stand-in functions. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
@@ -59,6 +59,6 @@ describe('the API construct', () => {
     const open = Object.values(Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Route'))
       .map((route) => route.Properties)
       .filter((route) => route.AuthorizationType !== 'CUSTOM');
-    expect(open.map((route) => route.RouteKey)).toEqual(['OPTIONS /{proxy+}']);
+    expect(open.map((route) => route.RouteKey)).toEqual([preflightRoute.routeKey]);
   });
 });

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { preflightRoute } from '../../shared/routes';
 import { StoreUnavailableError } from '../../shared/store-errors';
 import { httpEvent, lambdaContext } from '../helpers/events';
 import { InMemoryIdempotencyStore, InMemoryPetStore } from '../helpers/in-memory-stores';
@@ -195,5 +196,21 @@ describe('the fallback route', () => {
     const response = await routeNotFound(httpEvent({ rawPath: '/v1/owners', routeKey: '$default' }), lambdaContext());
     expect(response.statusCode).toBe(404);
     expect(body(response)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('answers a request on the unauthenticated preflight route 204 with no body, leaving the CORS headers to API Gateway', async () => {
+    const preflight = httpEvent({
+      method: 'OPTIONS',
+      routeKey: preflightRoute.routeKey,
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+      authorizer: undefined,
+    });
+    const response = await routeNotFound(preflight, lambdaContext());
+    expect(response).toEqual({ statusCode: 204, headers: {} });
+  });
+
+  it('still refuses an anonymous OPTIONS request that reached it by the $default route', async () => {
+    const response = await routeNotFound(httpEvent({ method: 'OPTIONS', routeKey: '$default', authorizer: undefined }), lambdaContext());
+    expect(response.statusCode).toBe(401);
   });
 });
