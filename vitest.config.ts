@@ -6,7 +6,8 @@ export default defineConfig({
     // Integration suites start dynalite and bundle handlers; CDK synthesis takes seconds too.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Functions log at WARN and above on purpose in some suites; silence them unless a test asks.
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Functions log at WARN and above on purpose in some suites; silence them, and their metric
+    // lines, unless a test asks (test/integration/metrics.test.ts does).
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
   },
 });

@@ -6,6 +6,7 @@ import { readConfig, RequiredString } from '../shared/config';
 import { runWithDeadline } from '../shared/deadline';
 import { createDocumentClient } from '../shared/dynamodb';
 import { logger } from '../shared/logger';
+import { countColdStart, countRefusedAuthorization } from '../shared/metrics';
 
 const config = readConfig({ API_KEYS_TABLE_NAME: RequiredString });
 const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config.API_KEYS_TABLE_NAME));
@@ -17,15 +18,19 @@ const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentCli
  */
 export const handler = async (
   event: APIGatewayRequestAuthorizerEventV2,
-  context: { awsRequestId: string; getRemainingTimeInMillis(): number },
+  context: { awsRequestId: string; functionName: string; getRemainingTimeInMillis(): number },
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
   logger.resetKeys();
   logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
+  countColdStart(context.functionName, event.requestContext.requestId);
   // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
   // authorizer, which API Gateway would answer with its own 500.
   const verdict = await runWithDeadline(context, () => authenticate(event.headers?.authorization));
   // Refusals are worth an INFO line (probing, leaked or revoked keys); routine successes are not.
   if (verdict.outcome === 'allowed') logger.debug('API key accepted', { ...verdict });
-  else logger.info('API key refused', { ...verdict });
+  else {
+    logger.info('API key refused', { ...verdict });
+    countRefusedAuthorization(verdict.outcome, event.requestContext.requestId);
+  }
   return { isAuthorized: true, context: verdict };
 };

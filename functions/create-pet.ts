@@ -10,6 +10,7 @@ import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import { NewPetSchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
 import { makeCreatePetOnce } from '../shared/pets/create-pet-once';
+import { countIdempotentReplay, countPetCreated } from '../shared/metrics';
 
 export interface CreatePetDependencies {
   readonly store: PetStore;
@@ -24,6 +25,8 @@ export function createCreatePetHandler({ store, idempotency }: CreatePetDependen
     const idempotencyKey = readIdempotencyKey(event);
     const scope = idempotencyKey === undefined ? undefined : { keyId: caller.keyId, idempotencyKey };
     const { pet, replayed } = await createPetOnce(input, scope, context);
+    if (replayed) countIdempotentReplay(event.requestContext.requestId);
+    else countPetCreated(event.requestContext.requestId);
     return created(pet, {
       location: apiUrl(event, `${event.rawPath}/${pet.id}`),
       ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}),

@@ -8,6 +8,7 @@ import {
 import dynalite from 'dynalite';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
 import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
+import { metricsNamespace } from '../shared/metric-names';
 import { PETS_TABLE } from '../shared/pets/pets-table';
 import { listen } from './listen';
 
@@ -102,6 +103,9 @@ export async function ensureTables(client: DynamoDBClient, names?: TableNames): 
   }
 }
 
+/** The stage name of everything local: its metrics go to the `AnimalStore/local` namespace. */
+export const LOCAL_STAGE_NAME = 'local';
+
 /** dynalite accepts any credentials and region; these spare a developer any AWS configuration. */
 const LOCAL_REGION = 'us-east-1';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -131,6 +135,7 @@ export async function prepareLocalStage(endpoint: string, cursorSecret: string):
   process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
   process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotency;
   process.env.CURSOR_SECRET = cursorSecret;
+  process.env.POWERTOOLS_METRICS_NAMESPACE = metricsNamespace(LOCAL_STAGE_NAME);
   const client = createLocalClient(endpoint);
   try {
     await ensureTables(client);

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../auth/authorizer-context';
 import { runWithDeadline } from '../deadline';
 import { logger } from '../logger';
+import { countColdStart } from '../metrics';
 import { BASE_PATH, deprecationHeaderValues, findRoute, preflightRoute, type OperationId, type Route } from '../routes';
 import { ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
@@ -39,6 +40,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     logger.resetKeys();
     logger.addContext(context);
     logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
+    countColdStart(context.functionName, event.requestContext.requestId);
     // Unauthenticated by design, and reads nothing: see preflightRoute.
     if (event.routeKey === preflightRoute.routeKey) return { statusCode: 204, headers: {} };
     let response: HttpResponse;
