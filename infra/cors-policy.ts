@@ -21,5 +21,8 @@ export const CORS_ALLOW_HEADERS: readonly string[] = ['authorization', 'content-
 /** Response headers browsers may read: pagination, the created resource, replays, and deprecation notices. */
 export const CORS_EXPOSE_HEADERS: readonly string[] = ['link', 'location', IDEMPOTENT_REPLAYED_HEADER, 'retry-after', 'deprecation', 'sunset'];
 
+/** How long browsers may cache a preflight answer: every stage's, and the local API's. */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
 /** Every method some route serves: what a preflight may ask for. */
 export const CORS_ALLOW_METHODS: readonly HttpMethod[] = [...new Set(routes.map((route) => route.method))];

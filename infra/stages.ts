@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { CorsConfig } from './cors-policy';
+import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from './cors-policy';
 
 export type { CorsConfig } from './cors-policy';
 
@@ -127,7 +127,7 @@ export const staging: StageConfig = {
   requiresAlarmSubscription: false,
   // Same machinery as production, so every staging deploy rehearses it; no need to wait on test data.
   deploymentConfig: LambdaDeploymentConfig.ALL_AT_ONCE,
-  cors: { allowOrigins: [], maxAgeSeconds: 600 },
+  cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   // Staging holds test data only: `cdk destroy` removes it completely.
   removalPolicy: RemovalPolicy.DESTROY,
@@ -165,7 +165,7 @@ export const production: StageConfig = {
   requiresAlarmSubscription: true,
   // 10 % of requests on the new version for 5 minutes, then all; any alarm in between rolls back.
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
-  cors: { allowOrigins: [], maxAgeSeconds: 600 },
+  cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
   removalPolicy: RemovalPolicy.RETAIN,

@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import { authorizer, fallbackHandler, matchRoute, routeKey } from '../shared/routes';
+import type { CorsConfig } from '../infra/cors-policy';
+import { authorizer, fallbackHandler, matchRoute, preflightRoute, routeKey } from '../shared/routes';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -13,6 +14,7 @@ import {
   type OutgoingResponse,
   type RouteContext,
 } from './api-gateway-events';
+import { CorsEmulation } from './cors';
 import type { FunctionRuntime } from './functions';
 
 /** API Gateway's own payload limit for HTTP APIs. Our functions enforce a much smaller one. */
@@ -24,6 +26,8 @@ export interface GatewayOptions {
   readonly functions: Pick<FunctionRuntime, 'invoke'>;
   /** Receives one JSON access-log line per request, shaped like the deployed stage's access log. */
   readonly accessLog?: (line: string) => void;
+  /** The stage's CORS policy, emulated as API Gateway applies it; no browser origin by default. */
+  readonly cors?: CorsConfig;
 }
 
 /**
@@ -31,7 +35,8 @@ export interface GatewayOptions {
  * every route, payload 2.0 events, and API Gateway's own answers where API Gateway, not our code,
  * would answer.
  */
-export function createGateway({ functions, accessLog }: GatewayOptions): RequestListener {
+export function createGateway({ functions, accessLog, cors: corsConfig }: GatewayOptions): RequestListener {
+  const cors = new CorsEmulation(corsConfig ?? { allowOrigins: [], maxAgeSeconds: 0 });
   return (req, res) => {
     const arrival = arrive(req);
     // A client that resets mid-request ends its own request only. Errors on the socket itself reach
@@ -54,7 +59,9 @@ export function createGateway({ functions, accessLog }: GatewayOptions): Request
   async function respond(req: IncomingMessage, arrival: Arrival): Promise<OutgoingResponse | typeof TOO_LARGE | undefined> {
     try {
       const request = await readRequest(req, arrival);
-      return request === TOO_LARGE ? TOO_LARGE : await route(request, arrival.requestId);
+      if (request === TOO_LARGE) return TOO_LARGE;
+      if (cors.isPreflight(request)) return cors.answerPreflight(request);
+      return cors.decorate(request, await route(request, arrival.requestId));
     } catch (error) {
       return error instanceof ClientGoneError ? undefined : gatewayResponse(500, 'Internal Server Error');
     }
@@ -70,6 +77,12 @@ export function createGateway({ functions, accessLog }: GatewayOptions): Request
       ...(match && Object.keys(match.pathParameters).length > 0 ? { pathParameters: match.pathParameters } : {}),
     };
 
+    // With CORS on, the stage has an OPTIONS route without the authorizer (shared/routes.ts), and
+    // OPTIONS requests that are not preflights land there.
+    if (cors.enabled && request.method === 'OPTIONS' && !match && rawPath !== '/') {
+      return invokeIntegration(fallbackHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
+    }
+
     const identity = identitySourceValues(request);
     if (identity === undefined) return gatewayResponse(401, 'Unauthorized');
     let verdict: APIGatewaySimpleAuthorizerWithContextResult<unknown>;
@@ -83,9 +96,12 @@ export function createGateway({ functions, accessLog }: GatewayOptions): Request
     }
     if (verdict?.isAuthorized !== true) return gatewayResponse(403, 'Forbidden');
 
-    const handler = match?.route.handler ?? fallbackHandler;
+    return invokeIntegration(match?.route.handler ?? fallbackHandler, buildHttpEvent(request, context, verdict.context));
+  }
+
+  async function invokeIntegration(handler: string, event: unknown): Promise<OutgoingResponse> {
     try {
-      return readIntegrationResult(await invokeWithTimeout(handler, buildHttpEvent(request, context, verdict.context)));
+      return readIntegrationResult(await invokeWithTimeout(handler, event));
     } catch (error) {
       if (error instanceof IntegrationTimeoutError) return gatewayResponse(503, 'Service Unavailable');
       return gatewayResponse(500, 'Internal Server Error');

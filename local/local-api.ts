@@ -9,6 +9,7 @@ import { BASE_PATH } from '../shared/routes';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
 import { serveDocs } from './docs-site';
+import type { CorsConfig } from '../infra/cors-policy';
 import { createGateway } from './gateway';
 import { listen } from './listen';
 
@@ -34,6 +35,8 @@ export interface LocalApiOptions {
   readonly cursorSecret?: string;
   /** Reload handlers when their source changes. */
   readonly watch?: boolean;
+  /** Browser origins allowed to call the API, with CORS emulated as API Gateway does it; none when omitted. */
+  readonly cors?: CorsConfig;
   readonly accessLog?: (line: string) => void;
   readonly onReload?: (file: string) => void;
 }
@@ -68,7 +71,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const apiKey = await registerDevKey(keys, options.devApiKey).finally(() => client.destroy());
 
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
-    const gateway = createGateway({ functions, accessLog: options.accessLog });
+    const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
       serveDocs(req, res)
         .then((served) => served || gateway(req, res))

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PREFLIGHT_MAX_AGE_SECONDS } from '../infra/cors-policy';
+import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { startLocalApi } from './local-api';
 
@@ -38,8 +40,10 @@ try {
   if (dynamoDbEndpoint !== undefined && dataDir !== undefined) {
     throw new Error('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
   }
+  const allowOrigins = parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS);
   const api = await startLocalApi({
     dynamoDbEndpoint,
+    cors: { allowOrigins, maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
     port: portFrom('PORT', 3000),
     host: env.HOST || '127.0.0.1',
     dynamoDbPort: portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
@@ -59,6 +63,7 @@ try {
       `  API reference     ${api.docsUrl}  (OpenAPI document: ${api.docsUrl.replace(/\/docs$/, '/openapi.json')})`,
       `  Storage           ${storage(dynamoDbEndpoint, dataDir)}`,
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
+      allowOrigins.length > 0 ? `  CORS origins      ${allowOrigins.join(', ')}  (CORS_ALLOW_ORIGINS)` : '',
       flags.watch ? '  Watching          functions/ and shared/ (handlers reload on change)' : '',
       '',
       `  curl -H "Authorization: Bearer ${api.apiKey}" ${api.baseUrl}/pets`,
