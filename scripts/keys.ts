@@ -3,29 +3,39 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../shared/auth/manage-api-keys';
+import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
- * `npm run keys -- <command>`: issue, list and revoke API keys. Without --table it manages the
- * running local API's keys; with --table it manages a deployed stage's keys table (its name is the
- * stack output ApiKeysTableName) using your usual AWS credentials.
+ * `npm run keys -- <command>`: issue, list and revoke API keys, in the store you name: `--local` (the
+ * running `npm start`), `--stage <name>` (a deployed stage, found from its stack's outputs with your
+ * AWS credentials), or `--table` with `--region` (a keys table named directly). It never guesses: a
+ * key issued into the wrong store is a key that silently does not work, or one that works where it
+ * should not.
  */
-const usage = `Usage: npm run keys -- <command> [options]
+const usage = `Usage: npm run keys -- <command> <where> [options]
 
 Commands:
   create --name <name>   issue a key; it is printed once and stored only as a hash
   list                   list keys (id, name, created, revoked), never the keys themselves
   revoke <keyId>         revoke a key; the API rejects it within 60 seconds
 
-Options:
-  --table <name>         a deployed stage's keys table (stack output ApiKeysTableName)
-  --region <region>      its AWS region (default: AWS_REGION / your AWS profile)
-  --endpoint <url>       a DynamoDB endpoint (default for local: http://127.0.0.1:$DYNAMODB_PORT, ${DEFAULT_DYNAMODB_PORT})`;
+Where (exactly one):
+  --local                the running local API (npm start): http://127.0.0.1:$DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}),
+                         or --endpoint <url>
+  --stage <name>         a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its keys table and region come
+                         from the stack's outputs; needs credentials for the stage's account
+                         (AWS_PROFILE) allowed by the stack's KeyAdministrationPolicyArn policy
+  --table <name>         a keys table named directly (stack output ApiKeysTableName),
+    --region <region>    in this region, for operators who may not read the stack`;
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     name: { type: 'string' },
+    local: { type: 'boolean' },
+    stage: { type: 'string' },
     table: { type: 'string' },
     region: { type: 'string' },
     endpoint: { type: 'string' },
@@ -44,14 +54,59 @@ if (options.help || command === undefined) {
   process.exit(options.help ? 0 : 2);
 }
 
-const local = options.table === undefined;
-const endpoint = options.endpoint ?? (local ? `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}` : undefined);
-const client =
-  local && endpoint
-    ? createLocalClient(endpoint, { maxAttempts: 2 })
-    : new DynamoDBClient({ ...(endpoint ? { endpoint } : {}), ...(options.region ? { region: options.region } : {}), maxAttempts: 2 });
-const store = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), options.table ?? LOCAL_TABLES.apiKeys);
-const where = local ? `the local API (${endpoint})` : `table ${options.table}`;
+/** The keys table to work on, and how to reach it. */
+interface Target {
+  readonly client: DynamoDBClient;
+  readonly table: string;
+  /** Names the store in messages. */
+  readonly where: string;
+  /** What to say when the store cannot be reached. */
+  readonly unreachable: (reason: string) => string;
+}
+
+async function resolveTarget(): Promise<Target> {
+  const chosen = [options.local && '--local', options.stage !== undefined && '--stage', options.table !== undefined && '--table'].filter(Boolean);
+  if (chosen.length === 0) {
+    fail('Say which store: --local for the running npm start, or --stage <name> for a deployed stage (or --table with --region).');
+  }
+  if (chosen.length > 1) fail(`Choose one store, not ${chosen.join(' and ')}.`);
+  if (options.local) {
+    const endpoint = options.endpoint ?? `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+    return {
+      client: createLocalClient(endpoint, { maxAttempts: 2 }),
+      table: LOCAL_TABLES.apiKeys,
+      where: `the local API (${endpoint})`,
+      unreachable: (reason) => `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Is npm start running?`,
+    };
+  }
+  if (options.stage !== undefined) {
+    const deployed = await findDeployedStage(options.stage);
+    const table = requireOutput(deployed, 'ApiKeysTableName');
+    return {
+      client: new DynamoDBClient({ region: deployed.region, maxAttempts: 2 }),
+      table,
+      where: `the ${deployed.stage.name} stage (table ${table}, ${deployed.region})`,
+      unreachable: (reason) => `Could not use the ${deployed.stage.name} stage's keys table ${table}: ${reason}`,
+    };
+  }
+  if (options.region === undefined) fail('--table needs --region: the region of that table.');
+  return {
+    client: new DynamoDBClient({ region: options.region, maxAttempts: 2, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }),
+    table: options.table!,
+    where: `table ${options.table} (${options.region})`,
+    unreachable: (reason) => `Could not use table ${options.table}: ${reason}`,
+  };
+}
+
+let target: Target;
+try {
+  target = await resolveTarget();
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof StageLookupError ? 2 : 1);
+}
+const { client, where } = target;
+const store = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), target.table);
 
 try {
   switch (command) {
@@ -88,12 +143,7 @@ try {
       fail(`Unknown command "${command}".`);
   }
 } catch (error) {
-  const reason = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    local
-      ? `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Start it with npm start, or pass --table for a deployed stage.\n`
-      : `Could not use ${where}: ${reason}\n`,
-  );
+  process.stderr.write(`${target.unreachable(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();

@@ -48,7 +48,7 @@ describe('npm start', () => {
   });
 
   describe('npm run keys', () => {
-    const keys = (...args: string[]) => runCli('scripts/keys.ts', args, { DYNAMODB_PORT: server.dynamoDbPort });
+    const keys = (...args: string[]) => runCli('scripts/keys.ts', [...args, '--local'], { DYNAMODB_PORT: server.dynamoDbPort });
 
     it('creates a key that the running API accepts, lists it, and revokes it', async () => {
       const created = await keys('create', '--name', 'integration test');
@@ -133,10 +133,10 @@ describe('npm start on a port already in use', () => {
 });
 
 describe('npm run keys without a running API', () => {
-  it('explains how to start one', async () => {
-    const result = await runCli('scripts/keys.ts', ['list'], { DYNAMODB_PORT: '1' });
+  it('asks whether npm start is running', async () => {
+    const result = await runCli('scripts/keys.ts', ['list', '--local'], { DYNAMODB_PORT: '1' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('Start it with npm start');
+    expect(result.stderr).toContain('Is npm start running?');
   });
 });
 

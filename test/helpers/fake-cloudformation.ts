@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A stack as the fake answers DescribeStacks for it. */
+export interface FakeStack {
+  readonly stackName: string;
+  readonly account: string;
+  readonly region: string;
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+export interface FakeCloudFormation {
+  /** Point the SDK here with AWS_ENDPOINT_URL_CLOUDFORMATION. */
+  readonly endpoint: string;
+  /** The DescribeStacks requests received, by stack name, in order. */
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Just enough of CloudFormation's query API (DescribeStacks, XML answers) for the operator tools to
+ * find a stage's outputs without an AWS account. Unknown stacks get CloudFormation's own error.
+ */
+export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Promise<FakeCloudFormation> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const params = new URLSearchParams(body);
+      const name = params.get('StackName') ?? '';
+      requests.push(name);
+      const stack = params.get('Action') === 'DescribeStacks' ? stacks.find((candidate) => candidate.stackName === name) : undefined;
+      res.setHeader('content-type', 'text/xml');
+      if (!stack) {
+        res.statusCode = 400;
+        res.end(
+          `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
+            `<Code>ValidationError</Code><Message>Stack with id ${escape(name)} does not exist</Message></Error>` +
+            '<RequestId>fake</RequestId></ErrorResponse>',
+        );
+        return;
+      }
+      const outputs = Object.entries(stack.outputs)
+        .map(([key, value]) => `<member><OutputKey>${escape(key)}</OutputKey><OutputValue>${escape(value)}</OutputValue></member>`)
+        .join('');
+      res.end(
+        '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>' +
+          `<StackId>arn:aws:cloudformation:${stack.region}:${stack.account}:stack/${escape(stack.stackName)}/0b1e1e00-0000-0000-0000-000000000000</StackId>` +
+          `<StackName>${escape(stack.stackName)}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus>` +
+          `<CreationTime>2026-11-23T00:00:00Z</CreationTime><Outputs>${outputs}</Outputs>` +
+          '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata></DescribeStacksResponse>',
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

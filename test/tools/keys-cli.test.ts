@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { production, staging } from '../../infra/stages';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { runCli } from '../helpers/cli';
+import { snapshotEnv } from '../helpers/env';
+import { startFakeCloudFormation, type FakeCloudFormation } from '../helpers/fake-cloudformation';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+
+/**
+ * `npm run keys` against a "deployed" stage, without AWS: a fake CloudFormation answers DescribeStacks
+ * with outputs naming the keys table of a running local API, whose dynalite stands in for DynamoDB.
+ */
+let api: TestApi;
+let cloudFormation: FakeCloudFormation;
+let restoreEnv: () => void;
+let aws: Record<string, string>;
+
+beforeAll(async () => {
+  restoreEnv = snapshotEnv();
+  api = await startTestApi();
+  cloudFormation = await startFakeCloudFormation([
+    { stackName: staging.stackName, account: staging.account, region: staging.region, outputs: { ApiKeysTableName: LOCAL_TABLES.apiKeys } },
+    // A production stack deployed where production does not live.
+    { stackName: production.stackName, account: '999999999999', region: production.region, outputs: { ApiKeysTableName: 'elsewhere' } },
+  ]);
+  aws = {
+    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: api.dynamoDbEndpoint,
+    AWS_ACCESS_KEY_ID: 'operator',
+    AWS_SECRET_ACCESS_KEY: 'operator',
+    AWS_REGION: 'us-west-2', // the stage's own region must win over the caller's default
+  };
+});
+afterAll(async () => {
+  await cloudFormation?.close();
+  await api?.close();
+  restoreEnv?.();
+});
+
+const keys = (args: string[], env: Record<string, string> = aws) => runCli('scripts/keys.ts', args, env);
+
+describe('npm run keys', () => {
+  it('refuses to guess the store, and says what to pass', async () => {
+    const result = await keys(['list'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--local');
+    expect(result.stderr).toContain('--stage');
+  });
+
+  it('refuses two stores at once', async () => {
+    const result = await keys(['list', '--local', '--stage', 'staging']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Choose one store');
+  });
+
+  it('lists the known stages when given an unknown one', async () => {
+    const result = await keys(['list', '--stage', 'prod']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the stages are ${staging.name}, ${production.name}`);
+  });
+
+  it("creates a key in a deployed stage's table, found from its stack's outputs in the stage's region, and the key works", async () => {
+    const result = await keys(['create', '--stage', 'staging', '--name', 'stage operator']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`the staging stage (table ${LOCAL_TABLES.apiKeys}, ${staging.region})`);
+    expect(cloudFormation.requests.at(-1)).toBe(staging.stackName);
+    const apiKey = /\b(pets_[\w-]{43})\b/.exec(result.stdout)?.[1];
+    expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+  });
+
+  it("refuses a stage whose stack answers from another account than the stage's", async () => {
+    const result = await keys(['list', '--stage', 'production']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`lives in account ${production.account}`);
+  });
+
+  it('says which account to use when the stack is not there for these credentials', async () => {
+    const gone = await startFakeCloudFormation([]);
+    try {
+      const result = await keys(['list', '--stage', 'staging'], { ...aws, AWS_ENDPOINT_URL_CLOUDFORMATION: gone.endpoint });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`No stack ${staging.stackName} in ${staging.region}`);
+      expect(result.stderr).toContain(staging.account);
+    } finally {
+      await gone.close();
+    }
+  });
+
+  it('needs --region with --table', async () => {
+    const result = await keys(['list', '--table', 'some-table']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--table needs --region');
+  });
+});
