@@ -34,6 +34,8 @@ export class AnimalStoreStack extends Stack {
   readonly dashboard: Dashboard;
   /** Lets an operator run `npm run keys -- --stage <stage>`: attach it to their role or group. */
   readonly keyAdministrationPolicy: ManagedPolicy;
+  /** Lets an operator (or a pipeline) run `npm run smoke -- --stage <stage>`, which deletes its own pet. */
+  readonly smokeTestPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     super(scope, id, {
@@ -114,13 +116,15 @@ export class AnimalStoreStack extends Stack {
       alarms: this.monitoring.alarms,
     });
 
+    // How the operator tools find a stage's tables and URL: the stack's outputs.
+    const readOutputs = new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [this.stackId] });
     this.keyAdministrationPolicy = new ManagedPolicy(this, 'KeyAdministrationPolicy', {
       description: `Issue, list and revoke API keys of the ${stage.name} stage with npm run keys.`,
-      statements: [
-        ...this.apiKeysTable.keyAdministrationStatements(),
-        // How `npm run keys -- --stage` finds the table: the stack's outputs.
-        new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [this.stackId] }),
-      ],
+      statements: [...this.apiKeysTable.keyAdministrationStatements(), readOutputs],
+    });
+    this.smokeTestPolicy = new ManagedPolicy(this, 'SmokeTestPolicy', {
+      description: `Run npm run smoke against the ${stage.name} stage: it deletes the one pet it created.`,
+      statements: [new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [this.petsTable.table.tableArn] }), readOutputs],
     });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the API; every path is under it.' });
@@ -133,6 +137,10 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, 'KeyAdministrationPolicyArn', {
       value: this.keyAdministrationPolicy.managedPolicyArn,
       description: 'Managed policy for `npm run keys -- --stage`: attach it to the operators who manage API keys.',
+    });
+    new CfnOutput(this, 'SmokeTestPolicyArn', {
+      value: this.smokeTestPolicy.managedPolicyArn,
+      description: 'Managed policy for `npm run smoke -- --stage`: attach it to whoever (or whatever pipeline) runs the smoke test.',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Every alarm of the stage notifies this topic.' });
     new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The stage\'s CloudWatch dashboard.' });

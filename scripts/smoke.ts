@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { PETS_TABLE } from '../shared/pets/pets-table';
+import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 import { ErrorSchema, type ErrorCode } from '../shared/http/errors';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/idempotency/idempotency-key';
 import { PetListSchema, PetSchema, type NewPet, type Pet } from '../shared/pets/pet';
@@ -15,31 +20,44 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 /** What the smoke pet is named, followed by the run's time, so ops can tell it from real pets. */
 const SMOKE_PET_PREFIX = 'smoke-test';
 
-const usage = `Usage: npm run smoke -- --base-url <url> --key <api key> [--timeout <seconds>]
+const usage = `Usage: npm run smoke -- (--stage <name> | --local | --base-url <url>) --key <api key> [--timeout <seconds>]
 
-Runs five steps against a stage and prints PASS or FAIL for each; exits 0 only if all pass:
+Runs these steps against a stage and prints PASS or FAIL for each; exits 0 only if all pass:
   1. GET /pets without a key is 401 with the Error body (the authorizer is in front)
   2. GET /pets with the key is 200 with a list of pets
   3. POST /pets creates one pet (201 with Location), sent with an Idempotency-Key
   4. GET <Location> returns that same pet
   5. an unknown path is 404 with the Error body
+  6. with --stage or --local: the pet is deleted from the pets table, and GET <Location> is 404
 
-Options:
-  --base-url <url>     the stage's base URL (stack output BaseUrl), with or without the
-                       trailing ${BASE_PATH}; or set SMOKE_BASE_URL
+Where:
+  --stage <name>       a deployed stage: its BaseUrl and PetsTableName come from the stack's outputs
+                       (AWS credentials for the stage's account, allowed by the stack's
+                       SmokeTestPolicyArn policy); the run cleans up after itself
+  --local              the running npm start (http://localhost:$PORT${BASE_PATH}, PORT 3000 by default,
+                       DynamoDB on $DYNAMODB_PORT); cleans up after itself
+  --base-url <url>     any other base URL, with or without the trailing ${BASE_PATH}; or set
+                       SMOKE_BASE_URL. It cannot clean up: it prints the command that would
   --key <api key>      an API key of that stage; or set SMOKE_API_KEY (preferred), which keeps
                        the key out of your shell history if you set it without typing it on a
                        command line: read -rs SMOKE_API_KEY && export SMOKE_API_KEY
   --timeout <seconds>  time budget of each step (default ${DEFAULT_TIMEOUT_SECONDS})
 
-What it leaves behind: the API has no delete operation, so step 3's pet stays. Each run creates
-exactly one (a retry inside the step reuses the Idempotency-Key), named "${SMOKE_PET_PREFIX} <time>"
-with status "sold", so it is easy to find and never listed among available pets. The run prints
-its id and the command that removes it from the stage's pets table (stack output PetsTableName).`;
+What it leaves behind: nothing with --stage or --local. The API has no delete operation, so step 6
+deletes step 3's pet from the table directly, and only a pet named "${SMOKE_PET_PREFIX} <time>" (the
+delete is conditional on the name). With --base-url alone the pet stays: exactly one per run (a retry
+inside the step reuses the Idempotency-Key), with status "sold", so it is never listed among
+available pets; the run prints the command that removes it.`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${usage}\n`);
   process.exit(2);
+}
+
+/** Where the smoke pet is deleted from once the steps are done. */
+interface Cleanup {
+  readonly client: DynamoDBDocumentClient;
+  readonly table: string;
 }
 
 /** The smoke test's settings, from the command line or the environment. */
@@ -48,14 +66,18 @@ interface Settings {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly timeoutMs: number;
+  /** Absent with --base-url: nothing to delete with. */
+  readonly cleanup?: Cleanup;
 }
 
-function readSettings(): Settings {
+async function readSettings(): Promise<Settings> {
   let parsed;
   try {
     parsed = parseArgs({
       options: {
         'base-url': { type: 'string' },
+        stage: { type: 'string' },
+        local: { type: 'boolean' },
         key: { type: 'string' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -69,11 +91,32 @@ function readSettings(): Settings {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
   }
-  const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
   const apiKey = (options.key ?? process.env.SMOKE_API_KEY)?.trim();
-  if (!baseUrl) fail('Give the base URL with --base-url <url> or SMOKE_BASE_URL.');
   if (!apiKey) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
-  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs: parseTimeout(options.timeout) };
+  const timeoutMs = parseTimeout(options.timeout);
+  const chosen = [options.stage !== undefined && '--stage', options.local && '--local'].filter(Boolean);
+  if (chosen.length > 1) fail('Choose --stage or --local, not both.');
+  if (options.stage !== undefined) {
+    let deployed;
+    try {
+      deployed = await findDeployedStage(options.stage);
+      const cleanup = { client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
+      return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
+    } catch (error) {
+      if (!(error instanceof StageLookupError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+  }
+  if (options.local) {
+    const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+    const cleanup = { client: DynamoDBDocumentClient.from(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
+    const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
+    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
+  }
+  const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
+  if (!baseUrl) fail('Say which stage: --stage <name>, --local, or --base-url <url> (or SMOKE_BASE_URL).');
+  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs };
 }
 
 /** `https://host`, `https://host/v1` and `https://host/v1/` all name the same API. */
@@ -179,10 +222,15 @@ interface Created {
   readonly location: string;
 }
 
-function defineSteps({ baseUrl, apiKey, timeoutMs }: Settings): { steps: Step[]; created: () => Created | undefined } {
+function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
+  steps: Step[];
+  created: () => Created | undefined;
+  deleted: () => boolean;
+} {
   const withKey = { authorization: `Bearer ${apiKey}` };
   const send = (url: string, init: RequestInit, signal: AbortSignal) => call(url, init, signal, timeoutMs);
   let created: Created | undefined;
+  let deleted = false;
 
   const steps: Step[] = [
     {
@@ -246,7 +294,42 @@ function defineSteps({ baseUrl, apiKey, timeoutMs }: Settings): { steps: Step[];
       },
     },
   ];
-  return { steps, created: () => created };
+  if (cleanup) {
+    steps.push({
+      title: 'the smoke pet is deleted from the pets table, and GET <Location> is 404',
+      needs: () => (created ? undefined : 'step 3 created no pet'),
+      async run(signal) {
+        const { pet, location } = created!;
+        await deleteSmokePet(cleanup, pet, signal);
+        deleted = true;
+        expectError(await send(location, { headers: withKey }, signal), 404, 'not_found');
+        return `pet ${pet.id} removed from ${cleanup.table}`;
+      },
+    });
+  }
+  return { steps, created: () => created, deleted: () => deleted };
+}
+
+/**
+ * Deletes the smoke pet straight from the table (the API has no delete), and only if it still carries
+ * the smoke name: a wrong id can never remove a real pet.
+ */
+async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: AbortSignal): Promise<void> {
+  try {
+    await client.send(
+      new DeleteCommand({
+        TableName: table,
+        Key: { [PETS_TABLE.partitionKey]: pet.id },
+        ConditionExpression: 'begins_with(#name, :prefix)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':prefix': `${SMOKE_PET_PREFIX} ` },
+      }),
+      { abortSignal: signal },
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new StepFailure(`pet ${pet.id} is not a smoke pet; left alone`);
+    throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**
@@ -273,7 +356,7 @@ async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Pro
 }
 
 async function runSteps(settings: Settings): Promise<boolean> {
-  const { steps, created } = defineSteps(settings);
+  const { steps, created, deleted } = defineSteps(settings);
   process.stdout.write(`Smoke test of ${settings.baseUrl}\n`);
   let passed = 0;
   for (const [index, step] of steps.entries()) {
@@ -295,7 +378,7 @@ async function runSteps(settings: Settings): Promise<boolean> {
   }
   process.stdout.write(`\n${passed} of ${steps.length} steps passed.\n`);
   const pet = created()?.pet;
-  if (pet) {
+  if (pet && !deleted()) {
     process.stdout.write(
       `\nCreated pet ${pet.id} ("${pet.name}", status ${pet.status}). The API has no delete operation;\n` +
         'to remove the pet from a deployed stage, with PetsTableName from its stack outputs:\n\n' +
@@ -305,9 +388,13 @@ async function runSteps(settings: Settings): Promise<boolean> {
   return passed === steps.length;
 }
 
-const settings = readSettings();
+const settings = await readSettings();
 const { hostname, protocol } = new URL(settings.baseUrl);
 if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
   process.stderr.write(`Warning: ${settings.baseUrl} is plain http: the API key crosses the network unencrypted.\n`);
 }
-process.exitCode = (await runSteps(settings)) ? 0 : 1;
+try {
+  process.exitCode = (await runSteps(settings)) ? 0 : 1;
+} finally {
+  settings.cleanup?.client.destroy();
+}

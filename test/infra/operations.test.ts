@@ -206,7 +206,7 @@ describe.each(stages)('stateful resources of the $name stage', (config: StageCon
   });
 });
 
-describe.each(stages)('key administration in the $name stage', (config: StageConfig) => {
+describe.each(stages)('operator policies of the $name stage', (config: StageConfig) => {
   it('exports a managed policy with exactly what `npm run keys -- --stage` does, on this stage’s keys table and stack', () => {
     const stage = synthesis.stage(config.name);
     const policy = stage.json.Resources[logicalId(stage, stage.stack.keyAdministrationPolicy)]!;
@@ -216,5 +216,15 @@ describe.each(stages)('key administration in the $name stage', (config: StageCon
       { Effect: 'Allow', Action: 'dynamodb:Query', Resource: { 'Fn::Join': ['', [table, expect.stringMatching(/^\/index\//)]] } },
       { Effect: 'Allow', Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } },
     ]);
+  });
+
+  it('exports a managed policy for `npm run smoke -- --stage`: read the outputs, delete a pet, nothing else', () => {
+    const stage = synthesis.stage(config.name);
+    const policy = stage.json.Resources[logicalId(stage, stage.stack.smokeTestPolicy)]!;
+    expect(policy.Properties!.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:DeleteItem', Resource: { 'Fn::GetAtt': [logicalId(stage, stage.stack.petsTable.table), 'Arn'] } },
+      { Effect: 'Allow', Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } },
+    ]);
+    expect(stage.json.Outputs!.SmokeTestPolicyArn!.Value).toEqual({ Ref: logicalId(stage, stage.stack.smokeTestPolicy) });
   });
 });

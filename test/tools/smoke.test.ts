@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { staging } from '../../infra/stages';
 import { startBlackHole } from '../helpers/black-hole';
+import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { runCli } from '../helpers/cli';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { closedPort } from '../helpers/http';
@@ -66,6 +68,48 @@ describe('npm run smoke against the local API', () => {
   });
 });
 
+describe('npm run smoke that cleans up after itself', () => {
+  const dynamoDbPort = () => new URL(api.dynamoDbEndpoint).port;
+
+  it('with --local, deletes its pet from the local pets table and checks it is gone: nothing is left', async () => {
+    const before = await storedPets(client);
+    const result = await smoke(['--local', '--base-url', api.baseUrl, '--key', DEV_KEY], { DYNAMODB_PORT: dynamoDbPort() });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = stepLines(result.stdout);
+    expect(lines).toHaveLength(STEPS + 1);
+    expect(lines.at(-1)).toMatch(/^PASS {2}6\/6 {2}the smoke pet is deleted/);
+    expect(await storedPets(client)).toEqual(before);
+    expect(result.stdout).not.toContain('aws dynamodb delete-item');
+  });
+
+  it("with --stage, finds the base URL and pets table from the stack's outputs, and leaves nothing", async () => {
+    const cloudFormation = await startFakeCloudFormation([
+      {
+        stackName: staging.stackName,
+        account: staging.account,
+        region: staging.region,
+        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets },
+      },
+    ]);
+    try {
+      const before = await storedPets(client);
+      const result = await smoke(['--stage', 'staging'], {
+        SMOKE_API_KEY: DEV_KEY,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: api.dynamoDbEndpoint,
+        AWS_ACCESS_KEY_ID: 'operator',
+        AWS_SECRET_ACCESS_KEY: 'operator',
+      });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
+      expect(stepLines(result.stdout)).toHaveLength(STEPS + 1);
+      expect(await storedPets(client)).toEqual(before);
+    } finally {
+      await cloudFormation.close();
+    }
+  });
+});
+
 describe('npm run smoke against a stage whose store loses answers', () => {
   let dynamoDb: LocalDynamoDb;
   let proxy: FaultProxy;
@@ -123,7 +167,7 @@ describe('npm run smoke against a stage that does not answer', () => {
 describe('npm run smoke with bad input', () => {
   it.each([
     ['no key', ['--base-url', 'http://localhost:3000/v1'], '--key <api key> or SMOKE_API_KEY'],
-    ['no base URL', ['--key', DEV_KEY], '--base-url <url> or SMOKE_BASE_URL'],
+    ['no base URL', ['--key', DEV_KEY], '--stage <name>, --local, or --base-url <url>'],
     ['a base URL without a scheme', ['--base-url', 'localhost:3000', '--key', DEV_KEY], 'must be an http or https URL'],
     ['a base URL that is not a URL', ['--base-url', 'my stage', '--key', DEV_KEY], 'must be an http(s) URL'],
     ['a base URL with a query', ['--base-url', 'http://localhost:3000/v1?x=1', '--key', DEV_KEY], 'without credentials, query or fragment'],
