@@ -99,8 +99,8 @@ function acknowledgeSynchronousInvocation(fn: ApiFunction): void {
   validations.acknowledge({
     id: 'Serverless-LambdaTracing',
     reason:
-      'HTTP APIs cannot start or propagate X-Ray traces and the handlers carry no tracing SDK, so active tracing would ' +
-      'record little beyond Lambda duration metrics while adding a wildcard xray:PutTraceSegments grant. Requests are ' +
-      'followed through the access log and the functions\' JSON logs, which share the API Gateway request id.',
+      'Decided by measurement (docs/observability.md): HTTP APIs cannot start X-Ray traces, so a trace would show the ' +
+      "handler and its one DynamoDB call, which the access log, the REPORT line and DynamoDB's latency metrics already " +
+      'show; Powertools Tracer added 21 % to the time to first response and 61 % to CPU per request.',
   });
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreApp } from '../../infra/animal-store-app';
@@ -32,8 +35,13 @@ describe('pinned environments', () => {
     const templates = (account: string, region: string) => {
       process.env.CDK_DEFAULT_ACCOUNT = account;
       process.env.CDK_DEFAULT_REGION = region;
-      const { app } = createAnimalStoreApp({ context: NO_BUNDLING, outdir: synthesis.outdir + `-${account}` });
-      return app.synth().stacks.map((stack) => JSON.stringify(stack.template));
+      const outdir = mkdtempSync(join(tmpdir(), 'animal-store-env-'));
+      try {
+        const { app } = createAnimalStoreApp({ context: NO_BUNDLING, outdir });
+        return app.synth().stacks.map((stack) => JSON.stringify(stack.template));
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
     };
     try {
       expect(templates('999999999999', 'us-east-1')).toEqual(templates('888888888888', 'ap-southeast-2'));
