@@ -101,7 +101,7 @@ export const routes = [
     petsTableAccess: ['get'],
     request: { path: PetIdPathSchema },
     response: { status: 200, schema: PetSchema },
-    errors: ['not_found'],
+    errors: ['invalid_parameter', 'not_found'],
     deprecation: {
       since: new Date('2026-11-22T00:00:00Z'),
       sunset: new Date('2030-12-05T00:00:00Z'),

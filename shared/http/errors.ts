@@ -113,8 +113,8 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 export class UnsupportedMediaTypeError extends ApiError {
-  constructor() {
-    super('unsupported_media_type', 'The request body must be sent as "Content-Type: application/json".');
+  constructor(message = 'The request body must be sent as "Content-Type: application/json".') {
+    super('unsupported_media_type', message);
   }
 }
 

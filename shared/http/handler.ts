@@ -5,7 +5,7 @@ import { runWithDeadline } from '../deadline';
 import { logger } from '../logger';
 import { countColdStart } from '../metrics';
 import { BASE_PATH, deprecationHeaderValues, findRoute, preflightRoute, type OperationId, type Route } from '../routes';
-import { ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
+import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
 import { errorResponse, toApiError, type HttpResponse } from './responses';
 
@@ -47,6 +47,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     try {
       const caller = requireCaller(event);
       logger.appendKeys({ keyId: caller.keyId });
+      if (route && route.request.query === undefined) rejectQueryParameters(event);
       response = await runWithDeadline(context, () => logic(event, caller, context));
     } catch (error) {
       response = errorResponse(reportError(error));
@@ -55,6 +56,16 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     return response;
   };
   return Object.defineProperty(handler, HTTP_HANDLER, { value: true });
+}
+
+/**
+ * One rule for every operation: a query parameter outside the contract is 400, naming it, whether
+ * the operation takes others (listPets' schema says so) or none (this), so `POST /v1/pets?status=sold`
+ * cannot create a pet without the status its sender believes it set.
+ */
+function rejectQueryParameters(event: HttpEvent): void {
+  const [name] = Object.keys(event.queryStringParameters ?? {});
+  if (name !== undefined) throw new InvalidParameterError(`${name} is not a query parameter of this operation.`);
 }
 
 function requireCaller(event: HttpEvent): Caller {

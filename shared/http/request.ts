@@ -2,22 +2,28 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeySchema } from '../idempotency/idempotency-key';
 import { InvalidBodyError, InvalidParameterError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors';
+import { parseJsonBody } from './json-body';
 
 /** Largest accepted request body. A pet is well under 1 KiB; anything near this is a mistake or abuse. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/;
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /**
  * Reads a JSON object body. Checks run in the order a client can fix them: size (413), presence (400),
- * media type (415), then syntax and shape (400).
+ * media type and encoding (415), then syntax and shape (400). Bodies are never compressed: at 16 KiB
+ * at most there is nothing to gain, and a decoder is one more thing a hostile body can exploit (a
+ * few bytes of gzip can inflate to gigabytes), so any Content-Encoding but `identity` is 415.
  */
 export function readJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
   const bytes = event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
   if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   if (bytes.length === 0) throw new InvalidBodyError('A JSON request body is required.');
   if (!isJsonContentType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
+  const encoding = event.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body uncompressed.`);
+  }
 
   let text: string;
   try {
@@ -25,12 +31,7 @@ export function readJsonObject(event: APIGatewayProxyEventV2): Record<string, un
   } catch {
     throw new InvalidBodyError('The request body is not valid UTF-8.');
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text, rejectImpreciseIntegers);
-  } catch {
-    throw new InvalidBodyError('The request body is not valid JSON.');
-  }
+  const value = parseJsonBody(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidBodyError('The request body must be a JSON object.');
   }
@@ -45,16 +46,6 @@ function isJsonContentType(header: string | undefined): boolean {
     const [name = '', value = ''] = parameter.split('=').map((part) => part.trim().toLowerCase());
     return name !== 'charset' || value.replace(/"/g, '') === 'utf-8';
   });
-}
-
-/**
- * JSON.parse reviver: an integral number is kept only when written as an integer literal that a
- * double holds exactly. Anything else (2^53, 1e3, 1.0) becomes NaN so that integer fields reject it
- * instead of silently storing a rounded value. Fractions stay fractions and fail `integer()`.
- */
-function rejectImpreciseIntegers(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
-  return INTEGER_LITERAL.test(context.source) && Number.isSafeInteger(value) ? value : Number.NaN;
 }
 
 /** Validates input against a schema; every problem is reported, each naming its field. */

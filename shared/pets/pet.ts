@@ -33,6 +33,9 @@ export const PetNameSchema = v.pipe(
     const length = [...name].length;
     return length >= 1 && length <= NAME_MAX_LENGTH;
   }, nameMessage),
+  // Every client must be able to read it back: an unpaired surrogate makes the whole listing page
+  // undecodable for Python, serde or pydantic (I-JSON, RFC 7493).
+  v.check((name) => name.isWellFormed(), 'must be valid Unicode text (no unpaired UTF-16 surrogates)'),
   v.metadata({ minLength: 1, maxLength: NAME_MAX_LENGTH }),
   v.description("The animal's name."),
 );
@@ -89,7 +92,9 @@ export const ListPetsQuerySchema = v.strictObject(
     limit: v.optional(
       v.pipe(
         v.string(limitMessage),
-        v.regex(/^\d{1,3}$/, limitMessage),
+        // Integers in a URL are written one way, canonical decimal: `01` is refused here as `/pets/007`
+        // names no pet there.
+        v.regex(/^(?:0|[1-9]\d{0,2})$/, limitMessage),
         v.transform(Number),
         v.number(),
         v.integer(),

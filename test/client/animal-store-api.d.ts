@@ -376,6 +376,18 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
+            /** @description The request is invalid: `code` is `invalid_parameter`. */
+            400: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Successor-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key is missing, malformed, unknown or revoked: `code` is `unauthorized`. */
             401: {
                 headers: {

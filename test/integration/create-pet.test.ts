@@ -152,10 +152,8 @@ describe('POST /v1/pets: invalid fields are rejected with 400 and nothing is sto
   it.each([
     ['2^53', '9007199254740992'],
     ['2^53 + 1 (rounds to 2^53 as a double)', '9007199254740993'],
-    ['1e3 (an exponent)', '1e3'],
-    ['1E3', '1E3'],
-    ['1.0 (a fraction literal)', '1.0'],
     ['1.5', '1.5'],
+    ['1e400 (beyond any double)', '1e400'],
     ['0', '0'],
     ['-1', '-1'],
     ['-0', '-0'],

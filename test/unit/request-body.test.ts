@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidBodyError, InvalidParameterError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../shared/http/errors';
+import { MAX_JSON_DEPTH } from '../../shared/http/json-body';
 import { MAX_BODY_BYTES, parseInput, readJsonObject } from '../../shared/http/request';
 import { NewPetSchema } from '../../shared/pets/pet';
 import { httpEvent } from '../helpers/events';
@@ -50,12 +51,83 @@ describe('JSON numbers', () => {
     expect(categoryId('9007199254740991')).toBe(9007199254740991);
   });
 
-  it.each(['9007199254740992', '9007199254740993', '1e3', '1.0', '1.5', '0', '-1', '"1"', '123456789012345678901234567890'])(
-    'rejects %s instead of rounding it',
-    (literal) => {
-      expect(() => categoryId(literal)).toThrow(InvalidParameterError);
-    },
-  );
+  it.each([
+    ['1.0', 1],
+    ['1e3', 1000],
+    ['1E3', 1000],
+    ['1.5e1', 15],
+    ['10e-1', 1],
+    ['9007199254740991.000', 9007199254740991],
+    ['9.007199254740991e15', 9007199254740991],
+  ])('accepts %s as the integer it denotes exactly, as JSON Schema counts it', (literal, value) => {
+    expect(categoryId(literal)).toBe(value);
+  });
+
+  it.each([
+    '9007199254740992',
+    '9007199254740993',
+    '9007199254740991.5',
+    '1.0000000000000001',
+    '1e400',
+    '1e-400',
+    '1.5',
+    '0',
+    '-1',
+    '"1"',
+    '123456789012345678901234567890',
+  ])('rejects %s instead of rounding it', (literal) => {
+    expect(() => categoryId(literal)).toThrow(InvalidParameterError);
+  });
+});
+
+describe('Content-Encoding', () => {
+  const encoded = (encoding: string) =>
+    readJsonObject(httpEvent({ method: 'POST', body: '{"name":"Rex"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } }));
+
+  it.each(['gzip', 'br', 'deflate', 'GZIP', 'gzip, identity'])('refuses a body labelled %s with 415, saying to send it uncompressed', (encoding) => {
+    expect(() => encoded(encoding)).toThrow(UnsupportedMediaTypeError);
+    expect(() => encoded(encoding)).toThrow(/send the body uncompressed/);
+  });
+
+  it('accepts identity, which means no encoding', () => {
+    expect(encoded('identity')).toEqual({ name: 'Rex' });
+  });
+});
+
+describe('I-JSON bodies', () => {
+  const read = (text: string) => readJsonObject(post(text));
+  const problem = (text: string) => {
+    try {
+      read(text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidBodyError);
+      return (error as Error).message;
+    }
+    throw new Error('expected the body to be refused');
+  };
+
+  it('refuses a repeated member, naming it, whichever spelling repeats it', () => {
+    expect(problem('{"name":"a","name":"b","categoryId":1}')).toBe('The request body repeats the member "name".');
+    expect(problem('{"name":"a","\\u006eame":"b","categoryId":1}')).toBe('The request body repeats the member "name".');
+    expect(problem('{"a":{"b":1,"b":2}}')).toBe('The request body repeats the member "a.b".');
+  });
+
+  it('accepts the same member name in different objects', () => {
+    expect(read('{"a":{"x":1},"b":{"x":1},"c":[{"x":1},{"x":2}]}')).toEqual({ a: { x: 1 }, b: { x: 1 }, c: [{ x: 1 }, { x: 2 }] });
+  });
+
+  it('refuses strings with an unpaired surrogate, escaped or not, in a value or a name', () => {
+    expect(problem('{"name":"\\ud800","categoryId":1}')).toMatch(/unpaired UTF-16 surrogate .*"name"/);
+    expect(problem('{"name":"Rex","\\udc00":1}')).toMatch(/unpaired UTF-16 surrogate/);
+    expect(read('{"name":"\\ud83d\\udc36"}')).toEqual({ name: '🐶' });
+  });
+
+  it(`refuses nesting deeper than ${MAX_JSON_DEPTH} levels with a message that says so, however deep`, () => {
+    const nested = (depth: number) => `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    expect(read(nested(MAX_JSON_DEPTH))).toBeDefined();
+    expect(problem(nested(MAX_JSON_DEPTH + 1))).toBe(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    expect(problem(nested(8_000))).toBe(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  });
 });
 
 describe('validation messages', () => {

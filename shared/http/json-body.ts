@@ -1,0 +1,130 @@
+import { InvalidBodyError } from './errors';
+
+/**
+ * JSON request bodies held to I-JSON (RFC 7493), the profile every strict client can read back:
+ * no repeated member names, no unpaired surrogates in strings, and numbers read for their exact
+ * value. Plain JSON.parse accepts all three silently: the last repeated member wins (so a validator
+ * in front of us can approve a different document than the one we store), `"\ud800"` becomes a
+ * string that Python, serde and pydantic refuse to decode, and `9007199254740993` becomes ...992.
+ */
+
+/**
+ * How deep a body may nest. A pet is one level; anything deep is a mistake or an attack, and the
+ * reviver JSON.parse runs recursively would overflow the stack at a few thousand levels.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Parses a JSON text under the rules above; 400 invalid_body, naming the problem, otherwise. */
+export function parseJsonBody(text: string): unknown {
+  const { depth, duplicate } = scanStructure(text);
+  if (depth > MAX_JSON_DEPTH) throw new InvalidBodyError(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  let unpaired: string | undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text, function reviver(this: unknown, key: string, raw: unknown, context?: { source?: string }) {
+      if (unpaired === undefined && (!key.isWellFormed() || (typeof raw === 'string' && !raw.isWellFormed()))) unpaired = key;
+      return typeof raw === 'number' ? exactNumber(raw, context?.source) : raw;
+    });
+  } catch {
+    throw new InvalidBodyError('The request body is not valid JSON.');
+  }
+  if (duplicate !== undefined) throw new InvalidBodyError(`The request body repeats the member ${JSON.stringify(duplicate)}.`);
+  if (unpaired !== undefined) {
+    throw new InvalidBodyError(
+      `The request body has a string with an unpaired UTF-16 surrogate${unpaired ? ` (in ${JSON.stringify(unpaired.toWellFormed())})` : ''}; ` +
+        'strings must be valid Unicode (I-JSON, RFC 7493).',
+    );
+  }
+  return value;
+}
+
+/**
+ * A JSON number read for its exact value: `1.0` and `1e3` are the integers 1 and 1000, as JSON Schema
+ * counts them. An integral value a double cannot hold exactly (`9007199254740993`, `1e400`) becomes
+ * NaN, so integer fields reject it rather than store a neighbour; a written fraction stays a
+ * fraction (it fails `integer()`), even one JSON.parse rounds to an integer (`1.0000000000000001`).
+ */
+function exactNumber(value: number, source: string | undefined): number {
+  if (source === undefined || !Number.isFinite(value)) return Number.NaN;
+  const exact = exactInteger(source);
+  if (exact === undefined) return Number.isInteger(value) ? Number.NaN : value;
+  return Number.isSafeInteger(value) && BigInt(value) === exact ? value : Number.NaN;
+}
+
+/** The integer a JSON number literal denotes exactly, or undefined when it has a fractional part (or a huge exponent). */
+function exactInteger(source: string): bigint | undefined {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(source);
+  if (!match) return undefined;
+  const [, sign, whole, fraction = '', exponentText = '0'] = match;
+  const exponent = Number(exponentText);
+  if (Math.abs(exponent) > 400) return undefined;
+  // The digits with the decimal point moved `exponent` places to the right.
+  let digits = whole! + fraction;
+  let point = whole!.length + exponent;
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits;
+    point = 0;
+  }
+  if (point > digits.length) digits += '0'.repeat(point - digits.length);
+  if (/[1-9]/.test(digits.slice(point))) return undefined;
+  const magnitude = BigInt(digits.slice(0, point) || '0');
+  return sign === '-' ? -magnitude : magnitude;
+}
+
+/**
+ * One pass over the text, without building anything: the deepest nesting, and the first member
+ * name repeated within one object (as a dotted path). Meaningful only for valid JSON; the caller
+ * reports duplicates after JSON.parse has accepted the text.
+ */
+function scanStructure(text: string): { depth: number; duplicate?: string } {
+  const frames: Array<{ keys: Set<string> | undefined; expectingKey: boolean; path: string }> = [];
+  let maxDepth = 0;
+  let duplicate: string | undefined;
+  let lastKey = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      const end = endOfString(text, i);
+      const frame = frames.at(-1);
+      if (frame?.keys && frame.expectingKey) {
+        const key = decodeString(text.slice(i, end + 1));
+        const path = frame.path ? `${frame.path}.${key}` : key;
+        if (frame.keys.has(key)) duplicate ??= path;
+        frame.keys.add(key);
+        frame.expectingKey = false;
+        lastKey = path;
+      }
+      i = end;
+    } else if (char === '{' || char === '[') {
+      const parent = frames.at(-1);
+      const path = parent?.keys ? lastKey : parent ? `${parent.path}[]` : '';
+      frames.push({ keys: char === '{' ? new Set() : undefined, expectingKey: char === '{', path });
+      maxDepth = Math.max(maxDepth, frames.length);
+      // Deep enough to refuse: no need to read the rest.
+      if (maxDepth > MAX_JSON_DEPTH) break;
+    } else if (char === '}' || char === ']') {
+      frames.pop();
+    } else if (char === ',') {
+      const frame = frames.at(-1);
+      if (frame?.keys) frame.expectingKey = true;
+    }
+  }
+  return { depth: maxDepth, ...(duplicate === undefined ? {} : { duplicate }) };
+}
+
+/** Index of the quote that closes the string opening at `start` (the text's end if unterminated). */
+function endOfString(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return text.length;
+}
+
+function decodeString(literal: string): string {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return literal;
+  }
+}
