@@ -11,11 +11,12 @@ import { BASE_PATH } from '../shared/routes';
  * swagger-ui-dist package so they work offline.
  */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/** A Map, not an object literal: `/docs/constructor` must not find Object.prototype's members. */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -60,9 +61,9 @@ export async function serveDocs(req: IncomingMessage, res: ServerResponse): Prom
     send(res, 'application/json', localDocument(req.headers.host ?? 'localhost'));
   } else if (path === '/docs' || path === '/docs/') {
     send(res, 'text/html; charset=utf-8', PAGE);
-  } else if (path?.startsWith('/docs/') && ASSETS[path.slice('/docs/'.length)]) {
+  } else if (path?.startsWith('/docs/') && ASSETS.has(path.slice('/docs/'.length))) {
     const name = path.slice('/docs/'.length);
-    send(res, ASSETS[name]!, await readFile(join(SWAGGER_UI_DIR, name)), 'public, max-age=3600');
+    send(res, ASSETS.get(name)!, await readFile(join(SWAGGER_UI_DIR, name)), 'public, max-age=3600');
   } else {
     return false;
   }

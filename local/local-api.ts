@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
@@ -73,6 +73,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+      // The Host header becomes part of Location, Link and the served document's server URL: a
+      // request without exactly one well-formed Host is refused (RFC 9112), never echoed.
+      if (!hasValidHost(req)) {
+        res.on('error', () => undefined);
+        const body = JSON.stringify({ message: 'Bad Request' });
+        res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+        return;
+      }
       serveDocs(req, res)
         .then((served) => served || gateway(req, res))
         // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
@@ -120,9 +128,24 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const status = MALFORMED_REQUEST_STATUS[error.code ?? ''] ?? 400;
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () =>
-    socket.destroy(),
+  // The body API Gateway gives its own answers, so a client parses every non-API answer one way.
+  const body = JSON.stringify({ message: STATUS_CODES[status] });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
+}
+
+/** A host name or address literal, with an optional port: nothing that could smuggle a path or a second URL. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function hasValidHost(req: IncomingMessage): boolean {
+  const hosts: string[] = [];
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    if (req.rawHeaders[index]!.toLowerCase() === 'host') hosts.push(req.rawHeaders[index + 1]!);
+  }
+  return hosts.length === 1 && HOST.test(hosts[0]!);
 }
 
 /** An endpoint someone else runs: nothing to stop when the API closes. */

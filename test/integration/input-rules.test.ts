@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../shared/http/json-body';
-import { routes } from '../../shared/routes';
+import { routes, type Route } from '../../shared/routes';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { documentClient, postPet, storedPets } from '../helpers/pets';
@@ -84,7 +84,7 @@ describe('query parameters: one rule for every operation, from the route table',
   const sample: Record<string, string> = { '{petId}': '1' };
   const pathOf = (path: string) => path.replace(/\{petId\}/, sample['{petId}']!);
 
-  it.each(routes.filter((route) => route.request.query === undefined).map((route) => [route.operationId, route] as const))(
+  it.each((routes as readonly Route[]).filter((route) => route.request.query === undefined).map((route) => [route.operationId, route] as const))(
     '%s, which takes none, refuses one with 400 naming it, and stores nothing',
     async (_, route) => {
       const response = await expectNothingStored(() =>
