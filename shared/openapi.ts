@@ -15,6 +15,7 @@ import {
   UnsupportedMediaTypeError,
   type ErrorCode,
 } from './http/errors';
+import { MAX_JSON_DEPTH } from './http/json-body';
 import { MAX_BODY_BYTES } from './http/request';
 import { toApiError } from './http/responses';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency/idempotency-errors';
@@ -57,7 +58,14 @@ function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonOb
 /** Prose and examples per operation; everything structural comes from the route table. */
 const OPERATIONS: Record<
   OperationId,
-  { summary: string; description: string; examples: JsonObject; invalidParameterExample?: string }
+  {
+    summary: string;
+    description: string;
+    examples: JsonObject;
+    invalidParameterExample?: string;
+    /** Descriptions of parameters whose schema is a named one (a `$ref` carries none of its own). */
+    parameters?: Record<string, string>;
+  }
 > = {
   listPets: {
     summary: 'List pets',
@@ -69,9 +77,10 @@ const OPERATIONS: Record<
       'The body is always a bare array. Cursors are opaque and belong to the listing that issued them: a changed',
       'cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.',
       '',
-      'Query parameters other than these are rejected with `400 invalid_parameter`.',
+      'Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.',
     ].join('\n'),
     invalidParameterExample: `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
+    parameters: { status: 'Only pets with this status.' },
     examples: {
       response: [
         { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' },
@@ -84,10 +93,11 @@ const OPERATIONS: Record<
     description: [
       'Adds a pet. The service assigns its `id`; `status`, when omitted, stays absent.',
       '',
-      `The body must be a JSON object (\`Content-Type: application/json\`) of at most ${MAX_BODY_BYTES} bytes. Fields`,
-      'other than `name`, `categoryId` and `status`, `id` included, are rejected. `categoryId` must be written as',
-      'a JSON integer: numbers that a double cannot hold exactly, exponents and fractions are rejected, not rounded.',
-      'A rejected request stores nothing.',
+      `The body must be an uncompressed JSON object (\`Content-Type: application/json\`, no \`Content-Encoding\`) of`,
+      `at most ${MAX_BODY_BYTES} bytes, in I-JSON (RFC 7493): no repeated member names, no unpaired surrogates in strings,`,
+      `nested at most ${MAX_JSON_DEPTH} levels. Fields other than \`name\`, \`categoryId\` and \`status\`, \`id\` included, are`,
+      'rejected. `categoryId` is read for its exact value: `1.0` and `1e3` are the integers 1 and 1000, while fractions',
+      'and numbers a double cannot hold exactly are rejected, not rounded. A rejected request stores nothing.',
       '',
       '**Retrying safely.** A `201` always means exactly one new pet. A `503` (or a lost connection) does not say',
       'whether the pet was stored: send an `Idempotency-Key` (a new UUID per pet) and retry with the same key and',
@@ -136,10 +146,22 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'The pet does not exist',
   409: 'A request with the same Idempotency-Key is still in progress; retry after `Retry-After` seconds',
   413: 'The request body is too large',
-  415: 'The request body is not JSON',
+  415: 'The request body is not JSON, or is compressed',
   422: 'The Idempotency-Key was already used with a different body',
   500: 'The service failed',
   503: 'The service is temporarily unavailable',
+};
+
+/**
+ * Answers API Gateway gives itself, before our code runs or instead of its answer, with its own body
+ * `{"message": …}` rather than our Error: it owns the stage's throttle, its payload limit and the
+ * integration's failures. Documented so clients handle them, above all 429.
+ */
+const GATEWAY_ANSWERS: Record<number, { when: string; message: string }> = {
+  413: { when: 'a request body over its own 10 MiB limit', message: 'Request Entity Too Large' },
+  429: { when: "the stage's request throttle is exceeded; retry with backoff", message: 'Too Many Requests' },
+  500: { when: 'the authorizer or a function failed without answering', message: 'Internal Server Error' },
+  503: { when: 'a function did not answer in time', message: 'Service Unavailable' },
 };
 
 /** Headers an error carries, by code. */
@@ -161,17 +183,27 @@ function errorResponses(route: Route): Record<string, JsonObject> {
     byStatus.set(ERROR_CODES[code], [...(byStatus.get(ERROR_CODES[code]) ?? []), code]);
   }
   const responses: Record<string, JsonObject> = {};
+  for (const status of Object.keys(GATEWAY_ANSWERS).map(Number)) if (!byStatus.has(status)) byStatus.set(status, []);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    if (codes.length === 0) {
+      responses[String(status)] = { $ref: `#/components/responses/Gateway${status}` };
+      continue;
+    }
     const headers = {
       ...Object.assign({}, ...codes.map((code) => ERROR_HEADERS[code] ?? {})),
       ...(route.deprecation ? DEPRECATION_HEADERS : {}),
     };
+    const gateway = GATEWAY_ANSWERS[status];
     responses[String(status)] = {
-      description: `${STATUS_TEXT[status]}: \`code\` is ${codes.map((code) => `\`${code}\``).join(' or ')}.`,
+      description:
+        `${STATUS_TEXT[status]}: \`code\` is ${codes.map((code) => `\`${code}\``).join(' or ')}.` +
+        (gateway ? ` API Gateway may also answer ${status} itself (${gateway.when}), with its own body \`{"message": …}\`: see GatewayError.` : ''),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: {
         'application/json': {
-          schema: { $ref: '#/components/schemas/Error' },
+          schema: gateway
+            ? { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/GatewayError' }] }
+            : { $ref: '#/components/schemas/Error' },
           examples: Object.fromEntries(
             codes.map((code) => {
               const specific = OPERATIONS[route.operationId as OperationId].invalidParameterExample;
@@ -202,7 +234,7 @@ function parameters(route: Route): JsonObject[] {
         name: location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
         in: location,
         required: object.required?.includes(name) ?? false,
-        description,
+        description: description ?? OPERATIONS[route.operationId as OperationId].parameters?.[name],
         schema: propertySchema,
       });
     }
@@ -299,7 +331,7 @@ export function buildOpenApiDocument(): JsonObject {
     servers: [
       {
         url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
-        description: 'Production: the ApiBaseUrl output of the production stack.',
+        description: 'Production: the BaseUrl output of the production stack.',
         variables: {
           apiId: { default: 'production', description: 'The production HTTP API id.' },
           region: { default: 'eu-west-1', description: 'The AWS Region of the production stage.' },
@@ -307,7 +339,7 @@ export function buildOpenApiDocument(): JsonObject {
       },
       {
         url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
-        description: 'Staging: the ApiBaseUrl output of the staging stack.',
+        description: 'Staging: the BaseUrl output of the staging stack.',
         variables: {
           apiId: { default: 'staging', description: 'The staging HTTP API id.' },
           region: { default: 'eu-west-1', description: 'The AWS Region of the staging stage.' },
@@ -323,7 +355,30 @@ export function buildOpenApiDocument(): JsonObject {
     tags: [{ name: 'pets', description: 'Animals offered in the store.' }],
     paths,
     components: {
-      schemas: toJsonSchemaDefs(NAMED_SCHEMAS, conversion),
+      schemas: {
+        ...toJsonSchemaDefs(NAMED_SCHEMAS, conversion),
+        GatewayError: {
+          type: 'object',
+          description:
+            'The body of answers API Gateway gives itself, not our code: 429 when throttled, 413 over its 10 MiB limit, ' +
+            '500 and 503 when a function fails or does not answer. Only `message`, a fixed English phrase.',
+          required: ['message'],
+          properties: { message: { type: 'string', examples: ['Too Many Requests'] } },
+          additionalProperties: false,
+        },
+      },
+      // Only the statuses some operation can get from API Gateway alone: the others are documented inline.
+      responses: Object.fromEntries(
+        Object.entries(GATEWAY_ANSWERS)
+          .filter(([status]) => !ROUTE_ERRORS.some((code) => ERROR_CODES[code] === Number(status)))
+          .map(([status, { when, message }]) => [
+          `Gateway${status}`,
+          {
+            description: `Answered by API Gateway itself when ${when}, with its own body, not the Error body.`,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/GatewayError' }, example: { message } } },
+          },
+        ]),
+      ),
       securitySchemes: {
         apiKey: {
           type: 'http',

@@ -1,11 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { InvalidCursorError } from '../http/errors';
-import { MAX_ID, PetStatusSchema, type PetStatus } from './pet';
+import { MAX_CURSOR_LENGTH, MAX_ID, PetStatusSchema, type PetStatus } from './pet';
 import type { ListPosition } from './pet-store';
 
 /** Longer than any cursor we issue; bounds the work an attacker can make us do. */
-export const MAX_CURSOR_LENGTH = 256;
 
 const CursorPayloadSchema = v.strictObject({
   v: v.literal(1),

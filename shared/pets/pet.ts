@@ -79,7 +79,10 @@ export function toPet(record: PetRecord): Pet {
   };
 }
 
-export const PetListSchema = v.pipe(v.array(PetSchema), v.description('Pets, newest first.'));
+export const PetListSchema = v.pipe(v.array(PetSchema), v.maxLength(LIST_LIMIT.max), v.description('Pets, newest first.'));
+
+/** The longest cursor decodeCursor reads (shared/pets/cursor.ts); anything longer is invalid_cursor. */
+export const MAX_CURSOR_LENGTH = 256;
 
 const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`;
 
@@ -104,12 +107,17 @@ export const ListPetsQuerySchema = v.strictObject(
         v.description('Maximum number of pets to return.'),
       ),
     ),
-    status: v.optional(v.pipe(PetStatusSchema, v.description('Only pets with this status.'))),
+    // The named schema itself, so generated clients get one PetStatus type, not a second inline enum.
+    status: v.optional(PetStatusSchema),
     // Any string here: decodeCursor bounds its length and answers invalid_cursor for anything it did not issue.
     cursor: v.optional(
       v.pipe(
         v.string(),
-        v.description('Where the page starts: copy it from the `Link: rel="next"` header of the previous page. Opaque.'),
+        // Documented, not checked here: a longer one is a cursor we never issued, invalid_cursor like any other.
+        v.metadata({ maxLength: MAX_CURSOR_LENGTH }),
+        v.description(
+          `Where the page starts: copy it from the \`Link: rel="next"\` header of the previous page. Opaque, at most ${MAX_CURSOR_LENGTH} characters.`,
+        ),
       ),
     ),
   },

@@ -17,7 +17,7 @@ export interface paths {
          *     The body is always a bare array. Cursors are opaque and belong to the listing that issued them: a changed
          *     cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.
          *
-         *     Query parameters other than these are rejected with `400 invalid_parameter`.
+         *     Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.
          */
         get: operations["listPets"];
         put?: never;
@@ -25,10 +25,11 @@ export interface paths {
          * Add a pet
          * @description Adds a pet. The service assigns its `id`; `status`, when omitted, stays absent.
          *
-         *     The body must be a JSON object (`Content-Type: application/json`) of at most 16384 bytes. Fields
-         *     other than `name`, `categoryId` and `status`, `id` included, are rejected. `categoryId` must be written as
-         *     a JSON integer: numbers that a double cannot hold exactly, exponents and fractions are rejected, not rounded.
-         *     A rejected request stores nothing.
+         *     The body must be an uncompressed JSON object (`Content-Type: application/json`, no `Content-Encoding`) of
+         *     at most 16384 bytes, in I-JSON (RFC 7493): no repeated member names, no unpaired surrogates in strings,
+         *     nested at most 32 levels. Fields other than `name`, `categoryId` and `status`, `id` included, are
+         *     rejected. `categoryId` is read for its exact value: `1.0` and `1e3` are the integers 1 and 1000, while fractions
+         *     and numbers a double cannot hold exactly are rejected, not rounded. A rejected request stores nothing.
          *
          *     **Retrying safely.** A `201` always means exactly one new pet. A `503` (or a lost connection) does not say
          *     whether the pet was stored: send an `Idempotency-Key` (a new UUID per pet) and retry with the same key and
@@ -118,8 +119,42 @@ export interface components {
             /** @description The HTTP status code of the response. */
             status: number;
         };
+        /** @description The body of answers API Gateway gives itself, not our code: 429 when throttled, 413 over its 10 MiB limit, 500 and 503 when a function fails or does not answer. Only `message`, a fixed English phrase. */
+        GatewayError: {
+            /** @example Too Many Requests */
+            message: string;
+        };
     };
-    responses: never;
+    responses: {
+        /** @description Answered by API Gateway itself when a request body over its own 10 MiB limit, with its own body, not the Error body. */
+        Gateway413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request Entity Too Large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayError"];
+            };
+        };
+        /** @description Answered by API Gateway itself when the stage's request throttle is exceeded; retry with backoff, with its own body, not the Error body. */
+        Gateway429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too Many Requests"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -150,8 +185,8 @@ export interface operations {
                 /** @description Maximum number of pets to return. */
                 limit?: number;
                 /** @description Only pets with this status. */
-                status?: "available" | "pending" | "sold";
-                /** @description Where the page starts: copy it from the `Link: rel="next"` header of the previous page. Opaque. */
+                status?: components["schemas"]["PetStatus"];
+                /** @description Where the page starts: copy it from the `Link: rel="next"` header of the previous page. Opaque, at most 256 characters. */
                 cursor?: string;
             };
             header?: never;
@@ -204,23 +239,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service failed: `code` is `internal_error`. */
+            413: components["responses"]["Gateway413"];
+            429: components["responses"]["Gateway429"];
+            /** @description The service failed: `code` is `internal_error`. API Gateway may also answer 500 itself (the authorizer or a function failed without answering), with its own body `{"message": …}`: see GatewayError. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. */
+            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. API Gateway may also answer 503 itself (a function did not answer in time), with its own body `{"message": …}`: see GatewayError. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -296,16 +333,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is too large: `code` is `payload_too_large`. */
+            /** @description The request body is too large: `code` is `payload_too_large`. API Gateway may also answer 413 itself (a request body over its own 10 MiB limit), with its own body `{"message": …}`: see GatewayError. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request body is not JSON: `code` is `unsupported_media_type`. */
+            /** @description The request body is not JSON, or is compressed: `code` is `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -323,23 +360,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service failed: `code` is `internal_error`. */
+            429: components["responses"]["Gateway429"];
+            /** @description The service failed: `code` is `internal_error`. API Gateway may also answer 500 itself (the authorizer or a function failed without answering), with its own body `{"message": …}`: see GatewayError. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. */
+            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. API Gateway may also answer 503 itself (a function did not answer in time), with its own body `{"message": …}`: see GatewayError. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -413,7 +451,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service failed: `code` is `internal_error`. */
+            413: components["responses"]["Gateway413"];
+            429: components["responses"]["Gateway429"];
+            /** @description The service failed: `code` is `internal_error`. API Gateway may also answer 500 itself (the authorizer or a function failed without answering), with its own body `{"message": …}`: see GatewayError. */
             500: {
                 headers: {
                     Deprecation: components["headers"]["Deprecation"];
@@ -422,10 +462,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. */
+            /** @description The service is temporarily unavailable: `code` is `service_unavailable`. API Gateway may also answer 503 itself (a function did not answer in time), with its own body `{"message": …}`: see GatewayError. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -435,7 +475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayError"];
                 };
             };
         };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocument } from '../../scripts/openapi';
 import { ERROR_CODES } from '../../shared/http/errors';
-import { LIST_LIMIT, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet';
+import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet';
 import { routes } from '../../shared/routes';
 import { PROJECT_ROOT } from '../helpers/cli';
 import { expectDocumentedResponse } from '../helpers/contract';
@@ -51,7 +51,9 @@ describe('openapi.json', () => {
   it('marks getPet deprecated, with its sunset date and replacement, and documents the deprecation headers', () => {
     const getPet = operation('getPet');
     expect(getPet).toMatchObject({ deprecated: true, 'x-sunset': '2030-12-05', 'x-replacement': 'GET /pets' });
-    for (const response of Object.values(getPet.responses as Record<string, { headers: object }>)) {
+    for (const response of Object.values(getPet.responses as Record<string, { headers: object; $ref?: string }>)) {
+      // API Gateway's own answers (a $ref to a Gateway response) come from API Gateway, not from getPet.
+      if (response.$ref?.startsWith('#/components/responses/Gateway')) continue;
       expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     }
   });
@@ -77,13 +79,44 @@ describe('openapi.json', () => {
       const errors = Object.entries(candidate.responses as Record<string, any>).filter(([status]) => Number(status) >= 400);
       expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['401', '500', '503']));
       for (const [status, response] of errors) {
+        if (response.$ref) {
+          // Only API Gateway answers it: its own body.
+          expect(response.$ref).toBe(`#/components/responses/Gateway${status}`);
+          continue;
+        }
         const media = response.content['application/json'];
-        expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+        const ours = { $ref: '#/components/schemas/Error' };
+        expect([ours, { oneOf: [ours, { $ref: '#/components/schemas/GatewayError' }] }]).toContainEqual(media.schema);
         for (const example of Object.values(media.examples as Record<string, { value: { code: string; status: number } }>)) {
           expect(ERROR_CODES[example.value.code as keyof typeof ERROR_CODES]).toBe(Number(status));
         }
       }
     }
+  });
+
+  it("documents the answers API Gateway gives itself, 429 above all, with their own body on every operation", () => {
+    expect(document.components.schemas.GatewayError).toMatchObject({ required: ['message'], additionalProperties: false });
+    for (const candidate of operations) {
+      expect(candidate.responses['429']).toEqual({ $ref: '#/components/responses/Gateway429' });
+      for (const status of ['500', '503']) {
+        expect(candidate.responses[status].content['application/json'].schema.oneOf).toContainEqual({ $ref: '#/components/schemas/GatewayError' });
+      }
+    }
+  });
+
+  it('references the named PetStatus schema from listPets, so generated clients get one status type', () => {
+    const status = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'status');
+    expect(status.schema).toEqual({ $ref: '#/components/schemas/PetStatus' });
+  });
+
+  it('bounds the list response and the cursor as the code does', () => {
+    expect(document.components.schemas.Pets.maxItems).toBe(LIST_LIMIT.max);
+    const cursor = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'cursor');
+    expect(cursor.schema.maxLength).toBe(MAX_CURSOR_LENGTH);
+  });
+
+  it('names the stack output the base URL comes from', () => {
+    for (const server of document.servers.slice(0, 2)) expect(server.description).toContain('the BaseUrl output');
   });
 
   it('gives every operation an example response', () => {
