@@ -332,6 +332,7 @@ export function buildOpenApiDocument(): JsonObject {
       {
         url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
         description: 'Production: the BaseUrl output of the production stack.',
+        'x-internal': false,
         variables: {
           apiId: { default: 'production', description: 'The production HTTP API id.' },
           region: { default: 'eu-west-1', description: 'The AWS Region of the production stage.' },
@@ -340,6 +341,7 @@ export function buildOpenApiDocument(): JsonObject {
       {
         url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
         description: 'Staging: the BaseUrl output of the staging stack.',
+        'x-internal': true,
         variables: {
           apiId: { default: 'staging', description: 'The staging HTTP API id.' },
           region: { default: 'eu-west-1', description: 'The AWS Region of the staging stage.' },
@@ -348,6 +350,7 @@ export function buildOpenApiDocument(): JsonObject {
       {
         url: `http://127.0.0.1:{port}${BASE_PATH}`,
         description: 'Local: `npm start` on this machine.',
+        'x-internal': true,
         variables: { port: { default: '3000', description: 'The PORT the local API listens on.' } },
       },
     ],

@@ -30,7 +30,14 @@ export const ErrorSchema = v.pipe(
       v.description('Machine-readable error code; stable, meant for programs.'),
     ),
     message: v.pipe(v.string(), v.description('Human-readable description; may change, meant for people.')),
-    status: v.pipe(v.number(), v.integer(), v.description('The HTTP status code of the response.')),
+    status: v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(400),
+      v.maxValue(599),
+      v.metadata({ format: 'int32' }),
+      v.description('The HTTP status code of the response.'),
+    ),
   }),
   v.description('Every error response has this body.'),
 );

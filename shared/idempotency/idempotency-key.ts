@@ -22,7 +22,7 @@ export const IdempotencyKeySchema = v.pipe(
   v.description(
     'Makes the request safe to retry: a unique value per pet to create (a UUID, say). The same key with the same body within 24 hours returns the original answer with `Idempotent-Replayed: true` and creates nothing; with a different body it is 422; while the first request is still running it is 409. Scoped to the API key.',
   ),
-  v.metadata({ examples: ['5f3c2f63-1d7e-4a0b-9a51-6c1b2f9e7d10'] }),
+  v.metadata({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, examples: ['5f3c2f63-1d7e-4a0b-9a51-6c1b2f9e7d10'] }),
 );
 
 /** Who asked, and under which key: keys of different API keys never meet. */

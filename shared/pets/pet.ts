@@ -103,7 +103,7 @@ export const ListPetsQuerySchema = v.strictObject(
         v.integer(),
         v.minValue(LIST_LIMIT.min, limitMessage),
         v.maxValue(LIST_LIMIT.max, limitMessage),
-        v.metadata({ default: LIST_LIMIT.default }),
+        v.metadata({ default: LIST_LIMIT.default, format: 'int32' }),
         v.description('Maximum number of pets to return.'),
       ),
     ),
@@ -114,7 +114,8 @@ export const ListPetsQuerySchema = v.strictObject(
       v.pipe(
         v.string(),
         // Documented, not checked here: a longer one is a cursor we never issued, invalid_cursor like any other.
-        v.metadata({ maxLength: MAX_CURSOR_LENGTH }),
+        // The shape encodeCursor writes: base64url payload, a dot, base64url signature.
+        v.metadata({ maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }),
         v.description(
           `Where the page starts: copy it from the \`Link: rel="next"\` header of the previous page. Opaque, at most ${MAX_CURSOR_LENGTH} characters.`,
         ),

@@ -116,7 +116,10 @@ export interface components {
             code: "invalid_body" | "invalid_parameter" | "invalid_cursor" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "internal_error" | "service_unavailable";
             /** @description Human-readable description; may change, meant for people. */
             message: string;
-            /** @description The HTTP status code of the response. */
+            /**
+             * Format: int32
+             * @description The HTTP status code of the response.
+             */
             status: number;
         };
         /** @description The body of answers API Gateway gives itself, not our code: 429 when throttled, 413 over its 10 MiB limit, 500 and 503 when a function fails or does not answer. Only `message`, a fixed English phrase. */

@@ -32,6 +32,17 @@ describe('openapi.json', () => {
     expect(result.status).toBe(0);
   });
 
+  it("passes Spectral with OWASP's API security rules, every rule that does not apply turned off with its reason", () => {
+    const result = spawnSync(
+      `${PROJECT_ROOT}/node_modules/.bin/spectral`,
+      ['lint', 'openapi.json', '--ruleset', '.spectral.yaml', '--fail-severity=hint', '--format=json', '--quiet'],
+      { cwd: PROJECT_ROOT, encoding: 'utf8' },
+    );
+    const findings = JSON.parse(result.stdout || '[]') as Array<{ code: string; path: string[] }>;
+    expect(findings.map((finding) => `${finding.code} at ${finding.path.join('/')}`)).toEqual([]);
+    expect(result.status).toBe(0);
+  });
+
   it('is OpenAPI 3.1 with production, staging and local servers', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual([
