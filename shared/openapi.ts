@@ -116,10 +116,12 @@ const OPERATIONS: Record<
     summary: 'Get a pet (deprecated)',
     description: [
       'Returns one pet by its id. An id that is not a positive integer in canonical form is a 404, like an unknown one.',
+      'It takes no query parameters: any is `400 invalid_parameter`.',
       '',
       '**Deprecated** and removed on 5 December 2030: use `GET /pets` with the `status` filter instead. Every',
       'response carries `Deprecation`, `Sunset` and a `Link` to the replacement.',
     ].join('\n'),
+    invalidParameterExample: 'status is not a query parameter of this operation.',
     examples: { response: { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' } },
   },
 };

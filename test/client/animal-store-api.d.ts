@@ -56,6 +56,7 @@ export interface paths {
          * Get a pet (deprecated)
          * @deprecated
          * @description Returns one pet by its id. An id that is not a positive integer in canonical form is a 404, like an unknown one.
+         *     It takes no query parameters: any is `400 invalid_parameter`.
          *
          *     **Deprecated** and removed on 5 December 2030: use `GET /pets` with the `status` filter instead. Every
          *     response carries `Deprecation`, `Sunset` and a `Link` to the replacement.
