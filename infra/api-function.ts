@@ -111,6 +111,13 @@ export class ApiFunction extends Construct {
         // self-contained, so the bundle check can prove it loads with nothing but itself.
         bundleAwsSDK: true,
         externalModules: [],
+        // Source paths in the map relative to the repository, not to wherever it is checked out, so
+        // every machine synthesizes the same asset hashes and so the same templates.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir, outputDir) => [`node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`],
+        },
       },
     });
 
