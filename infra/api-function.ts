@@ -91,13 +91,13 @@ export class ApiFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
-        // Stack traces point at functions/ and shared/ rather than at the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,
         minify: true,
+        // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, which cost
+        // 8 % of the time to first response): shared/stack-traces.ts reads it when an error is logged.
         sourceMap: true,
         // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
         sourcesContent: false,

@@ -4,6 +4,7 @@ import { AuthorizerContextSchema } from '../auth/authorizer-context';
 import { runWithDeadline } from '../deadline';
 import { logger } from '../logger';
 import { countColdStart } from '../metrics';
+import { withSourcePositions } from '../stack-traces';
 import { BASE_PATH, deprecationHeaderValues, findRoute, preflightRoute, type OperationId, type Route } from '../routes';
 import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
@@ -87,7 +88,7 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  const detail = error instanceof Error ? error : String(error);
+  const detail = error instanceof Error ? withSourcePositions(error) : String(error);
   if (apiError.status === 500) logger.error('Request failed', detail);
   else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
   return apiError;

@@ -246,7 +246,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
     expect(invocation.firstInvokeMs).toBeLessThan(properties(fn('get-pet')).Timeout * 1000);
-    // --enable-source-maps at work: the logged stack names our sources, not the minified bundle.
+    // The map read when the error is logged (shared/stack-traces.ts): the stack names our sources, not the minified bundle.
     expect(invocation.stderr).toContain('shared/pets/dynamo-pet-store.ts');
   });
 });
