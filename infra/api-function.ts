@@ -27,6 +27,19 @@ export const LIVE_ALIAS_NAME = 'live';
  */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
+/**
+ * The esbuild choices that shape what a function loads at cold start, shared with the benchmark's
+ * floor (bench/floors/), which must be built exactly as the functions are to be a fair comparison.
+ */
+export const BUNDLE_SHAPE = {
+  format: OutputFormat.ESM,
+  minify: true,
+  // ESM builds first: esbuild tree-shakes them, and they import node: built-ins instead of
+  // requiring them.
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+} as const;
+
 export interface ApiFunctionProps {
   /** Base name of the handler file in functions/ (see shared/routes.ts). */
   readonly handler: string;
@@ -94,17 +107,13 @@ export class ApiFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
+        ...BUNDLE_SHAPE,
+        mainFields: [...BUNDLE_SHAPE.mainFields],
         // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, which cost
         // 8 % of the time to first response): shared/stack-traces.ts reads it when an error is logged.
         sourceMap: true,
         // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
         sourcesContent: false,
-        // ESM builds first: esbuild tree-shakes them, and they import node: built-ins instead of
-        // requiring them.
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
         // The SDK is bundled, not taken from the runtime. Measured (test/infra/bundles.test.ts):
         // about 370 KiB instead of 40 KiB per bundle, and the same import time either way (75-90 ms
         // on Node 24). What decides: the SDK version we test is the one that runs, and the asset is

@@ -1,11 +1,14 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { authorizer, fallbackHandler, routes, type Route } from '../shared/routes';
+import { authorizer, fallbackHandler, routes, type OperationId, type Route } from '../shared/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import type { LogLevel } from './stages';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
+
+/** Every function of a stage: one per operation, the fallback for unmatched requests, the authorizer. */
+export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
 
 export interface ApiFunctionsProps {
   readonly petsTable: PetsTable;
@@ -14,8 +17,8 @@ export interface ApiFunctionsProps {
   readonly idempotencyTable: IdempotencyTable;
   /** Signs the cursors of paginated listings. */
   readonly cursorSecret: CursorSecret;
-  /** Memory of every function, in MB. */
-  readonly memoryMiB: number;
+  /** Memory of each function, in MB. */
+  readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   /** Application log level of every function. */
   readonly logLevel: LogLevel;
   /** CloudWatch namespace of the functions' business metrics. */
@@ -43,7 +46,6 @@ export class ApiFunctions extends Construct {
   constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
     super(scope, id);
     const defaults = {
-      memoryMiB: props.memoryMiB,
       logLevel: props.logLevel,
       metricsNamespace: props.metricsNamespace,
       logRetention: props.logRetention,
@@ -57,6 +59,7 @@ export class ApiFunctions extends Construct {
         const paginates = route.petsTableAccess.includes('query');
         const fn = new ApiFunction(this, route.operationId, {
           ...defaults,
+          memoryMiB: props.memoryMiB[route.operationId as OperationId],
           handler: route.handler,
           environment: {
             PETS_TABLE_NAME: pets.tableName,
@@ -70,10 +73,11 @@ export class ApiFunctions extends Construct {
       }),
     );
 
-    this.fallback = new ApiFunction(this, 'RouteNotFound', { ...defaults, handler: fallbackHandler });
+    this.fallback = new ApiFunction(this, 'RouteNotFound', { ...defaults, memoryMiB: props.memoryMiB.routeNotFound, handler: fallbackHandler });
 
     this.authorizer = new ApiFunction(this, 'Authorizer', {
       ...defaults,
+      memoryMiB: props.memoryMiB.authorizer,
       handler: authorizer.handler,
       // It fronts every route: were it throttled, every request would fail, not just some.
       ...(props.authorizerReservedConcurrency === undefined ? {} : { reservedConcurrency: props.authorizerReservedConcurrency }),

@@ -44,7 +44,7 @@ export interface PetStoreApiProps {
  * One access log line per request, as JSON. It carries the authorizer's verdict and key id, so a
  * 401 or a suspicious client can be traced to a key without logging the key itself.
  */
-const ACCESS_LOG_FIELDS = {
+export const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   requestTime: '$context.requestTime',
   ip: '$context.identity.sourceIp',

@@ -1,9 +1,18 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { FunctionName } from './api-functions';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from './cors-policy';
 
 export type { CorsConfig } from './cors-policy';
+
+/** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
+export interface LatencyGoals {
+  /** A cold start: from the start of INIT to the first answer, in milliseconds. */
+  readonly coldStartMs: number;
+  /** The p99 of a warm request inside the function, in milliseconds. */
+  readonly warmP99Ms: number;
+}
 
 /** Powertools log levels the functions accept in POWERTOOLS_LOG_LEVEL. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -63,8 +72,12 @@ export interface StageConfig {
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
   readonly logRetention: RetentionDays;
-  /** Memory of every function, in MB; CPU share grows with it, so it also bounds cold-start time. */
-  readonly memoryMiB: number;
+  /**
+   * Memory of each function, in MB. CPU share grows with it, so it bounds cold starts and latency;
+   * each is the cheapest setting that meets `latencyGoals` by `npm run bench`'s estimate.
+   */
+  readonly memoryMiB: Readonly<Record<FunctionName, number>>;
+  readonly latencyGoals: LatencyGoals;
   readonly logLevel: LogLevel;
   readonly alarms: AlarmThresholds;
   /**
@@ -108,7 +121,10 @@ export const staging: StageConfig = {
   region: 'eu-west-1',
   throttle: { rateLimit: 20, burstLimit: 40 },
   logRetention: RetentionDays.TWO_WEEKS,
-  memoryMiB: 256,
+  memoryMiB: { listPets: 256, createPet: 256, getPet: 256, routeNotFound: 128, authorizer: 256 },
+  // Staging serves tests and smoke runs, not customers: a request meeting two cold functions stays
+  // within its 2 s p99 alarm.
+  latencyGoals: { coldStartMs: 1_000, warmP99Ms: 100 },
   logLevel: 'DEBUG',
   alarms: {
     serverErrorRatePercent: 5,
@@ -143,7 +159,10 @@ export const production: StageConfig = {
   region: 'eu-west-1',
   throttle: { rateLimit: 200, burstLimit: 400 },
   logRetention: RetentionDays.THREE_MONTHS,
-  memoryMiB: 512,
+  memoryMiB: { listPets: 512, createPet: 512, getPet: 512, routeNotFound: 256, authorizer: 512 },
+  // A request meeting two cold functions (the authorizer and its route) answers within the 1 s p99
+  // alarm, with room for Lambda's own environment start and API Gateway.
+  latencyGoals: { coldStartMs: 450, warmP99Ms: 50 },
   logLevel: 'INFO',
   alarms: {
     serverErrorRatePercent: 1,

@@ -1,5 +1,5 @@
 import { RESPONSE_RESERVE_MS } from '../shared/deadline';
-import { DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs } from '../shared/dynamodb';
+import { dynamoDbCallBudgetMs } from '../shared/dynamodb';
 
 /**
  * The time budget of one request, innermost first. Each layer must give up before the one around it,
@@ -16,16 +16,6 @@ import { DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayM
 export const API_GATEWAY_INTEGRATION_TIMEOUT_MS = 30_000;
 /** API Gateway's hard limit for an HTTP API Lambda authorizer's answer (not adjustable). */
 export const API_GATEWAY_AUTHORIZER_TIMEOUT_MS = 10_000;
-
-/**
- * The longest one DynamoDB call can take before the SDK gives up on its own: every attempt may spend
- * the whole attempt timeout, plus the backoff between attempts: 3 × 1 s + 100 ms + 200 ms = 3.3 s.
- */
-export function dynamoDbCallBudgetMs(): number {
-  let budget = DYNAMODB_MAX_ATTEMPTS * DYNAMODB_ATTEMPT_TIMEOUT_MS;
-  for (let retry = 1; retry < DYNAMODB_MAX_ATTEMPTS; retry++) budget += dynamoDbRetryDelayMs(retry);
-  return budget;
-}
 
 /**
  * Every function's timeout. A single slow call fits inside it with room to answer, so the common

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
-import { currentDeadline } from './deadline';
+import { deadlineSignal } from './deadline';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -22,6 +22,22 @@ export const DYNAMODB_MAX_ATTEMPTS = 3;
 export function dynamoDbRetryDelayMs(retry: number): number {
   return 100 * 2 ** (retry - 1);
 }
+
+/**
+ * The longest one DynamoDB call can take before the SDK gives up on its own: every attempt may spend
+ * the whole attempt timeout, plus the backoff between attempts: 3 × 1 s + 100 ms + 200 ms = 3.3 s.
+ */
+export function dynamoDbCallBudgetMs(): number {
+  let budget = DYNAMODB_MAX_ATTEMPTS * DYNAMODB_ATTEMPT_TIMEOUT_MS;
+  for (let retry = 1; retry < DYNAMODB_MAX_ATTEMPTS; retry++) budget += dynamoDbRetryDelayMs(retry);
+  return budget;
+}
+
+/**
+ * A call given at least this long before the deadline ends on its own first: its budget, plus a
+ * second for timers that fire late on a busy event loop (the time-budget tests see up to 0.75 s).
+ */
+const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
 
 /**
  * The low-level client; call once per function instance, at module scope. Every call it makes
@@ -49,14 +65,14 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoDbClie
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
 
 /**
- * Passes the current deadline to every `send` as its abort signal. The SDK then aborts the attempt in
+ * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The SDK then aborts the attempt in
  * flight, skips the remaining retries and interrupts the backoff: the one mechanism that covers our
  * stores and Powertools' idempotency layer alike, since both call `send` on these clients.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   const bounded = (command: unknown, options: { abortSignal?: AbortSignal } = {}) => {
-    const deadline = currentDeadline();
+    const deadline = deadlineSignal(SELF_ENDING_CALL_MS);
     if (deadline === undefined) return send(command, options);
     const abortSignal = options.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
     return send(command, { ...options, abortSignal });

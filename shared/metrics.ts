@@ -9,18 +9,28 @@ import { SERVICE_NAME } from './service';
  * (POWERTOOLS_METRICS_NAMESPACE, set by infra/ and by the local runtime); POWERTOOLS_METRICS_DISABLED
  * turns them off (the unit tests do).
  *
- * Each metric is its own EMF line, published at once (Powertools' single metric): a request counts
- * one thing at most besides a cold start, so there is nothing to batch and nothing to flush or lose
- * when an invocation fails, and the `reason` dimension of a refusal never leaks onto another metric.
- * Each line carries the request id as metadata, so a metric can be traced to its request's logs.
+ * Each metric is its own EMF line, published at once: a request counts one thing at most besides a
+ * cold start, so there is nothing to batch and nothing to flush or lose when an invocation fails,
+ * and the `reason` dimension of a refusal never leaks onto another metric. Each line carries the
+ * request id as metadata, so a metric can be traced to its request's logs.
+ *
+ * One publisher per metric and dimension values, made once per instance, rather than Powertools'
+ * `singleMetric()`, which publishes the same line but builds a new Metrics object, reading its whole
+ * configuration from the environment again, on every call: measured at about 100 µs of CPU per
+ * request, the largest part of what a warm createPet spent above its floor (`npm run bench`).
  */
-const metrics = new Metrics({ serviceName: SERVICE_NAME });
+const publishers = new Map<string, Metrics>();
 
 function count(metricName: string, requestId: string, dimensions: Record<string, string> = {}): void {
-  const single = metrics.singleMetric();
-  for (const [name, value] of Object.entries(dimensions)) single.addDimension(name, value);
-  single.addMetadata('requestId', requestId);
-  single.addMetric(metricName, MetricUnit.Count, 1);
+  const key = JSON.stringify([metricName, dimensions]);
+  let publisher = publishers.get(key);
+  if (publisher === undefined) {
+    publisher = new Metrics({ serviceName: SERVICE_NAME, defaultDimensions: dimensions });
+    publishers.set(key, publisher);
+  }
+  publisher.addMetadata('requestId', requestId);
+  publisher.addMetric(metricName, MetricUnit.Count, 1);
+  publisher.publishStoredMetrics();
 }
 
 let coldStart = true;

@@ -5,7 +5,7 @@ import { runWithDeadline } from '../deadline';
 import { logger } from '../logger';
 import { countColdStart } from '../metrics';
 import { withSourcePositions } from '../stack-traces';
-import { BASE_PATH, deprecationHeaderValues, findRoute, preflightRoute, type OperationId, type Route } from '../routes';
+import { BASE_PATH, deprecationHeaderValues, findRoute, preflightRoute, type Deprecation, type OperationId } from '../routes';
 import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
 import { errorResponse, toApiError, type HttpResponse } from './responses';
@@ -37,6 +37,9 @@ export const HTTP_HANDLER = Symbol('createHttpHandler');
  */
 export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
   const route = operationId === undefined ? undefined : findRoute(operationId);
+  const deprecated = route?.deprecation;
+  // The same on every response: worked out once per instance, not per request.
+  const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
   const handler: HttpHandler = async (event, context) => {
     logger.resetKeys();
     logger.addContext(context);
@@ -53,7 +56,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     } catch (error) {
       response = errorResponse(reportError(error));
     }
-    if (route?.deprecation) Object.assign(response.headers, deprecationHeaders(route, event));
+    if (deprecated) Object.assign(response.headers, deprecationHeaders, successorLink(deprecated, event));
     return response;
   };
   return Object.defineProperty(handler, HTTP_HANDLER, { value: true });
@@ -94,11 +97,7 @@ function reportError(error: unknown): ApiError {
   return apiError;
 }
 
-/** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and a `Link` to the successor, on every response. */
-function deprecationHeaders(route: Route, event: HttpEvent): Record<string, string> {
-  const deprecation = route.deprecation!;
-  return {
-    ...deprecationHeaderValues(deprecation),
-    link: `<${apiUrl(event, BASE_PATH + deprecation.successorPath)}>; rel="successor-version"`,
-  };
+/** The `Link` to a deprecated operation's successor that goes with its RFC 9745 and RFC 8594 headers. */
+function successorLink(deprecation: Deprecation, event: HttpEvent): { link: string } {
+  return { link: `<${apiUrl(event, BASE_PATH + deprecation.successorPath)}>; rel="successor-version"` };
 }

@@ -9,6 +9,9 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
+/** Strict: a body that is not UTF-8 is refused, never patched with U+FFFD. Stateless between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Reads a JSON object body. Checks run in the order a client can fix them: size (413), presence (400),
  * media type and encoding (415), then syntax and shape (400). Bodies are never compressed: at 16 KiB
@@ -27,7 +30,7 @@ export function readJsonObject(event: APIGatewayProxyEventV2): Record<string, un
 
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new InvalidBodyError('The request body is not valid UTF-8.');
   }

@@ -17,12 +17,7 @@ export class DynamoPetStore implements PetStore {
         this.client.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: {
-              ...pet,
-              collection: PETS_TABLE.collection,
-              createdKey: createdKey(pet.createdAt, pet.id),
-              [PETS_TABLE.creationTokenAttribute]: creationToken,
-            },
+            Item: toItem(pet, creationToken),
             // The id is random; this condition is what makes it unique.
             ConditionExpression: 'attribute_not_exists(#id)',
             ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
@@ -81,6 +76,16 @@ export class DynamoPetStore implements PetStore {
     );
     return { pets: Items.slice(0, limit).map(toRecord), hasMore: Items.length > limit };
   }
+}
+
+/** A pet as the table stores it: the record, its index keys and the token of the request that wrote it. */
+export function toItem(pet: PetRecord, creationToken: string): Record<string, unknown> {
+  return {
+    ...pet,
+    collection: PETS_TABLE.collection,
+    createdKey: createdKey(pet.createdAt, pet.id),
+    [PETS_TABLE.creationTokenAttribute]: creationToken,
+  };
 }
 
 function toRecord(item: Record<string, unknown>): PetRecord {

@@ -3,14 +3,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiFunction } from '../../infra/api-function';
 import { stages, type StageConfig } from '../../infra/stages';
 import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
 import { authorizerEvent, httpEvent } from '../helpers/events';
+import { functionAssets, type FunctionAsset, type FunctionName } from './function-assets';
 import { invokeBundle, runtimeNode, RUNTIME_MAJOR, type Invocation } from './lambda-runner';
 import { synthesize, type SynthesizedStage, type Synthesis } from './synth';
 
@@ -84,68 +83,30 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     client.destroy();
   });
 
-  function fn(handler: string): ApiFunction {
-    const { functions } = stage.stack;
-    const found = new Map([...functions.routes, ['route-not-found', functions.fallback], ['authorize', functions.authorizer]]).get(
-      handler,
-    );
+  function asset(handler: FunctionName): FunctionAsset {
+    const found = functionAssets(synthesis, stage).get(handler);
     if (!found) throw new Error(`No function for ${handler}`);
     return found;
   }
 
-  function properties(target: ApiFunction): Record<string, any> {
-    const resource = stage.json.Resources[stage.stack.getLogicalId(target.function.node.defaultChild as CfnElement)]!;
-    return { ...resource.Properties, assetPath: resource.Metadata!['aws:asset:path'] };
-  }
-
-  function taskRoot(target: ApiFunction): string {
-    return join(synthesis.outdir, properties(target).assetPath);
+  function taskRoot(handler: FunctionName): string {
+    return asset(handler).taskRoot;
   }
 
   /** The function's environment as Lambda would set it, references resolved to the local tables. */
-  function environment(target: ApiFunction, endpoint = dynamo.endpoint): Record<string, string> {
-    const { Environment, MemorySize, Timeout } = properties(target);
-    const references: Record<string, string> = {
-      [stage.stack.getLogicalId(stage.stack.petsTable.table.node.defaultChild as CfnElement)]: tables.pets,
-      [stage.stack.getLogicalId(stage.stack.apiKeysTable.table.node.defaultChild as CfnElement)]: tables.apiKeys,
-      [stage.stack.getLogicalId(stage.stack.idempotencyTable.table.node.defaultChild as CfnElement)]: tables.idempotency,
-    };
-    const resolve = (name: string, value: unknown): string => {
-      if (typeof value === 'string') return value;
-      const json = JSON.stringify(value);
-      if (json.includes('{{resolve:secretsmanager:')) return CURSOR_SECRET;
-      const ref = (value as { Ref?: string }).Ref;
-      if (ref !== undefined && references[ref] !== undefined) return references[ref];
-      throw new Error(`The bundle check cannot resolve ${name}=${json}: teach it the new variable.`);
-    };
-    return {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      LANG: 'en_US.UTF-8',
-      TZ: ':UTC',
-      LAMBDA_TASK_ROOT: taskRoot(target),
-      AWS_LAMBDA_FUNCTION_NAME: `${config.stackName}-${target.node.id}`,
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(MemorySize),
-      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-      AWS_REGION: 'us-east-1',
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'bundle-check',
-      AWS_SECRET_ACCESS_KEY: 'bundle-check',
-      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-      FUNCTION_TIMEOUT_MS: String(Timeout * 1000),
-      ...Object.fromEntries(Object.entries(Environment.Variables).map(([name, value]) => [name, resolve(name, value)])),
-    };
+  function environment(handler: FunctionName, endpoint = dynamo.endpoint): Record<string, string> {
+    return asset(handler).environment({ tables, dynamoDbEndpoint: endpoint, cursorSecret: CURSOR_SECRET });
   }
 
-  async function invoke(handler: string, events: unknown[], endpoint?: string): Promise<Invocation> {
-    const target = fn(handler);
-    const invocation = await invokeBundle(node, { taskRoot: taskRoot(target), env: environment(target, endpoint), events });
+  async function invoke(handler: FunctionName, events: unknown[], endpoint?: string): Promise<Invocation> {
+    const invocation = await invokeBundle(node, { taskRoot: taskRoot(handler), env: environment(handler, endpoint), events });
     // Everything the process writes is the function's structured log (warnings and errors go to
     // stderr): one JSON object per line. A Node warning or a crash message would not parse.
     for (const line of `${invocation.stdout}\n${invocation.stderr}`.split('\n').filter(Boolean)) {
       expect(() => JSON.parse(line), line).not.toThrow();
     }
     if (endpoint === undefined && !measurements.some((m) => m.stage === config.name && m.function === handler)) {
-      const bundle = readFileSync(join(taskRoot(target), 'index.mjs'));
+      const bundle = readFileSync(join(taskRoot(handler), 'index.mjs'));
       measurements.push({
         stage: config.name,
         function: handler,
@@ -169,15 +130,15 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
   }
 
   it('uploads nothing but the ESM bundle and its source map, within the size budget', () => {
-    for (const handler of ['list-pets', 'create-pet', 'get-pet', 'route-not-found', 'authorize']) {
-      const dir = taskRoot(fn(handler));
+    for (const handler of ['listPets', 'createPet', 'getPet', 'routeNotFound', 'authorizer'] as const) {
+      const dir = taskRoot(handler);
       expect(readdirSync(dir).sort(), handler).toEqual(['index.mjs', 'index.mjs.map']);
       expect(statSync(join(dir, 'index.mjs')).size, handler).toBeLessThan(MAX_BUNDLE_BYTES);
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire } from 'module';"), handler).toBe(true);
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), handler).toBe(true);
       const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
-      expect(map.sources, handler).toContain(`functions/${handler}.ts`);
+      expect(map.sources, handler).toContain(`functions/${asset(handler).handler}.ts`);
       // Relative to the repository, never to where it is checked out: the map is part of the asset's
       // hash, so a machine-specific path would give every machine different templates.
       for (const source of map.sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
@@ -185,7 +146,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
   });
 
   it('lets the authorizer bundle verify a key stored in the keys table', async () => {
-    const { results } = await invoke('authorize', [authorizerEvent(`Bearer ${apiKey}`), authorizerEvent()]);
+    const { results } = await invoke('authorizer', [authorizerEvent(`Bearer ${apiKey}`), authorizerEvent()]);
     expect(results).toEqual([
       { isAuthorized: true, context: { outcome: 'allowed', keyId } },
       { isAuthorized: true, context: { outcome: 'missing' } },
@@ -193,7 +154,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
   });
 
   it('lets the create bundle store pets', async () => {
-    const { results } = await invoke('create-pet', [
+    const { results } = await invoke('createPet', [
       createEvent({ name: 'Rex', categoryId: 1, status: 'available' }),
       createEvent({ name: 'Tom', categoryId: 2 }),
     ]);
@@ -203,7 +164,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
 
   it('lets the list bundle page through the pets with cursors it signs with the stage secret', async () => {
     const first = httpEvent({ routeKey: 'GET /v1/pets', rawPath: '/v1/pets', query: { limit: '1' } });
-    const [page] = (await invoke('list-pets', [first])).results;
+    const [page] = (await invoke('listPets', [first])).results;
     expect(page.statusCode).toBe(200);
     expect(JSON.parse(page.body)).toHaveLength(1);
     const next = new URL(/<([^>]+)>; rel="next"/.exec(page.headers.link)![1]!);
@@ -212,7 +173,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       rawPath: '/v1/pets',
       query: Object.fromEntries(next.searchParams),
     });
-    const [nextPage] = (await invoke('list-pets', [second])).results;
+    const [nextPage] = (await invoke('listPets', [second])).results;
     expect(nextPage.statusCode).toBe(200);
     const names = [...JSON.parse(page.body), ...JSON.parse(nextPage.body)].map((pet: { name: string }) => pet.name);
     expect(names.sort()).toEqual(['Rex', 'Tom']);
@@ -220,32 +181,32 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
 
   it('lets the get bundle read a pet, flagged deprecated', async () => {
     const list = httpEvent({ routeKey: 'GET /v1/pets', rawPath: '/v1/pets' });
-    const [{ body }] = (await invoke('list-pets', [list])).results;
+    const [{ body }] = (await invoke('listPets', [list])).results;
     const [pet] = JSON.parse(body) as { id: number }[];
     const get = httpEvent({
       routeKey: 'GET /v1/pets/{petId}',
       rawPath: `/v1/pets/${pet!.id}`,
       pathParameters: { petId: String(pet!.id) },
     });
-    const [response] = (await invoke('get-pet', [get])).results;
+    const [response] = (await invoke('getPet', [get])).results;
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual(pet);
     expect(response.headers).toEqual(expect.objectContaining({ deprecation: expect.any(String), sunset: expect.any(String) }));
   });
 
   it('lets the fallback bundle answer an unknown path with our 404 Error body', async () => {
-    const [response] = (await invoke('route-not-found', [httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' })])).results;
+    const [response] = (await invoke('routeNotFound', [httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' })])).results;
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body)).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });
   });
 
   it('answers 503 with our Error body, well before the function times out, when DynamoDB is unreachable', async () => {
     const get = httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: '/v1/pets/1', pathParameters: { petId: '1' } });
-    const invocation = await invoke('get-pet', [get], 'http://127.0.0.1:9');
+    const invocation = await invoke('getPet', [get], 'http://127.0.0.1:9');
     const [response] = invocation.results;
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
-    expect(invocation.firstInvokeMs).toBeLessThan(properties(fn('get-pet')).Timeout * 1000);
+    expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
     // The map read when the error is logged (shared/stack-traces.ts): the stack names our sources, not the minified bundle.
     expect(invocation.stderr).toContain('shared/pets/dynamo-pet-store.ts');
   });

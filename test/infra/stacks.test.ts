@@ -4,7 +4,8 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../infra/api-function';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
-import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, dynamoDbCallBudgetMs } from '../../infra/time-budget';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../infra/time-budget';
+import { dynamoDbCallBudgetMs } from '../../shared/dynamodb';
 import { tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../shared/idempotency/idempotency-table';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
@@ -276,10 +277,16 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('gives every function the memory, log level and log retention of the stage', () => {
+    it('gives each function the memory the stage chose for it, and every function its log level and log retention', () => {
+      const { functions } = stage.stack;
+      const byName = new Map([
+        ...routes.map((route) => [route.operationId, functions.routes.get(route.handler)!] as const),
+        ['routeNotFound', functions.fallback] as const,
+        ['authorizer', functions.authorizer] as const,
+      ]);
+      for (const [name, fn] of byName) expect(functionResource(stage, fn).Properties!.MemorySize, name).toBe(config.memoryMiB[name]);
       for (const fn of functionsOf(stage).values()) {
         const properties = functionResource(stage, fn).Properties!;
-        expect(properties.MemorySize).toBe(config.memoryMiB);
         expect(properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe(config.logLevel);
         expect(properties.LoggingConfig.LogGroup).toEqual(ref(stage, fn.logGroup));
         expect(stage.json.Resources[logicalId(stage, fn.logGroup)]!.Properties!.RetentionInDays).toBe(config.logRetention);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_TIMEOUT_MS, dynamoDbCallBudgetMs } from '../../infra/time-budget';
+import { FUNCTION_TIMEOUT_MS } from '../../infra/time-budget';
+import { dynamoDbCallBudgetMs } from '../../shared/dynamodb';
 import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';

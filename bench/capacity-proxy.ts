@@ -1,0 +1,88 @@
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The operations whose requests accept ReturnConsumedCapacity. */
+const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem']);
+
+/** What one DynamoDB request cost, as DynamoDB reported it. */
+export interface Consumption {
+  /** DynamoDB operation, from X-Amz-Target. */
+  readonly operation: string;
+  readonly table: string;
+  /** Capacity units, table and indexes together. */
+  readonly capacityUnits: number;
+  /** Whether they are read or write units (DynamoDB bills them at different prices). */
+  readonly kind: 'read' | 'write';
+}
+
+export interface CapacityProxy {
+  /** The endpoint to give the functions instead of DynamoDB's. */
+  readonly endpoint: string;
+  /** What the requests since the last call cost; the record starts afresh. */
+  take(): Consumption[];
+  close(): Promise<void>;
+}
+
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
+
+async function readBody(message: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of message) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A proxy in front of dynalite that meters what the functions' own requests cost: it asks DynamoDB
+ * for each request's consumed capacity (ReturnConsumedCapacity TOTAL, which the functions do not ask
+ * for, so it adds it) and records the answer. The functions run unchanged, their requests are the
+ * ones measured, and the answer passes back byte for byte; the extra field in it is ignored by the
+ * SDK's callers.
+ */
+export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
+  const upstream = new URL(target);
+  let record: Consumption[] = [];
+  const server = createServer(async (incoming, outgoing) => {
+    try {
+      const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      let body = await readBody(incoming);
+      const metered = METERED.has(operation);
+      if (metered) body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), ReturnConsumedCapacity: 'TOTAL' }));
+      const forwarded = httpRequest({
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, 'content-length': String(body.length) },
+      });
+      forwarded.end(body);
+      const [answer] = (await once(forwarded, 'response')) as [IncomingMessage];
+      const answerBody = await readBody(answer);
+      if (metered && answer.statusCode === 200) {
+        const consumed = (JSON.parse(answerBody.toString('utf8')) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+        for (const entry of [consumed ?? []].flat() as Array<{ TableName: string; CapacityUnits: number }>) {
+          record.push({ operation, table: entry.TableName, capacityUnits: entry.CapacityUnits, kind: READS.has(operation) ? 'read' : 'write' });
+        }
+      }
+      outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
+      outgoing.end(answerBody);
+    } catch (error) {
+      outgoing.destroy(error as Error);
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    take() {
+      const taken = record;
+      record = [];
+      return taken;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,16 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { createDocumentClient } from '../../shared/dynamodb';
+import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { answer, required } from './floor';
+
+const client = createDocumentClient();
+const tableName = required('PETS_TABLE_NAME');
+
+/** getPet's floor: one GetItem by id. */
+export const handler = async (event: APIGatewayProxyEventV2) => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: { [PETS_TABLE.partitionKey]: Number(event.pathParameters?.petId) } }),
+  );
+  return Item === undefined ? answer(404, {}) : answer(200, Item);
+};

@@ -1,0 +1,67 @@
+import { PRICES } from './prices';
+
+/** The memory settings the estimate considers, in MB. */
+export const MEMORY_OPTIONS = [128, 256, 512, 1024] as const;
+
+/** Lambda gives a function one full vCPU at 1,769 MB and a share in proportion below (AWS Lambda docs, "Memory and computing power"). */
+export const FULL_VCPU_MB = 1769;
+
+/** What a function measured here: the inputs of the estimate. */
+export interface MeasuredCost {
+  /** Wall time and CPU time of a cold start (process start to first answer), medians. */
+  readonly coldStart: { readonly wallMs: number; readonly cpuMs: number };
+  /** A warm request: wall time at p50 and p99, CPU per request. */
+  readonly warm: { readonly p50Ms: number; readonly p99Ms: number; readonly cpuMs: number };
+}
+
+export interface LatencyGoals {
+  /** A cold start, from INIT to the first answer. */
+  readonly coldStartMs: number;
+  /** A warm request's p99 inside the function. */
+  readonly warmP99Ms: number;
+}
+
+export interface SizeEstimate {
+  readonly memoryMiB: number;
+  readonly coldStartMs: number;
+  readonly warmP50Ms: number;
+  readonly warmP99Ms: number;
+  /** Duration cost of a million warm requests at p50 (billed per started millisecond). */
+  readonly durationCostPerMillion: number;
+  readonly meetsGoals: boolean;
+}
+
+/**
+ * A time measured here, on Lambda at `memoryMiB`: the time not spent on CPU (waiting on DynamoDB,
+ * on the network) stays, the CPU time stretches by the share of a vCPU the memory buys. Assumes one
+ * core here does the work of one Lambda vCPU (Graviton) and that a cold start's CPU time is on one
+ * thread (it is not quite: V8 compiles and collects on helper threads, so this overestimates).
+ */
+export function timeAt(memoryMiB: number, wallMs: number, cpuMs: number): number {
+  const share = Math.min(1, memoryMiB / FULL_VCPU_MB);
+  return Math.max(0, wallMs - cpuMs) + cpuMs / share;
+}
+
+export function estimateSizes(measured: MeasuredCost, goals: LatencyGoals): SizeEstimate[] {
+  return MEMORY_OPTIONS.map((memoryMiB) => {
+    const coldStartMs = timeAt(memoryMiB, measured.coldStart.wallMs, measured.coldStart.cpuMs);
+    const warmP50Ms = timeAt(memoryMiB, measured.warm.p50Ms, measured.warm.cpuMs);
+    const warmP99Ms = timeAt(memoryMiB, measured.warm.p99Ms, measured.warm.cpuMs);
+    const durationCostPerMillion = Math.ceil(warmP50Ms) / 1000 * (memoryMiB / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
+    return {
+      memoryMiB,
+      coldStartMs,
+      warmP50Ms,
+      warmP99Ms,
+      durationCostPerMillion,
+      meetsGoals: coldStartMs <= goals.coldStartMs && warmP99Ms <= goals.warmP99Ms,
+    };
+  });
+}
+
+/** The cheapest setting that meets the goals (the smaller one on a tie); undefined when none does. */
+export function cheapestMeetingGoals(estimates: readonly SizeEstimate[]): SizeEstimate | undefined {
+  return estimates
+    .filter((estimate) => estimate.meetsGoals)
+    .sort((a, b) => a.durationCostPerMillion - b.durationCostPerMillion || a.memoryMiB - b.memoryMiB)[0];
+}

@@ -1,0 +1,29 @@
+/** The q-quantile (0 ≤ q ≤ 1) of some numbers, interpolated between the two nearest ranks. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
+}
+
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Median and interquartile range: what the tables print for a repeated measurement. */
+export interface Spread {
+  readonly median: number;
+  readonly p25: number;
+  readonly p75: number;
+  readonly runs: number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), runs: values.length };
+}
+
+export function ratio(value: number, floor: number): number {
+  return Number((value / floor).toFixed(3));
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { FULL_VCPU_MB, cheapestMeetingGoals, estimateSizes, timeAt } from '../../bench/memory-sizing';
+
+describe('the memory estimate of npm run bench', () => {
+  it('stretches CPU time by the vCPU share the memory buys and keeps the time spent waiting', () => {
+    expect(timeAt(FULL_VCPU_MB, 10, 4)).toBeCloseTo(10);
+    expect(timeAt(FULL_VCPU_MB / 2, 10, 4)).toBeCloseTo(6 + 8);
+    expect(timeAt(2 * FULL_VCPU_MB, 10, 4)).toBeCloseTo(10);
+  });
+
+  it('picks the cheapest setting that meets both goals', () => {
+    const estimates = estimateSizes({ coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    expect(estimates.map((estimate) => estimate.meetsGoals)).toEqual([false, false, true, true]);
+    expect(cheapestMeetingGoals(estimates)?.memoryMiB).toBe(512);
+  });
+
+  it('finds none when no setting meets the goals', () => {
+    const estimates = estimateSizes({ coldStart: { wallMs: 900, cpuMs: 900 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    expect(cheapestMeetingGoals(estimates)).toBeUndefined();
+  });
+});
