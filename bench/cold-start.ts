@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { invokeBundle } from '../test/infra/lambda-runner';
-import { ratio, spread, type Spread } from './statistics';
+import { median, ratio, spread, type Spread } from './statistics';
 
 /** A bundle to start cold, again and again. */
 export interface ColdSubject {
@@ -30,7 +30,10 @@ export interface ColdStartFigures {
 export interface ColdStartComparison {
   readonly function: ColdStartFigures;
   readonly floor: ColdStartFigures;
-  /** Median time to first response of the function over the floor's. */
+  /**
+   * The function's time to first response over the floor's: the median of the ratios of each run's
+   * pair (started one after the other), so a slow moment of the machine weighs on both sides of a pair.
+   */
   readonly ratio: number;
 }
 
@@ -62,7 +65,6 @@ export async function compareColdStarts(node: string, fn: ColdSubject, floor: Co
     cpuMs: spread(taken.map((sample) => sample.cpu)),
     rssMiB: spread(taken.map((sample) => sample.rss)),
   });
-  const fnFigures = figures(fn, samples.function);
-  const floorFigures = figures(floor, samples.floor);
-  return { function: fnFigures, floor: floorFigures, ratio: ratio(fnFigures.firstResponseMs.median, floorFigures.firstResponseMs.median) };
+  const pairRatios = samples.function.map((sample, run) => sample.ms / samples.floor[run]!.ms);
+  return { function: figures(fn, samples.function), floor: figures(floor, samples.floor), ratio: ratio(median(pairRatios), 1) };
 }

@@ -5,7 +5,6 @@ import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Syste
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { SERVICE_NAME } from '../shared/service';
 import type { LogLevel } from './stages';
 import { assertTimeBudget, FUNCTION_TIMEOUT_MS } from './time-budget';
 
@@ -47,7 +46,7 @@ export interface ApiFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Memory in MB; also scales the function's CPU share. */
   readonly memoryMiB: number;
-  /** Application log level: Lambda's filter and Powertools' (POWERTOOLS_LOG_LEVEL) alike. */
+  /** Application log level: Lambda's filter and the functions' logger (POWERTOOLS_LOG_LEVEL) alike. */
   readonly logLevel: LogLevel;
   /** CloudWatch namespace of the function's business metrics (POWERTOOLS_METRICS_NAMESPACE). */
   readonly metricsNamespace: string;
@@ -101,7 +100,6 @@ export class ApiFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
       systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         ...props.environment,

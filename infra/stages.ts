@@ -14,7 +14,7 @@ export interface LatencyGoals {
   readonly warmP99Ms: number;
 }
 
-/** Powertools log levels the functions accept in POWERTOOLS_LOG_LEVEL. */
+/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (shared/logger.ts) that Lambda's application log level also knows. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 export interface ThrottleConfig {

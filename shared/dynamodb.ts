@@ -65,9 +65,10 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoDbClie
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
 
 /**
- * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The SDK then aborts the attempt in
- * flight, skips the remaining retries and interrupts the backoff: the one mechanism that covers our
- * stores and Powertools' idempotency layer alike, since both call `send` on these clients.
+ * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The
+ * SDK then aborts the attempt in flight, skips the remaining retries and interrupts the backoff: the
+ * one mechanism that covers our stores and Powertools' idempotency layer alike, since both call
+ * `send` on these clients.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;

@@ -1,5 +1,5 @@
 /**
- * The business metrics the functions publish (Powertools Metrics, CloudWatch embedded metric
+ * The business metrics the functions publish (shared/metrics.ts, CloudWatch embedded metric
  * format) and the dashboard and alarms read: one list, so a renamed metric cannot leave a graph
  * silently empty. Plain constants: infra/ reads them without loading the runtime.
  */
@@ -24,7 +24,7 @@ export const METRICS = {
 export const REFUSAL_REASON_DIMENSION = 'reason';
 
 /**
- * Dimensions every metric carries besides its own: Powertools adds `service` (SERVICE_NAME in
+ * Dimensions every metric carries besides its own: shared/metrics.ts adds `service` (SERVICE_NAME in
  * shared/service.ts); the dashboard must name the same set to find a metric.
  */
 export const SERVICE_DIMENSION = 'service';

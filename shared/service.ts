@@ -1,5 +1,6 @@
 /**
- * The service's name in every structured log line (Powertools' `service` key) and the `service`
- * dimension of every metric. Plain constant: infra/ and the dashboard read it without the runtime.
+ * The service's name in every structured log line (the `service` key, shared/logger.ts) and the
+ * `service` dimension of every metric. Plain constant: infra/ and the dashboard read it without the
+ * runtime.
  */
 export const SERVICE_NAME = 'animal-store';

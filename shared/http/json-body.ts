@@ -46,10 +46,15 @@ export function parseJsonBody(text: string): unknown {
  */
 function exactNumber(value: number, source: string | undefined): number {
   if (source === undefined || !Number.isFinite(value)) return Number.NaN;
+  // The common case, cheaply: an integer literal whose value is a safe integer was read exactly
+  // (parsing only rounds beyond 2^53, where no value is a safe integer).
+  if (Number.isSafeInteger(value) && PLAIN_INTEGER.test(source)) return value;
   const exact = exactInteger(source);
   if (exact === undefined) return Number.isInteger(value) ? Number.NaN : value;
   return Number.isSafeInteger(value) && BigInt(value) === exact ? value : Number.NaN;
 }
+
+const PLAIN_INTEGER = /^-?\d+$/;
 
 /** The integer a JSON number literal denotes exactly, or undefined when it has a fractional part (or a huge exponent). */
 function exactInteger(source: string): bigint | undefined {
@@ -72,6 +77,13 @@ function exactInteger(source: string): bigint | undefined {
 }
 
 /**
+ * A string literal (to its closing quote, or to the end of an unterminated one; a backslash always
+ * escapes the next character) or one structural character. Numbers, literals, colons and whitespace
+ * between them are skipped by the search itself, which is what makes the scan cheap.
+ */
+const STRUCTURE_TOKEN = /"(?:[^"\\]|\\[\s\S])*"?|[{}[\],]/g;
+
+/**
  * One pass over the text, without building anything: the deepest nesting, and the first member
  * name repeated within one object (as a dotted path). Meaningful only for valid JSON; the caller
  * reports duplicates after JSON.parse has accepted the text.
@@ -81,20 +93,18 @@ function scanStructure(text: string): { depth: number; duplicate?: string } {
   let maxDepth = 0;
   let duplicate: string | undefined;
   let lastKey = '';
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
+  for (const [token] of text.matchAll(STRUCTURE_TOKEN)) {
+    const char = token[0];
     if (char === '"') {
-      const end = endOfString(text, i);
       const frame = frames.at(-1);
       if (frame?.keys && frame.expectingKey) {
-        const key = decodeString(text.slice(i, end + 1));
+        const key = decodeString(token);
         const path = frame.path ? `${frame.path}.${key}` : key;
         if (frame.keys.has(key)) duplicate ??= path;
         frame.keys.add(key);
         frame.expectingKey = false;
         lastKey = path;
       }
-      i = end;
     } else if (char === '{' || char === '[') {
       const parent = frames.at(-1);
       const path = parent?.keys ? lastKey : parent ? `${parent.path}[]` : '';
@@ -110,15 +120,6 @@ function scanStructure(text: string): { depth: number; duplicate?: string } {
     }
   }
   return { depth: maxDepth, ...(duplicate === undefined ? {} : { duplicate }) };
-}
-
-/** Index of the quote that closes the string opening at `start` (the text's end if unterminated). */
-function endOfString(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
-  }
-  return text.length;
 }
 
 function decodeString(literal: string): string {
