@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FunctionName } from '../infra/api-functions';
-import { stages, type StageConfig } from '../infra/stages';
+import { production, stages, type StageConfig } from '../infra/stages';
 import { createLocalClient, ensureTables, startDynalite } from '../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../shared/auth/manage-api-keys';
@@ -79,7 +79,6 @@ try {
   const { apiKey } = await issueApiKey(keyStore, 'bench');
   const requests = { petId: pets[0]!.id, apiKey };
   const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
-  const production = stages.find((stage) => stage.requiresAlarmSubscription) ?? stages.at(-1)!;
   const productionAssets = assets.get(production.name)!;
   const floors = await buildFloors(
     ALL_FUNCTIONS.map((name) => productionAssets.get(name)!.handler),
@@ -143,6 +142,8 @@ try {
       ],
       SETTINGS.warm,
     );
+    expectOnly(fn!, expectedOutcome(name));
+    expectOnly(anonymous!, 401);
     warm.set(name, { fn: fn!, floor: floor!, anonymous: anonymous! });
   }
 
@@ -164,6 +165,9 @@ try {
       ],
       SETTINGS.warm,
     );
+    expectOnly(cached!, 'allowed');
+    expectOnly(uncached!, 'allowed');
+    expectOnly(missing!, 'missing');
     authorizer.set(stage.name, { cached: cached!, uncached: uncached!, missing: missing!, floor: floor! });
   }
 
@@ -413,6 +417,14 @@ try {
   client.destroy();
   synthesis.dispose();
   await dynamo.close();
+}
+
+/** A benchmark of error answers would measure the wrong path: every request must have been answered as intended. */
+function expectOnly(result: WarmResult, outcome: number | string): void {
+  const answered = Object.keys(result.statuses);
+  if (answered.length !== 1 || answered[0] !== String(outcome)) {
+    throw new Error(`${result.label} was answered ${JSON.stringify(result.statuses)}, not only ${outcome}`);
+  }
 }
 
 function sum(values: readonly number[]): number {
