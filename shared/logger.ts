@@ -10,10 +10,11 @@ import { SERVICE_NAME } from './service';
  * carry the Authorization header.
  *
  * Written here rather than with Powertools Logger, by measurement (`npm run bench`): importing and
- * constructing it took 3.6 ms of getPet's cold start (102.5 ms against 98.8 ms with this one, median
- * of 31 alternated runs, Node 24), more than half of what the function then spent above its floor
- * and, alone, most of the 5 % the functions are allowed; and it added about 20 KiB to every bundle.
- * What the functions use of it (levels, persistent keys, the Lambda context, errors) is this file.
+ * constructing it took 3.6 ms of getPet's cold start (102.5 ms against 98.8 ms with a logger like
+ * this one, median of 31 alternated runs, Node 24), more than half of what the function then spent
+ * above its floor and, alone, most of the 5 % the functions are allowed; and it added about 20 KiB
+ * to every bundle. What the functions use of it (levels, persistent keys, the Lambda context,
+ * errors) is this file.
  */
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
