@@ -43,7 +43,9 @@ function levelFromEnvironment(): LogLevel {
 
 /** An error as a log value: its name, where it was thrown, message, stack, and its cause. */
 function serializeError(error: Error): Record<string, unknown> {
-  const location = /\(?((?:\/|file:|[\w-]+\/)[^\s()]+:\d+)(?::\d+)?\)?$/m.exec(error.stack?.split('\n')[1] ?? '')?.[1] ?? '';
+  // The first frame, `at fn (path:line:column)` or `at path:line:column`, as `path:line`.
+  const frame = /(?:\(|at )([^()\s]+):(\d+):\d+\)?$/.exec(error.stack?.split('\n')[1] ?? '');
+  const location = frame ? `${frame[1]}:${frame[2]}` : '';
   return {
     name: error.name,
     location,

@@ -7,7 +7,7 @@ export interface CapturedOutput {
 }
 
 /**
- * Captures this process's stdout and stderr (where Powertools writes its JSON lines) until stop().
+ * Captures this process's stdout and stderr (where the functions write their JSON lines) until stop().
  * Writes still reach the terminal unless `silent`.
  */
 export function captureOutput(options: { silent?: boolean } = {}): CapturedOutput {
