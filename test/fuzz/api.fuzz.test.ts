@@ -1,8 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { documentClient } from '../helpers/pets';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send } from './api-fuzz';
 
 /**
@@ -13,13 +11,10 @@ const SEED = 20261123;
 const RUNS = 3_000;
 
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 beforeAll(async () => {
   api = await startTestApi();
-  client = documentClient(api);
 });
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
 });
 
@@ -27,10 +22,10 @@ describe('every generated request, over HTTP', () => {
   it('gets no 5xx; errors in the Error body as JSON; 401 first without a valid key; nothing stored when refused; a 201 stores what it returns; no prototype pollution', async () => {
     await fc.assert(
       fc.asyncProperty(requestArbitrary(), async (request) => {
-        const before = await newestPetId(client);
+        const before = await newestPetId(api.documents);
         const answer = await send(api.baseUrl, api.apiKey, request);
         try {
-          await checkCase(client, request, answer, before);
+          await checkCase(api.documents, request, answer, before);
         } catch (error) {
           throw new Error(`${(error as Error).message}\nReproduce against npm start:\n  ${curlFor(request)}`);
         }

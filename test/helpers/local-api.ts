@@ -1,11 +1,15 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
 import { fetchDocumented } from './contract';
+import { documentClient } from './pets';
 
 export interface TestApi extends LocalApi {
   /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
   request(path: string, init?: RequestInit & { anonymous?: boolean }): Promise<Response>;
   /** Creates a pet through the API and returns its body. */
   createPet(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A DynamoDB document client on the API's own dynalite, to read the tables directly; closed with the API. */
+  readonly documents: DynamoDBDocumentClient;
 }
 
 /** Starts the local API on free ports with an in-memory store, exactly as `npm start` does. */
@@ -18,9 +22,14 @@ export async function startTestApi(options: Partial<LocalApiOptions> = {}): Prom
     // from the document fails whatever the test itself asserts.
     return fetchDocumented(`${api.baseUrl}${path}`, { ...init, headers });
   };
+  const documents = documentClient(api);
   return {
     ...api,
-    close: api.close,
+    async close() {
+      documents.destroy();
+      await api.close();
+    },
+    documents,
     request,
     async createPet(body) {
       const response = await request('/pets', {

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys';
@@ -10,27 +9,24 @@ import { DEV_KEY_NAME } from '../../local/local-api';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { apiKeyStore, documentClient, idempotencyRecords, storedPets } from '../helpers/pets';
+import { apiKeyStore, idempotencyRecords, storedPets } from '../helpers/pets';
 
 const DEV_KEY = 'my-dev-key-0123456789';
 const CHALLENGE = 'Bearer realm="animal-store"';
 const INVALID_TOKEN_CHALLENGE = 'Bearer realm="animal-store", error="invalid_token"';
 
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 let keys: DynamoApiKeyStore;
 let revokedKey: string;
 
 beforeAll(async () => {
   api = await startTestApi({ devApiKey: DEV_KEY });
-  client = documentClient(api);
-  keys = apiKeyStore(client);
+  keys = apiKeyStore(api.documents);
   const revoked = await issueApiKey(keys, 'revoked before first use');
   await keys.revoke(revoked.record.keyId, new Date());
   revokedKey = revoked.apiKey;
 });
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
 });
 
@@ -173,11 +169,11 @@ describe.each([...WITHOUT_TOKEN, ...WITH_BAD_TOKEN])('a request with $label', (c
 
 describe('an anonymous caller', () => {
   it('stores nothing, whatever it sends to any route', async () => {
-    const before = { pets: await storedPets(client), records: await idempotencyRecords(client) };
+    const before = { pets: await storedPets(api.documents), records: await idempotencyRecords(api.documents) };
     for (const credential of [...WITHOUT_TOKEN, ...WITH_BAD_TOKEN]) {
       for (const request of ANONYMOUS_PROBES) expect((await send(request, credential)).status, request[0]).toBe(401);
     }
-    expect({ pets: await storedPets(client), records: await idempotencyRecords(client) }).toEqual(before);
+    expect({ pets: await storedPets(api.documents), records: await idempotencyRecords(api.documents) }).toEqual(before);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
@@ -8,7 +8,6 @@ import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import {
   apiKeyStore,
-  documentClient,
   idempotencyRecords,
   newPet,
   postPet,
@@ -19,18 +18,15 @@ import {
 
 /** `Idempotency-Key` on POST /v1/pets over HTTP, against dynalite; tables are read directly. */
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 beforeAll(async () => {
   api = await startTestApi();
-  client = documentClient(api);
 });
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
 });
 
 async function petCount(): Promise<number> {
-  return (await storedPets(client)).length;
+  return (await storedPets(api.documents)).length;
 }
 
 describe('POST /v1/pets with an Idempotency-Key', () => {
@@ -80,7 +76,7 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const key = randomUUID();
     const body = newPet();
     const mine = (await (await postPetWithKey(api, body, key)).json()) as PetBody;
-    const other = await issueApiKey(apiKeyStore(client), 'another client');
+    const other = await issueApiKey(apiKeyStore(api.documents), 'another client');
     const theirs = await postPetWithKey(api, body, key, { authorization: `Bearer ${other.apiKey}` });
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
@@ -91,7 +87,7 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const key = `visible-${randomUUID()}`;
     const before = Math.floor(Date.now() / 1000);
     expect((await postPetWithKey(api, newPet(), key)).status).toBe(201);
-    const records = await idempotencyRecords(client);
+    const records = await idempotencyRecords(api.documents);
     const record = records.find((item) => (item.expiration as number) >= before + IDEMPOTENCY_TTL_SECONDS);
     expect(record).toMatchObject({ status: 'COMPLETED' });
     expect(JSON.stringify(records)).not.toContain(key);
@@ -158,17 +154,17 @@ describe('POST /v1/pets: the Idempotency-Key itself', () => {
     const first = (await (await postPet(api, body)).json()) as PetBody;
     const second = (await (await postPet(api, body)).json()) as PetBody;
     expect(second.id).not.toBe(first.id);
-    const stored = (await storedPets(client)).filter((pet) => pet.name === body.name);
+    const stored = (await storedPets(api.documents)).filter((pet) => pet.name === body.name);
     expect(stored).toHaveLength(2);
   });
 });
 
 /** Creates a pet with a key and returns it with the id of the idempotency record its request added. */
 async function createWithKey(body: Record<string, unknown>, key: string): Promise<{ pet: PetBody; recordId: string }> {
-  const before = new Set((await idempotencyRecords(client)).map((item) => item.id));
+  const before = new Set((await idempotencyRecords(api.documents)).map((item) => item.id));
   const response = await postPetWithKey(api, body, key);
   expect(response.status).toBe(201);
-  const added = (await idempotencyRecords(client)).filter((item) => !before.has(item.id));
+  const added = (await idempotencyRecords(api.documents)).filter((item) => !before.has(item.id));
   expect(added, 'the request added exactly one record').toHaveLength(1);
   return { pet: (await response.json()) as PetBody, recordId: added[0]!.id as string };
 }
@@ -176,7 +172,7 @@ async function createWithKey(body: Record<string, unknown>, key: string): Promis
 /** Changes a record the way time or a crashed request would: a test cannot wait 24 hours. */
 async function setRecord(id: string, values: Record<string, unknown>): Promise<void> {
   const names = Object.keys(values);
-  await client.send(
+  await api.documents.send(
     new UpdateCommand({
       TableName: LOCAL_TABLES.idempotency,
       Key: { id },

@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PET_STATUSES, type PetStatus } from '../../shared/pets/pet';
 import { createPet, randomCreationToken } from '../../shared/pets/pets';
 import { snapshotEnv } from '../helpers/env';
 import { expectError, nextLink } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { documentClient, expectedOrder, newPet, petStore, walkPets, type PetBody } from '../helpers/pets';
+import { expectedOrder, newPet, petStore, walkPets, type PetBody } from '../helpers/pets';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** Statuses given to the seeded pets in turn; undefined: created without one. */
 const STATUS_CYCLE: Array<PetStatus | undefined> = ['available', 'pending', 'sold', undefined, 'available'];
 
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 /** Pets created through the API, in creation order (each in its own millisecond). */
 const created: PetBody[] = [];
 /** Pets stored with one shared creation time, to exercise the tie-break. */
@@ -21,7 +19,6 @@ const tied: number[] = [];
 
 beforeAll(async () => {
   api = await startTestApi();
-  client = documentClient(api);
   const create = async (index: number) => {
     const status = STATUS_CYCLE[index % STATUS_CYCLE.length];
     created.push((await api.createPet(newPet(status ? { status } : {}))) as unknown as PetBody);
@@ -32,7 +29,7 @@ beforeAll(async () => {
   const sameInstant = new Date();
   for (let index = 0; index < 5; index++) {
     const { pet } = await createPet(
-      petStore(client),
+      petStore(api.documents),
       { name: `Twin ${index}`, categoryId: 2, status: 'available' },
       { creationToken: randomCreationToken(), now: () => sameInstant },
     );
@@ -43,7 +40,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
 });
 
@@ -72,7 +68,7 @@ describe('GET /v1/pets: the listing', () => {
     const ids = ((await (await api.request('/pets?limit=100')).json()) as PetBody[]).map((pet) => pet.id);
     const apiCreated = created.map((pet) => pet.id);
     expect(ids.filter((id) => apiCreated.includes(id))).toEqual([...apiCreated].reverse());
-    expect(ids).toEqual(await expectedOrder(client));
+    expect(ids).toEqual(await expectedOrder(api.documents));
   });
 
   it('breaks ties between pets created in the same millisecond by id', async () => {
@@ -95,7 +91,7 @@ describe('GET /v1/pets: the listing', () => {
     const body = (await response.json()) as PetBody[];
     expect(body.length).toBeGreaterThan(0);
     expect(body.every((pet) => pet.status === status)).toBe(true);
-    expect(body.map((pet) => pet.id)).toEqual(await expectedOrder(client, status));
+    expect(body.map((pet) => pet.id)).toEqual(await expectedOrder(api.documents, status));
   });
 
   it('keeps pets created without a status out of every status filter and leaves their status absent', async () => {
@@ -198,13 +194,13 @@ describe('GET /v1/pets: pagination', () => {
 
   it.each([1, 3, 5, 7, 28, 29])('walks every pet exactly once, in order, %i per page', async (limit) => {
     const walk = await walkPets(api, { limits: [limit] });
-    expect(walk.pets.map((pet) => pet.id)).toEqual(await expectedOrder(client));
+    expect(walk.pets.map((pet) => pet.id)).toEqual(await expectedOrder(api.documents));
     expect(walk.pages).toBe(Math.ceil(TOTAL / limit));
   });
 
   it.each(PET_STATUSES)('walks every %s pet exactly once, in order, 2 per page', async (status) => {
     const walk = await walkPets(api, { status, limits: [2] });
-    const expected = await expectedOrder(client, status);
+    const expected = await expectedOrder(api.documents, status);
     expect(walk.pets.map((pet) => pet.id)).toEqual(expected);
     expect(walk.pages).toBe(Math.ceil(expected.length / 2));
     for (const link of walk.links) expect(link.searchParams.get('status')).toBe(status);
@@ -212,7 +208,7 @@ describe('GET /v1/pets: pagination', () => {
 
   it('allows changing the limit between pages', async () => {
     const walk = await walkPets(api, { limits: [3, 10, 1, 100] });
-    expect(walk.pets.map((pet) => pet.id)).toEqual(await expectedOrder(client));
+    expect(walk.pets.map((pet) => pet.id)).toEqual(await expectedOrder(api.documents));
     expect(walk.pages).toBe(4);
   });
 });

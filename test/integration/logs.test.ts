@@ -1,18 +1,16 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
 import { snapshotEnv } from '../helpers/env';
 import { closedPort } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
-import { apiKeyStore, documentClient, postPet } from '../helpers/pets';
+import { apiKeyStore, postPet } from '../helpers/pets';
 
 const DEV_KEY = 'logs-dev-key-0123456789abcdef';
 const UNKNOWN_KEY = 'pets_unknownKeyThatMustNotBeLogged0123456789';
 const BASIC_CREDENTIALS = 'c2VjcmV0LXVzZXI6c2VjcmV0LXBhc3N3b3Jk';
 
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 let output: CapturedOutput;
 let restoreEnv: () => void;
 let issuedKey: string;
@@ -24,8 +22,7 @@ beforeAll(async () => {
   // Functions read the level at cold start: everything they can log is logged.
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
   api = await startTestApi({ devApiKey: DEV_KEY, accessLog: (line) => process.stdout.write(`${line}\n`) });
-  client = documentClient(api);
-  issuedKey = (await issueApiKey(apiKeyStore(client), 'logs test')).apiKey;
+  issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
 
   output = captureOutput({ silent: true });
   try {
@@ -63,7 +60,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
   restoreEnv?.();
 });

@@ -14,13 +14,10 @@ const DEV_KEY = 'smoke-test-dev-key-0123456789';
 const STEPS = 5;
 
 let api: TestApi;
-let client: DynamoDBDocumentClient;
 beforeAll(async () => {
   api = await startTestApi({ devApiKey: DEV_KEY });
-  client = documentClient(api);
 });
 afterAll(async () => {
-  client?.destroy();
   await api?.close();
 });
 
@@ -35,7 +32,7 @@ function stepLines(stdout: string): string[] {
 
 describe('npm run smoke against the local API', () => {
   it('passes every step and leaves exactly one pet, recognisably named, whose id it prints', async () => {
-    const before = await storedPets(client);
+    const before = await storedPets(api.documents);
     const result = await smoke(['--base-url', api.baseUrl, '--key', DEV_KEY]);
 
     expect(result.code, result.stdout + result.stderr).toBe(0);
@@ -45,7 +42,7 @@ describe('npm run smoke against the local API', () => {
     expect(result.stdout).toContain(`${STEPS} of ${STEPS} steps passed.`);
     expect(result.stdout + result.stderr).not.toContain(DEV_KEY);
 
-    const added = (await storedPets(client)).filter((pet) => !before.some((earlier) => earlier.id === pet.id));
+    const added = (await storedPets(api.documents)).filter((pet) => !before.some((earlier) => earlier.id === pet.id));
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({ name: expect.stringMatching(/^smoke-test \d{4}-\d\d-\d\dT/), status: 'sold' });
     expect(result.stdout).toContain(`Created pet ${added[0]!.id}`);
@@ -72,13 +69,13 @@ describe('npm run smoke that cleans up after itself', () => {
   const dynamoDbPort = () => new URL(api.dynamoDbEndpoint).port;
 
   it('with --local, deletes its pet from the local pets table and checks it is gone: nothing is left', async () => {
-    const before = await storedPets(client);
+    const before = await storedPets(api.documents);
     const result = await smoke(['--local', '--base-url', api.baseUrl, '--key', DEV_KEY], { DYNAMODB_PORT: dynamoDbPort() });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = stepLines(result.stdout);
     expect(lines).toHaveLength(STEPS + 1);
     expect(lines.at(-1)).toMatch(/^PASS {2}6\/6 {2}the smoke pet is deleted/);
-    expect(await storedPets(client)).toEqual(before);
+    expect(await storedPets(api.documents)).toEqual(before);
     expect(result.stdout).not.toContain('aws dynamodb delete-item');
   });
 
@@ -92,7 +89,7 @@ describe('npm run smoke that cleans up after itself', () => {
       },
     ]);
     try {
-      const before = await storedPets(client);
+      const before = await storedPets(api.documents);
       const result = await smoke(['--stage', 'staging'], {
         SMOKE_API_KEY: DEV_KEY,
         AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
@@ -103,7 +100,7 @@ describe('npm run smoke that cleans up after itself', () => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
       expect(stepLines(result.stdout)).toHaveLength(STEPS + 1);
-      expect(await storedPets(client)).toEqual(before);
+      expect(await storedPets(api.documents)).toEqual(before);
     } finally {
       await cloudFormation.close();
     }
