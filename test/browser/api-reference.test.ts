@@ -1,15 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli';
+import { hasChromium, launchChromium } from '../helpers/chromium';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-
-/** Debian's Chromium; .ci/run installs it. Without it this suite is skipped locally, never in CI. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`CI must run the browser test: no Chromium at ${CHROMIUM}`);
 
 export const SCREENSHOT = resolve(PROJECT_ROOT, 'test-results/api-reference.png');
 
@@ -19,11 +14,7 @@ describe.skipIf(!hasChromium)('the interactive API reference at /docs', () => {
   beforeAll(async () => {
     api = await startTestApi();
     await api.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // Chromium's background services would try (and fail) to reach Google on this closed network.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,15 +1,10 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotEnv } from '../helpers/env';
+import { hasChromium, launchChromium } from '../helpers/chromium';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-
-/** Debian's Chromium; .ci/run installs it. Without it this suite is skipped locally, never in CI. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`CI must run the browser test: no Chromium at ${CHROMIUM}`);
 
 /** A front-end dev server stand-in: serves an empty page from its own origin. */
 async function startPageServer(): Promise<{ server: Server; origin: string }> {
@@ -34,10 +29,7 @@ describe.skipIf(!hasChromium)('a browser app on another origin calling the local
       cors: { allowOrigins: [allowed.origin], maxAgeSeconds: 600 },
       accessLog: (line) => accessLog.push(JSON.parse(line) as { httpMethod: string; status: number }),
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
