@@ -14,7 +14,7 @@ import { invokeBundle, runtimeNode } from '../test/infra/lambda-runner';
 import { synthesize } from '../test/infra/synth';
 import { startCapacityProxy } from './capacity-proxy';
 import { compareColdStarts, type ColdStartComparison } from './cold-start';
-import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, typicalEvent } from './events';
+import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf, typicalEvent } from './events';
 import { buildFloors } from './floors';
 import { measureLocalApi, type LocalApiResult } from './local-api';
 import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
@@ -114,8 +114,7 @@ try {
           env,
           event,
           expect: (result) => {
-            const outcome = result?.statusCode ?? result?.context?.outcome;
-            if (outcome !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
+            if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
           },
         },
         { taskRoot: floorOf(name), env, event, expect: () => {} },
@@ -216,8 +215,7 @@ try {
         const units = proxy.take();
         const expected = expectedOutcome(name);
         for (const result of invocation.results) {
-          const outcome = result?.statusCode ?? result?.context?.outcome;
-          if (outcome !== expected) throw new Error(`${scenario} answered ${JSON.stringify(result)}`);
+          if (outcomeOf(result) !== expected) throw new Error(`${scenario} answered ${JSON.stringify(result)}`);
         }
         capacity.push({
           scenario,

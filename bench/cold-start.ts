@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { invokeBundle } from '../test/infra/lambda-runner';
-import { median, ratio, spread, type Spread } from './statistics';
+import { median, rounded, spread, type Spread } from './statistics';
 
 /** A bundle to start cold, again and again. */
 export interface ColdSubject {
@@ -66,5 +66,5 @@ export async function compareColdStarts(node: string, fn: ColdSubject, floor: Co
     rssMiB: spread(taken.map((sample) => sample.rss)),
   });
   const pairRatios = samples.function.map((sample, run) => sample.ms / samples.floor[run]!.ms);
-  return { function: figures(fn, samples.function), floor: figures(floor, samples.floor), ratio: ratio(median(pairRatios), 1) };
+  return { function: figures(fn, samples.function), floor: figures(floor, samples.floor), ratio: rounded(median(pairRatios)) };
 }

@@ -52,3 +52,8 @@ export function expectedOutcome(name: FunctionName): number | string {
   const outcomes: Record<FunctionName, number | string> = { listPets: 200, createPet: 201, getPet: 200, routeNotFound: 404, authorizer: 'allowed' };
   return outcomes[name];
 }
+
+/** How a function answered: an HTTP function's status code, the authorizer's verdict. */
+export function outcomeOf(result: any): number | string | undefined {
+  return result?.statusCode ?? result?.context?.outcome;
+}

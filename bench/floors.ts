@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_SHAPE, FUNCTION_RUNTIME, PROJECT_ROOT } from '../infra/api-function';
+import { BUNDLE_SHAPE, PROJECT_ROOT } from '../infra/api-function';
+import { RUNTIME_MAJOR } from '../test/infra/lambda-runner';
 
 /** Node's major version of the Lambda runtime, as esbuild's target: `node24`. */
-const TARGET = FUNCTION_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
+const TARGET = `node${RUNTIME_MAJOR}`;
 
 /**
  * Builds each function's floor (bench/floors/) as NodejsFunction builds the functions (same esbuild,

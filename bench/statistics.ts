@@ -24,6 +24,11 @@ export function spread(values: readonly number[]): Spread {
   return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), runs: values.length };
 }
 
+/** To three decimals: the precision the verdicts are printed and judged at. */
+export function rounded(value: number): number {
+  return Number(value.toFixed(3));
+}
+
 export function ratio(value: number, floor: number): number {
-  return Number((value / floor).toFixed(3));
+  return rounded(value / floor);
 }

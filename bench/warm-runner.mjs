@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../test/infra/lambda-context.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
@@ -19,24 +20,6 @@ for (const stream of [process.stdout, process.stderr]) {
   };
 }
 
-function context(name, index) {
-  const deadline = Date.now() + Number(process.env.FUNCTION_TIMEOUT_MS ?? 10_000);
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-    awsRequestId: `bench-${index}`,
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done() {},
-    fail() {},
-    succeed() {},
-  };
-}
-
 const loaded = [];
 for (const subject of subjects) {
   Object.assign(process.env, subject.env);
@@ -48,7 +31,7 @@ for (const subject of subjects) {
 async function invoke(subject, record) {
   const event = subject.events[subject.next++ % subject.events.length];
   const started = performance.now();
-  const result = await subject.handler(event, context(subject.label, subject.next));
+  const result = await subject.handler(event, lambdaContext(`bench-${subject.next}`, 'bench'));
   const elapsed = performance.now() - started;
   if (record) {
     subject.latenciesMs.push(elapsed);

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FUNCTION_RUNTIME, PROJECT_ROOT } from '../../infra/api-function';
 
 /** The major Node.js version of the Lambda runtime (24 for `nodejs24.x`). */
@@ -25,10 +26,13 @@ export function runtimeNode(): string {
  * `index.handler`) and invokes its handler with each event in turn, like one warm instance. It
  * writes timings and results to a file: stdout belongs to the function's logs.
  */
+const LAMBDA_CONTEXT_MODULE = pathToFileURL(join(import.meta.dirname, 'lambda-context.mjs')).href;
+
 const RUNNER = `
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from ${JSON.stringify(LAMBDA_CONTEXT_MODULE)};
 
 const [taskRoot, eventsFile, resultFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
@@ -40,19 +44,7 @@ const results = [];
 let invokeMs;
 let coldStart;
 for (const [index, event] of events.entries()) {
-  const deadline = Date.now() + Number(process.env.FUNCTION_TIMEOUT_MS);
-  const context = {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:' + process.env.AWS_LAMBDA_FUNCTION_NAME,
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-    awsRequestId: 'bundle-check-' + index,
-    logGroupName: '/aws/lambda/' + process.env.AWS_LAMBDA_FUNCTION_NAME,
-    logStreamName: 'bundle-check',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done() {}, fail() {}, succeed() {},
-  };
+  const context = lambdaContext('bundle-check-' + index, 'bundle-check');
   const invoked = performance.now();
   results.push(await module.handler(event, context));
   if (invokeMs === undefined) {
