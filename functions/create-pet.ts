@@ -1,11 +1,11 @@
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { readConfig, RequiredString } from '../shared/config';
-import { createDocumentClient, createDynamoDbClient } from '../shared/dynamodb';
+import { createDocumentClient } from '../shared/dynamodb';
 import { createHttpHandler } from '../shared/http/handler';
 import { apiUrl, parseInput, readIdempotencyKey, readJsonObject } from '../shared/http/request';
 import { created } from '../shared/http/responses';
 import { DynamoIdempotencyStore } from '../shared/idempotency/dynamo-idempotency-store';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../shared/idempotency/idempotency-key';
+import type { IdempotencyStore } from '../shared/idempotency/idempotency-store';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import { NewPetSchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
@@ -15,7 +15,7 @@ import { countIdempotentReplay, countPetCreated } from '../shared/metrics';
 export interface CreatePetDependencies {
   readonly store: PetStore;
   /** Where Idempotency-Key records live. */
-  readonly idempotency: BasePersistenceLayer;
+  readonly idempotency: IdempotencyStore;
 }
 
 export function createCreatePetHandler({ store, idempotency }: CreatePetDependencies) {
@@ -35,9 +35,9 @@ export function createCreatePetHandler({ store, idempotency }: CreatePetDependen
 }
 
 const config = readConfig({ PETS_TABLE_NAME: RequiredString, IDEMPOTENCY_TABLE_NAME: RequiredString });
-const client = createDynamoDbClient();
+const documents = createDocumentClient();
 
 export const handler = createCreatePetHandler({
-  store: new DynamoPetStore(createDocumentClient(client), config.PETS_TABLE_NAME),
-  idempotency: new DynamoIdempotencyStore(client, config.IDEMPOTENCY_TABLE_NAME),
+  store: new DynamoPetStore(documents, config.PETS_TABLE_NAME),
+  idempotency: new DynamoIdempotencyStore(documents, config.IDEMPOTENCY_TABLE_NAME),
 });

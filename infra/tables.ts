@@ -116,7 +116,7 @@ export class ApiKeysTable extends Construct {
 }
 
 /**
- * Records of Idempotency-Key requests (Powertools' idempotency utility, see docs/idempotency.md).
+ * Records of Idempotency-Key requests (shared/idempotency/, see docs/idempotency.md).
  * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration` (24 h), so the table
  * stays small. Nothing in it outlives a day or needs restoring, hence no point-in-time recovery and
  * no retention when the stack goes, on every stage; losing it early only loses the replay marker and
@@ -135,7 +135,7 @@ export class IdempotencyTable extends Construct {
     });
   }
 
-  /** What Powertools' DynamoDB persistence layer does with a record: put, read, complete, delete. */
+  /** What the idempotency store does with a record: claim (put), read, complete (update), release (delete). */
   grantRecords(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({

@@ -82,7 +82,7 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableC
       ],
     },
     {
-      // dynalite has no TTL: expired records stay, and Powertools' condition and status checks
+      // dynalite has no TTL: expired records stay, and the idempotency store's condition and checks
       // treat them as absent, as they must on AWS between expiry and TTL's deletion.
       TableName: names.idempotency,
       BillingMode: 'PAY_PER_REQUEST',

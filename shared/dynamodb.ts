@@ -40,25 +40,18 @@ export function dynamoDbCallBudgetMs(): number {
 const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
 
 /**
- * The low-level client; call once per function instance, at module scope. Every call it makes
- * (through it or a document client made from it) ends at the invocation's deadline
- * (shared/deadline.ts) on top of the per-attempt timeout.
+ * The document client our stores use; call once per function instance, at module scope. Every call
+ * it makes ends at the invocation's deadline (shared/deadline.ts) on top of the per-attempt timeout.
  */
-export function createDynamoDbClient(): DynamoDBClient {
-  return endAtDeadline(
-    new DynamoDBClient({
-      retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
-      requestHandler: new NodeHttpHandler({
-        connectionTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
-        requestTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
-        throwOnRequestTimeout: true,
-      }),
+export function createDocumentClient(): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+      requestTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
     }),
-  );
-}
-
-/** The document client our stores use, over a client made by createDynamoDbClient. */
-export function createDocumentClient(client: DynamoDBClient = createDynamoDbClient()): DynamoDBDocumentClient {
+  });
   return endAtDeadline(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }));
 }
 
@@ -66,9 +59,8 @@ type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }):
 
 /**
  * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The
- * SDK then aborts the attempt in flight, skips the remaining retries and interrupts the backoff: the
- * one mechanism that covers our stores and Powertools' idempotency layer alike, since both call
- * `send` on these clients.
+ * SDK then aborts the attempt in flight, skips the remaining retries and interrupts the backoff, for
+ * every store alike, since all of them call `send` on this client.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;

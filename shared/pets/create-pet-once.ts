@@ -1,21 +1,21 @@
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { scopeToken } from '../idempotency/idempotency-key';
 import { makeIdempotentOperation } from '../idempotency/idempotent-operation';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import type { NewPet } from './pet';
 import type { PetStore } from './pet-store';
 import { createPet, randomCreationToken } from './pets';
 
-// Its own module, apart from shared/pets/pets.ts: only the create function should bundle Powertools'
-// idempotency utility (about 24 KiB), not every function that lists or reads pets.
+// Its own module, apart from shared/pets/pets.ts: only the create function bundles the idempotency
+// code, not every function that lists or reads pets.
 
 /**
  * createPet as the API runs it: idempotent per Idempotency-Key (scoped to the API key), exactly
  * once per request without one. See docs/idempotency.md.
  */
-export function makeCreatePetOnce(store: PetStore, persistence: BasePersistenceLayer) {
+export function makeCreatePetOnce(store: PetStore, idempotency: IdempotencyStore) {
   return makeIdempotentOperation({
     name: 'createPet',
-    persistence,
+    store: idempotency,
     operation: (input: NewPet, scope) =>
       createPet(store, input, { creationToken: scope === undefined ? randomCreationToken() : scopeToken(scope) }),
   });

@@ -1,9 +1,8 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useLocalDynamoDb } from '../../local/dynamodb-local';
 import { RESPONSE_RESERVE_MS, runWithDeadline } from '../../shared/deadline';
-import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient, createDynamoDbClient, dynamoDbCallBudgetMs, isStoreUnavailable } from '../../shared/dynamodb';
+import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient, dynamoDbCallBudgetMs, isStoreUnavailable } from '../../shared/dynamodb';
 import { DynamoIdempotencyStore } from '../../shared/idempotency/dynamo-idempotency-store';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import { startBlackHole, type BlackHole } from '../helpers/black-hole';
@@ -64,25 +63,14 @@ describe('a DynamoDB client of shared/dynamodb.ts, facing a store that never ans
     expect(ms).toBeGreaterThan(remaining - RESPONSE_RESERVE_MS - 100);
     expect(ms).toBeLessThan(remaining - RESPONSE_RESERVE_MS + 400);
   });
-
-  it('bounds the low-level client Powertools uses in the same way', async () => {
-    const client = createDynamoDbClient();
-    const { error, ms } = await timed(
-      runWithDeadline({ getRemainingTimeInMillis: () => 1_200 }, () =>
-        client.send(new GetItemCommand({ TableName: 'any', Key: { id: { N: '1' } } })),
-      ),
-    );
-    expect(isStoreUnavailable(error), String(error)).toBe(true);
-    expect(ms).toBeLessThan(1_200);
-  });
 });
 
 describe('createPet, facing a store that never answers', () => {
   const handler = () => {
-    const client = createDynamoDbClient();
+    const documents = createDocumentClient();
     return createCreatePetHandler({
-      store: new DynamoPetStore(createDocumentClient(client), 'pets'),
-      idempotency: new DynamoIdempotencyStore(client, 'idempotency'),
+      store: new DynamoPetStore(documents, 'pets'),
+      idempotency: new DynamoIdempotencyStore(documents, 'idempotency'),
     });
   };
   const post = (headers: Record<string, string> = {}) =>

@@ -1,6 +1,12 @@
-import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
-import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { ApiKeyRecord, ApiKeyStore } from '../../shared/auth/api-key-store';
+import {
+  isLive,
+  type ClaimResult,
+  type CompletedRecord,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type InProgressRecord,
+} from '../../shared/idempotency/idempotency-store';
 import type { PetRecord } from '../../shared/pets/pet';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../../shared/pets/pet-store';
 import { createdKey } from '../../shared/pets/pets-table';
@@ -73,46 +79,24 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
 }
 
 /**
- * Powertools' persistence port in memory, with the DynamoDB layer's rules: a put succeeds when the
- * key is free, its record expired, or its in-progress record outlived its Lambda deadline.
+ * The idempotency store in memory, with the DynamoDB store's rules: a claim succeeds when the key is
+ * free, its record expired, or its in-progress record outlived its Lambda deadline.
  */
-export class InMemoryIdempotencyStore extends BasePersistenceLayer {
+export class InMemoryIdempotencyStore implements IdempotencyStore {
   readonly records = new Map<string, IdempotencyRecord>();
 
-  protected async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
-    const record = this.records.get(idempotencyKey);
-    if (record === undefined) throw new IdempotencyItemNotFoundError();
-    return record;
+  async claim(record: InProgressRecord, now: number): Promise<ClaimResult> {
+    const existing = this.records.get(record.id);
+    if (existing !== undefined && isLive(existing, now)) return { outcome: 'held', record: existing };
+    this.records.set(record.id, record);
+    return { outcome: 'claimed' };
   }
 
-  protected async _putRecord(record: IdempotencyRecord): Promise<void> {
-    const existing = this.records.get(record.idempotencyKey);
-    const stuck =
-      existing?.getStatus() === IdempotencyRecordStatus.INPROGRESS &&
-      existing.inProgressExpiryTimestamp !== undefined &&
-      existing.inProgressExpiryTimestamp < Date.now();
-    if (existing !== undefined && existing.getStatus() !== IdempotencyRecordStatus.EXPIRED && !stuck) {
-      throw new IdempotencyItemAlreadyExistsError('Idempotency key already exists', existing);
-    }
-    this.records.set(record.idempotencyKey, record);
+  async complete(record: CompletedRecord): Promise<void> {
+    this.records.set(record.id, record);
   }
 
-  protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    const existing = this.records.get(record.idempotencyKey);
-    this.records.set(
-      record.idempotencyKey,
-      new IdempotencyRecord({
-        idempotencyKey: record.idempotencyKey,
-        status: record.getStatus(),
-        expiryTimestamp: record.expiryTimestamp,
-        inProgressExpiryTimestamp: existing?.inProgressExpiryTimestamp,
-        responseData: record.responseData,
-        payloadHash: record.payloadHash,
-      }),
-    );
-  }
-
-  protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
-    this.records.delete(record.idempotencyKey);
+  async release(id: string): Promise<void> {
+    this.records.delete(id);
   }
 }

@@ -125,7 +125,7 @@ export async function storedPets(client: DynamoDBDocumentClient): Promise<Array<
   return (await scanTable(client, LOCAL_TABLES.pets)) as unknown as Array<PetBody & { createdAt: string }>;
 }
 
-/** The idempotency table's records (Powertools' attributes: id, status, expiration, in_progress_expiration, data, validation). */
+/** The idempotency table's records (id, status, expiration, in_progress_expiration, data, validation). */
 export async function idempotencyRecords(client: DynamoDBDocumentClient): Promise<Array<Record<string, unknown>>> {
   return scanTable(client, LOCAL_TABLES.idempotency);
 }

@@ -15,7 +15,7 @@ function build() {
 }
 
 describe('the idempotency table construct', () => {
-  it('keys records by the string id Powertools writes and expires them by TTL on its expiration attribute', () => {
+  it('keys records by the string id the store writes and expires them by TTL on their expiration attribute', () => {
     const { template } = build();
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       KeySchema: [{ AttributeName: IDEMPOTENCY_TABLE.partitionKey, KeyType: 'HASH' }],

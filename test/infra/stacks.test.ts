@@ -123,7 +123,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('expires idempotency records with DynamoDB TTL on the attribute Powertools writes, and deletes the table with the stack', () => {
+    it('expires idempotency records with DynamoDB TTL on the attribute the store writes, and deletes the table with the stack', () => {
       const resource = stage.json.Resources[logicalId(stage, stage.stack.idempotencyTable.table)]!;
       expect(resource.Properties!.TimeToLiveSpecification).toEqual({ AttributeName: IDEMPOTENCY_TABLE.expiryAttribute, Enabled: true });
       expect(resource.DeletionPolicy).toBe('Delete');
