@@ -2,7 +2,8 @@
 // each subject's bundle with that subject's environment, then invokes the subjects in interleaved
 // batches, so a function and its floor share the same process, the same moment and the same noise.
 // Plain JavaScript: it must load in a bare Node with nothing compiled.
-import { readFileSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContext } from '../test/infra/lambda-context.mjs';
@@ -10,7 +11,8 @@ import { lambdaContext } from '../test/infra/lambda-context.mjs';
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
 
-// Bytes each subject writes to its log, for the bill's log ingestion.
+// Bytes each subject writes to its log, for the bill's log ingestion: through the streams, and
+// straight to file descriptors 1 and 2 as the functions write their lines (shared/output.ts).
 let current;
 for (const stream of [process.stdout, process.stderr]) {
   const write = stream.write.bind(stream);
@@ -19,6 +21,13 @@ for (const stream of [process.stdout, process.stderr]) {
     return write(chunk, ...rest);
   };
 }
+const writeSync = fs.writeSync;
+fs.writeSync = (fd, buffer, ...rest) => {
+  const written = writeSync(fd, buffer, ...rest);
+  if (current !== undefined && (fd === 1 || fd === 2)) current.logBytes += written;
+  return written;
+};
+syncBuiltinESMExports();
 
 const loaded = [];
 for (const subject of subjects) {

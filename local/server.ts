@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../infra/cors-policy';
+import { writeLine } from '../shared/output';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { startLocalApi } from './local-api';
@@ -51,8 +52,9 @@ try {
     devApiKey: env.DEV_API_KEY || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,
     watch: flags.watch,
-    accessLog: (line) => process.stdout.write(`${line}\n`),
-    onReload: (file) => process.stdout.write(`${JSON.stringify({ message: 'Source changed; handlers reload on next request', file })}\n`),
+    // Through the functions' own writer, so that their lines and these never interleave.
+    accessLog: (line) => writeLine('stdout', line),
+    onReload: (file) => writeLine('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
   });
 
   process.stdout.write(

@@ -1,3 +1,4 @@
+import { writeLine } from './output';
 import { SERVICE_NAME } from './service';
 
 /**
@@ -111,10 +112,8 @@ export class Logger {
     if (LEVELS[level] < this.threshold) return;
     const own = extra === undefined ? {} : extra instanceof Error ? { error: serializeError(extra) } : typeof extra === 'string' ? { extra } : extra;
     const entry = { level, message, timestamp: new Date().toISOString(), service: this.serviceName, ...this.context, ...this.keys, ...own };
-    // stdout and stderr themselves, as Powertools writes: on Lambda the runtime would wrap console
-    // output in a record of its own. Warnings and errors go to stderr.
-    const stream = LEVELS[level] >= LEVELS.WARN ? process.stderr : process.stdout;
-    stream.write(`${JSON.stringify(entry)}\n`);
+    // Warnings and errors go to stderr, as Powertools writes them.
+    writeLine(LEVELS[level] >= LEVELS.WARN ? 'stderr' : 'stdout', JSON.stringify(entry));
   }
 }
 

@@ -1,4 +1,5 @@
 import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from './metric-names';
+import { writeLine } from './output';
 import { SERVICE_NAME } from './service';
 
 /**
@@ -62,9 +63,7 @@ function count(metricName: string, requestId: string, dimensions: Record<string,
   }
   // One EMF document: the directive, the request id, the dimension values and the count.
   const line = `{"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":${fixed.directive}},"requestId":${JSON.stringify(requestId)},${fixed.values}}`;
-  // stdout itself, not console.log: on Lambda the runtime wraps console output in its own JSON log
-  // records, and CloudWatch only extracts metrics from lines that are EMF documents.
-  process.stdout.write(`${line}\n`);
+  writeLine('stdout', line);
 }
 
 let coldStart = true;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(PROJECT_ROOT, 'node_modules/.bin/tsx');
+export const TSX = resolve(PROJECT_ROOT, 'node_modules/.bin/tsx');
 
 export interface CliResult {
   code: number;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
+import { writeLine } from '../../shared/output';
 import { snapshotEnv } from '../helpers/env';
 import { closedPort } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   restoreEnv = snapshotEnv();
   // Functions read the level at cold start: everything they can log is logged.
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
-  api = await startTestApi({ devApiKey: DEV_KEY, accessLog: (line) => process.stdout.write(`${line}\n`) });
+  api = await startTestApi({ devApiKey: DEV_KEY, accessLog: (line) => writeLine('stdout', line) });
   issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
 
   output = captureOutput({ silent: true });

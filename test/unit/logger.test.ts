@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '../../shared/logger';
+import { captureOutput } from '../helpers/output';
 
 /** What a logger wrote to stdout and to stderr, each line parsed. */
 function written(log: (logger: Logger) => void, level: ConstructorParameters<typeof Logger>[1]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = process.stdout.write;
-  const stderr = process.stderr.write;
-  process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => err.push(chunk) > 0) as typeof process.stderr.write;
+  const output = captureOutput({ silent: true });
   try {
     log(new Logger('test-service', level));
   } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
+    output.stop();
   }
   const parse = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, any>);
-  return { out: parse(out), err: parse(err) };
+  return { out: parse(output.byStream.stdout), err: parse(output.byStream.stderr) };
 }
 
 const context = { functionName: 'fn', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:fn', memoryLimitInMB: '512' };
