@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as v from 'valibot';
 
 /** The request header, lower-cased as API Gateway delivers headers. */
@@ -37,5 +37,5 @@ export interface IdempotencyScope {
  * the client's key and the API key id are not stored in the clear next to the pet.
  */
 export function scopeToken(scope: IdempotencyScope): string {
-  return createHash('sha256').update(`${scope.keyId}\n${scope.idempotencyKey}`).digest().subarray(0, 16).toString('base64url');
+  return hash('sha256', `${scope.keyId}\n${scope.idempotencyKey}`, 'buffer').subarray(0, 16).toString('base64url');
 }
