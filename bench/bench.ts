@@ -15,7 +15,7 @@ import { synthesize } from '../test/infra/synth';
 import { startCapacityProxy } from './capacity-proxy';
 import { compareColdStarts, type ColdStartComparison } from './cold-start';
 import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf, typicalEvent } from './events';
-import { buildFloors } from './floors';
+import { buildFloors, writePaddedFloor } from './floors';
 import { measureLocalApi, type LocalApiResult } from './local-api';
 import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
 import { cheapestMeetingGoals, estimateSizes, timeAt, type SizeEstimate } from './memory-sizing';
@@ -36,7 +36,7 @@ import { measureWarm, type WarmResult } from './warm';
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick
   ? { coldRuns: 5, warm: { rounds: 8, batch: 10, warmup: 50 }, petCounts: [1_000], capacityRequests: 3, local: { requests: 60, concurrency: 4, seed: 50 } }
-  : { coldRuns: 31, warm: { rounds: 40, batch: 25, warmup: 300 }, petCounts: [1_000, 100_000], capacityRequests: 5, local: { requests: 300, concurrency: 8, seed: 200 } };
+  : { coldRuns: 61, warm: { rounds: 80, batch: 25, warmup: 300 }, petCounts: [1_000, 100_000], capacityRequests: 5, local: { requests: 300, concurrency: 8, seed: 200 } };
 
 /** Goal of outcome 2: a function within 5 % of its floor, cold and warm. */
 const MAX_RATIO = 1.05;
@@ -122,6 +122,26 @@ try {
       ),
     );
   }
+
+  // 1b. What bytes alone cost: the floor of the function with the most code over its floor, padded
+  //     with as many bytes of code it never runs, started cold beside that floor. It tells whether a
+  //     smaller bundle or less work at cold start is what would close a function's gap.
+  const judged = ALL_FUNCTIONS.filter((name) => name !== 'routeNotFound');
+  const extraBytes = (name: FunctionName) => cold.get(name)!.function.size.bytes - cold.get(name)!.floor.size.bytes;
+  const heaviest = judged.reduce((most, name) => (extraBytes(name) > extraBytes(most) ? name : most));
+  progress(`cold starts: ${heaviest}'s floor padded with ${kib(extraBytes(heaviest))} of code it never runs`);
+  const heaviestEnv = productionAssets.get(heaviest)!.environment(local);
+  const heaviestEvent = typicalEvent(heaviest, requests);
+  const bytesOnly = {
+    name: heaviest,
+    extraBytes: extraBytes(heaviest),
+    ...(await compareColdStarts(
+      node,
+      { taskRoot: writePaddedFloor(floorOf(heaviest), extraBytes(heaviest), synthesis.outdir), env: heaviestEnv, event: heaviestEvent, expect: () => {} },
+      { taskRoot: floorOf(heaviest), env: heaviestEnv, event: heaviestEvent, expect: () => {} },
+      SETTINGS.coldRuns,
+    )),
+  };
 
   // 2. Warm requests of the route functions, each interleaved with its floor (and an anonymous
   //    request, for the bill: the route answers 401 without touching DynamoDB).
@@ -261,6 +281,11 @@ try {
     }),
   );
 
+  console.log(
+    `Bytes alone: ${bytesOnly.name}'s floor with ${kib(bytesOnly.extraBytes)} of code it never runs appended (as much as ${bytesOnly.name} adds to it) ` +
+      `starts ${bytesOnly.ratio}× as long as the floor: what bundle size alone costs. The rest of a function's ratio is code that runs at cold start (not judged).\n`,
+  );
+
   console.log(`Warm: p50 and CPU per request, ${SETTINGS.warm.rounds} rounds of ${SETTINGS.warm.batch} requests interleaved with the floor in one process.`);
   console.table(
     ROUTE_FUNCTIONS.map((name) => {
@@ -397,6 +422,7 @@ try {
     settings: SETTINGS,
     machine: { runtime: versionOf(node), cpus: cpus().length, cpu: cpus()[0]?.model },
     coldStarts: Object.fromEntries(cold),
+    bytesOnly,
     warm: Object.fromEntries(warm),
     authorizer: Object.fromEntries(authorizer),
     capacity,

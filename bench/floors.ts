@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLE_SHAPE, PROJECT_ROOT } from '../infra/api-function';
 import { RUNTIME_MAJOR } from '../test/infra/lambda-runner';
@@ -34,4 +34,25 @@ export async function buildFloors(handlers: readonly string[], outdir: string): 
     floors.set(handler, taskRoot);
   }
   return floors;
+}
+
+/**
+ * A copy of a floor with `extraBytes` of minified code appended that is compiled but never run:
+ * functions like those of a small module, each referenced so no engine can skip it. Started cold
+ * beside the floor, it measures what bytes alone cost at cold start (V8 only pre-parses a function
+ * until it first runs), as against the code a function runs while it starts.
+ */
+export function writePaddedFloor(floorRoot: string, extraBytes: number, outdir: string): string {
+  const taskRoot = join(outdir, 'floors', `${basename(floorRoot)}-padded`);
+  mkdirSync(taskRoot, { recursive: true });
+  const functions: string[] = [];
+  let bytes = 0;
+  for (let index = 0; bytes < extraBytes; index++) {
+    const code = `function pad${index}(a,b){if(a.k${index % 7}===b)return a.v+${index};const c=[a,b].map(x=>x&&x.n${index % 5});return c.length>1?pad${index}(c[0],c[1]):null}`;
+    functions.push(code);
+    bytes += code.length + `pad${index},`.length;
+  }
+  const padding = `${functions.join('')}globalThis.__benchPadding=[${functions.map((_, index) => `pad${index}`).join(',')}];`;
+  writeFileSync(join(taskRoot, 'index.mjs'), `${readFileSync(join(floorRoot, 'index.mjs'), 'utf8')}\n${padding}\n`);
+  return taskRoot;
 }
