@@ -9,7 +9,7 @@ import { createLocalClient, ensureTables, startDynalite } from '../local/dynamod
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../shared/auth/manage-api-keys';
 import { authorizerEvent, type httpEvent } from '../test/helpers/events';
-import { functionAssets, type FunctionAsset } from '../test/infra/function-assets';
+import { functionAssets } from '../test/infra/function-assets';
 import { invokeBundle, runtimeNode } from '../test/infra/lambda-runner';
 import { synthesize } from '../test/infra/synth';
 import { startCapacityProxy } from './capacity-proxy';

@@ -254,7 +254,9 @@ async function runMix(
 ): Promise<OperationReport[]> {
   stopped.signal.throwIfAborted();
   const instances: autocannon.Instance[] = [];
-  const stopAll = () => instances.forEach((instance) => instance.stop());
+  const stopAll = () => {
+    for (const instance of instances) instance.stop();
+  };
   const stop = until ? AbortSignal.any([stopped.signal, until]) : stopped.signal;
   stop.addEventListener('abort', stopAll, { once: true });
   try {

@@ -211,7 +211,11 @@ function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
-      else settle(() => (req.pause(), resolve(TOO_LARGE)));
+      else
+        settle(() => {
+          req.pause();
+          resolve(TOO_LARGE);
+        });
     };
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks)));
     const onClose = () => settle(() => reject(new ClientGoneError()));

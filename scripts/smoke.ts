@@ -70,19 +70,23 @@ interface Settings {
   readonly cleanup?: Cleanup;
 }
 
+function parseSmokeArgs() {
+  return parseArgs({
+    options: {
+      'base-url': { type: 'string' },
+      stage: { type: 'string' },
+      local: { type: 'boolean' },
+      key: { type: 'string' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
 async function readSettings(): Promise<Settings> {
-  let parsed;
+  let parsed: ReturnType<typeof parseSmokeArgs>;
   try {
-    parsed = parseArgs({
-      options: {
-        'base-url': { type: 'string' },
-        stage: { type: 'string' },
-        local: { type: 'boolean' },
-        key: { type: 'string' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseSmokeArgs();
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   }
@@ -97,9 +101,8 @@ async function readSettings(): Promise<Settings> {
   const chosen = [options.stage !== undefined && '--stage', options.local && '--local'].filter(Boolean);
   if (chosen.length > 1) fail('Choose --stage or --local, not both.');
   if (options.stage !== undefined) {
-    let deployed;
     try {
-      deployed = await findDeployedStage(options.stage);
+      const deployed = await findDeployedStage(options.stage);
       const cleanup = { client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
       return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
     } catch (error) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import type { PetRecord } from '../../shared/pets/pet';
+import type { ListPosition } from '../../shared/pets/pet-store';
 import { IdempotencyKeyReusedError } from '../../shared/idempotency/idempotency-errors';
 import { createPet, listPets, petIdFor } from '../../shared/pets/pets';
 
@@ -111,7 +112,7 @@ describe('the DynamoDB pet store', () => {
     const store = await newStore();
     await seed(store, 23);
     const seen: number[] = [];
-    let after;
+    let after: ListPosition | undefined;
     do {
       const page = await listPets(store, { limit: 5, after });
       seen.push(...page.pets.map((item) => item.id));

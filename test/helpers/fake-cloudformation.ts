@@ -36,18 +36,18 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
         res.statusCode = 400;
         res.end(
           `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
-            `<Code>ValidationError</Code><Message>Stack with id ${escape(name)} does not exist</Message></Error>` +
+            `<Code>ValidationError</Code><Message>Stack with id ${escapeXml(name)} does not exist</Message></Error>` +
             '<RequestId>fake</RequestId></ErrorResponse>',
         );
         return;
       }
       const outputs = Object.entries(stack.outputs)
-        .map(([key, value]) => `<member><OutputKey>${escape(key)}</OutputKey><OutputValue>${escape(value)}</OutputValue></member>`)
+        .map(([key, value]) => `<member><OutputKey>${escapeXml(key)}</OutputKey><OutputValue>${escapeXml(value)}</OutputValue></member>`)
         .join('');
       res.end(
         '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>' +
-          `<StackId>arn:aws:cloudformation:${stack.region}:${stack.account}:stack/${escape(stack.stackName)}/0b1e1e00-0000-0000-0000-000000000000</StackId>` +
-          `<StackName>${escape(stack.stackName)}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus>` +
+          `<StackId>arn:aws:cloudformation:${stack.region}:${stack.account}:stack/${escapeXml(stack.stackName)}/0b1e1e00-0000-0000-0000-000000000000</StackId>` +
+          `<StackName>${escapeXml(stack.stackName)}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus>` +
           `<CreationTime>2026-11-23T00:00:00Z</CreationTime><Outputs>${outputs}</Outputs>` +
           '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata></DescribeStacksResponse>',
       );
@@ -61,6 +61,6 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
   };
 }
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

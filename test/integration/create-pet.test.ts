@@ -101,7 +101,7 @@ describe('POST /v1/pets: a valid NewPet', () => {
 
   it('accepts a body of exactly 16384 bytes', async () => {
     const json = JSON.stringify({ name: 'Big', categoryId: 1 });
-    const body = json.slice(0, -1) + ' '.repeat(16384 - json.length) + '}';
+    const body = `${json.slice(0, -1)}${' '.repeat(16384 - json.length)}}`;
     expect(Buffer.byteLength(body)).toBe(16384);
     expect((await postPet(api, body)).status).toBe(201);
   });
@@ -240,7 +240,7 @@ describe('POST /v1/pets: media type and size', () => {
     ['64 KiB', 64 * 1024],
     ['1 MiB', 1024 * 1024],
   ])('rejects a body of %s with 413 payload_too_large', async (_, size) => {
-    const body = validJson.slice(0, -1) + ' '.repeat(size - validJson.length) + '}';
+    const body = `${validJson.slice(0, -1)}${' '.repeat(size - validJson.length)}}`;
     expect(Buffer.byteLength(body)).toBe(size);
     const response = await expectRejectedWithoutStoring(() => postPet(api, body));
     await expectError(response, 413, 'payload_too_large');

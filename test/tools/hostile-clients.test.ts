@@ -75,12 +75,6 @@ function exchange(head: string, body: Iterator<Buffer> = [].values()): Promise<E
   });
 }
 
-/** `total` bytes in chunks of `size`. */
-function* chunks(size: number, total: number): Iterator<Buffer> {
-  const chunk = Buffer.alloc(size, 'a');
-  for (let sent = 0; sent < total; sent += size) yield chunk;
-}
-
 /** `total` bytes of chunked transfer coding, in 64 KiB chunks, never terminated. */
 function* chunkedFrames(total: number): Iterator<Buffer> {
   const data = Buffer.alloc(64 * KiB, 'a');

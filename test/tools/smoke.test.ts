@@ -38,7 +38,7 @@ describe('npm run smoke against the local API', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = stepLines(result.stdout);
     expect(lines).toHaveLength(STEPS);
-    lines.forEach((line, index) => expect(line).toMatch(new RegExp(`^PASS {2}${index + 1}/${STEPS} `)));
+    for (const [index, line] of lines.entries()) expect(line).toMatch(new RegExp(`^PASS {2}${index + 1}/${STEPS} `));
     expect(result.stdout).toContain(`${STEPS} of ${STEPS} steps passed.`);
     expect(result.stdout + result.stderr).not.toContain(DEV_KEY);
 
@@ -141,7 +141,7 @@ describe('npm run smoke against a stage that does not answer', () => {
     expect(result.code).toBe(1);
     const lines = stepLines(result.stdout);
     expect(lines).toHaveLength(STEPS);
-    lines.forEach((line, index) => expect(line).toMatch(new RegExp(`^FAIL {2}${index + 1}/${STEPS} `)));
+    for (const [index, line] of lines.entries()) expect(line).toMatch(new RegExp(`^FAIL {2}${index + 1}/${STEPS} `));
     expect(lines[0]).toContain('ECONNREFUSED');
     expect(result.stdout).toContain(`0 of ${STEPS} steps passed.`);
   });
