@@ -3,9 +3,9 @@ import { readConfig, RequiredString } from '../shared/config';
 import { createDocumentClient } from '../shared/dynamodb';
 import { NotFoundError } from '../shared/http/errors';
 import { createHttpHandler } from '../shared/http/handler';
+import { PetIdPathSchema } from '../shared/http/pet-parameters';
 import { ok } from '../shared/http/responses';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
-import { PetIdPathSchema } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
 import { getPet } from '../shared/pets/pets';
 

@@ -2,11 +2,12 @@ import * as v from 'valibot';
 import { readConfig, RequiredString } from '../shared/config';
 import { createDocumentClient } from '../shared/dynamodb';
 import { createHttpHandler } from '../shared/http/handler';
+import { ListPetsQuerySchema } from '../shared/http/pet-parameters';
 import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
 import { ok } from '../shared/http/responses';
 import { decodeCursor, encodeCursor } from '../shared/pets/cursor';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
-import { LIST_LIMIT, ListPetsQuerySchema } from '../shared/pets/pet';
+import { LIST_LIMIT } from '../shared/pets/pet';
 import type { PetStore } from '../shared/pets/pet-store';
 import { listPets } from '../shared/pets/pets';
 

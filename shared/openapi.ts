@@ -6,9 +6,7 @@ import {
   ErrorSchema,
   InternalError,
   InvalidBodyError,
-  InvalidCursorError,
   InvalidParameterError,
-  NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -21,6 +19,7 @@ import { toApiError } from './http/responses';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency/idempotency-errors';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency/idempotency-key';
 import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from './pets/pet';
+import { InvalidCursorError, PetNotFoundError } from './pets/pet-errors';
 import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
 
 /**
@@ -130,9 +129,9 @@ const OPERATIONS: Record<
 const ERROR_EXAMPLES: Record<ErrorCode, ApiError> = {
   invalid_body: new InvalidBodyError('The request body is not valid JSON.'),
   invalid_parameter: new InvalidParameterError('name must be a string of 1 to 200 characters.'),
-  invalid_cursor: new InvalidCursorError(),
+  invalid_cursor: toApiError(new InvalidCursorError()),
   unauthorized: new UnauthorizedError('invalid'),
-  not_found: new NotFoundError('No pet has id 4249774335723539.'),
+  not_found: toApiError(new PetNotFoundError(4249774335723539)),
   method_not_allowed: new ApiError('method_not_allowed', 'DELETE is not allowed here; use GET or POST.'),
   idempotency_key_in_use: toApiError(new IdempotencyKeyInUseError()),
   payload_too_large: new PayloadTooLargeError(MAX_BODY_BYTES),

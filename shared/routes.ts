@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { ErrorCode } from './http/errors';
-import { ListPetsQuerySchema, NewPetSchema, PetIdPathSchema, PetListSchema, PetSchema } from './pets/pet';
+import { ListPetsQuerySchema, PetIdPathSchema } from './http/pet-parameters';
+import { NewPetSchema, PetListSchema, PetSchema } from './pets/pet';
 
 /**
  * The route table: the one list of operations that the CDK stack, the local gateway and the

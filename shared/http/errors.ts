@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 
 /**
- * The service's error vocabulary. Every error a client can see is one of these classes, and
- * `toErrorResponse` (shared/http/responses.ts) is the single place that turns them into the
- * `{ code, message, status }` body. The codes are part of the public contract: add, never rename.
+ * The service's error vocabulary. Every error a client can see is one of these codes, and
+ * shared/http/responses.ts is the single place that maps what was thrown to one (`toApiError`: these
+ * classes as they are, the domain's errors to theirs) and to the `{ code, message, status }` body
+ * (`errorResponse`). The codes are part of the public contract: add, never rename.
  */
 export const ERROR_CODES = {
   invalid_body: 400,
@@ -71,13 +72,6 @@ export class InvalidBodyError extends ApiError {
 export class InvalidParameterError extends ApiError {
   constructor(message: string) {
     super('invalid_parameter', message);
-  }
-}
-
-/** A pagination cursor that this service did not issue for this exact listing. */
-export class InvalidCursorError extends ApiError {
-  constructor() {
-    super('invalid_cursor', 'The cursor is invalid or belongs to a different listing; start again without it.');
   }
 }
 

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
+import { InvalidCursorError, PetNotFoundError } from '../pets/pet-errors';
 import { StoreUnavailableError } from '../store-errors';
-import { ApiError, InternalError, ServiceUnavailableError } from './errors';
+import { ApiError, InternalError, NotFoundError, ServiceUnavailableError } from './errors';
 
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
   statusCode: number;
@@ -32,6 +33,10 @@ export function created(body: unknown, headers?: Record<string, string>): HttpRe
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) return new ServiceUnavailableError();
+  if (error instanceof PetNotFoundError) return new NotFoundError(`No pet has id ${error.petId}.`);
+  if (error instanceof InvalidCursorError) {
+    return new ApiError('invalid_cursor', 'The cursor is invalid or belongs to a different listing; start again without it.');
+  }
   if (error instanceof IdempotencyKeyInUseError) {
     return new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry shortly to get its answer.', {
       'retry-after': '1',

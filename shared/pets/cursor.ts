@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { InvalidCursorError } from '../http/errors';
 import { MAX_CURSOR_LENGTH, MAX_ID, PetStatusSchema, type PetStatus } from './pet';
+import { InvalidCursorError } from './pet-errors';
 import type { ListPosition } from './pet-store';
 
 /** Longer than any cursor we issue; bounds the work an attacker can make us do. */

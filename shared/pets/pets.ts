@@ -1,8 +1,8 @@
 import { hash, randomFillSync } from 'node:crypto';
-import { NotFoundError } from '../http/errors';
 import { IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
 import type { Outcome } from '../idempotency/idempotent-operation';
 import { MAX_ID, toPet, type NewPet, type Pet, type PetRecord, type PetStatus } from './pet';
+import { PetNotFoundError } from './pet-errors';
 import type { ListPosition, PetStore } from './pet-store';
 
 /** Ids tried before giving up; with 2^53 ids a second one is already rare. */
@@ -87,6 +87,6 @@ export async function listPets(
 
 export async function getPet(store: PetStore, id: number): Promise<Pet> {
   const record = await store.get(id);
-  if (record === undefined) throw new NotFoundError(`No pet has id ${id}.`);
+  if (record === undefined) throw new PetNotFoundError(id);
   return toPet(record);
 }

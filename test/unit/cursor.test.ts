@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidCursorError } from '../../shared/http/errors';
+import { InvalidCursorError } from '../../shared/pets/pet-errors';
 import { decodeCursor, encodeCursor } from '../../shared/pets/cursor';
 
 const secret = 'a-secret-of-at-least-thirty-two-characters';
