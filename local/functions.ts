@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
 import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
 
@@ -73,14 +73,21 @@ export async function createFunctionRuntime(options: {
     return module.handler;
   }
 
-  const watchers: FSWatcher[] = options.watch
-    ? SOURCE_DIRS.map((dir) =>
-        watch(join(sourceRoot, dir), { recursive: true }, (_event, file) => {
-          instances = new Map();
-          options.onReload?.(join(dir, String(file)));
-        }),
-      )
-    : [];
+  // chokidar rather than fs.watch: an editor's atomic save (a temporary file renamed over the
+  // source, as vim, `sed -i` and JetBrains' safe write do) replaces the watched inode, and fs.watch
+  // then never reported that file again, silently (test/tools/watch-mode.test.ts).
+  let watcher: FSWatcher | undefined;
+  if (options.watch) {
+    watcher = watch(
+      SOURCE_DIRS.map((dir) => join(sourceRoot, dir)),
+      { ignoreInitial: true },
+    );
+    watcher.on('all', (_event, path) => {
+      instances = new Map();
+      options.onReload?.(relative(sourceRoot, path));
+    });
+    await new Promise<void>((ready) => watcher!.once('ready', ready));
+  }
 
   return {
     async invoke(name, event) {
@@ -107,7 +114,7 @@ export async function createFunctionRuntime(options: {
       }
     },
     async close() {
-      for (const watcher of watchers) watcher.close();
+      await watcher?.close();
       await rm(buildDir, { recursive: true, force: true });
     },
   };

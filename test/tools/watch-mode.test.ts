@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFunctionRuntime } from '../../local/functions';
@@ -10,6 +10,13 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 async function writeSource(path: string, text: string) {
   await mkdir(join(root, path, '..'), { recursive: true });
   await writeFile(join(root, path), text);
+}
+
+/** Saves as vim, `sed -i` and JetBrains' safe write do: a temporary file renamed over the original. */
+async function saveAtomically(path: string, text: string) {
+  const temporary = join(root, `${path}.tmp-${Date.now()}`);
+  await writeFile(temporary, text);
+  await rename(temporary, join(root, path));
 }
 
 describe('watch mode', () => {
@@ -27,6 +34,23 @@ describe('watch mode', () => {
       await writeSource('shared/greeting.ts', "export const greeting = 'hello again';\n");
       await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('shared', 'greeting.ts'));
       expect(await runtime.invoke('greet', {})).toBe('hello again');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('keeps seeing a file after it is saved atomically (a temporary file renamed over it), then edited again', async () => {
+    await writeSource('shared/word.ts', "export const word = 'one';\n");
+    await writeSource('functions/say.ts', "import { word } from '../shared/word';\nexport const handler = async () => word;\n");
+    const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root });
+    try {
+      expect(await runtime.invoke('say', {})).toBe('one');
+      await saveAtomically('shared/word.ts', "export const word = 'two';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('two');
+      await saveAtomically('shared/word.ts', "export const word = 'three';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('three');
+      await writeSource('shared/word.ts', "export const word = 'four';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('four');
     } finally {
       await runtime.close();
     }
