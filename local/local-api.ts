@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, STATUS_CODES } from 'node:http';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
@@ -27,9 +29,12 @@ export interface LocalApiOptions {
    * created there when missing. Tests put a fault-injecting proxy here.
    */
   readonly dynamoDbEndpoint?: string;
-  /** Keep data on disk in this directory; in memory when omitted. Unused with `dynamoDbEndpoint`. */
+  /**
+   * Keep data on disk in this directory, and the development key with it (in the clear, readable by
+   * its owner only); in memory when omitted. Unused with `dynamoDbEndpoint`.
+   */
   readonly dataDir?: string;
-  /** Register this key instead of generating one. */
+  /** Register this key instead of generating one (or reusing the one kept in `dataDir`). */
   readonly devApiKey?: string;
   /** Secret that signs pagination cursors; random per start when omitted. */
   readonly cursorSecret?: string;
@@ -68,7 +73,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
     const client = createLocalClient(dynamoDb.endpoint);
     const keys = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), LOCAL_TABLES.apiKeys);
-    const apiKey = await registerDevKey(keys, options.devApiKey).finally(() => client.destroy());
+    const keyFile = options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
+    const apiKey = await registerDevKey(keys, options.devApiKey, keyFile).finally(() => client.destroy());
 
     const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
@@ -154,13 +160,42 @@ function existingDynamoDb(endpoint: string): LocalDynamoDb {
 }
 
 /**
- * One development key at a time: earlier ones (kept by an on-disk store) are revoked, and the
- * configured key is registered unless it already is.
+ * The file in DATA_DIR that keeps the development key: the key store holds only hashes, so without
+ * it every restart would issue a new key for the same data, and scripts holding the old one would
+ * get 401. dynalite's LevelDB ignores files it did not write.
  */
-async function registerDevKey(store: DynamoApiKeyStore, configured: string | undefined): Promise<string> {
-  const existing = configured === undefined ? undefined : await store.findByHash(hashApiKey(configured));
-  if (existing?.revokedAt !== undefined) throw new Error('DEV_API_KEY has been revoked; choose another key.');
-  await revokeKeysNamed(store, DEV_KEY_NAME, existing?.keyId);
-  if (existing && configured !== undefined) return configured;
-  return (await issueApiKey(store, DEV_KEY_NAME, configured)).apiKey;
+const DEV_KEY_FILE = 'dev-api-key';
+
+/**
+ * One development key at a time: earlier ones (kept by an on-disk store) are revoked, and the key
+ * to serve is registered unless it already is. That key is DEV_API_KEY when set; otherwise the one
+ * kept in `keyFile` while the store still accepts it; otherwise a new one, kept there.
+ */
+async function registerDevKey(store: DynamoApiKeyStore, configured: string | undefined, keyFile: string | undefined): Promise<string> {
+  if (configured !== undefined) {
+    const existing = await store.findByHash(hashApiKey(configured));
+    if (existing?.revokedAt !== undefined) throw new Error('DEV_API_KEY has been revoked; choose another key.');
+    await revokeKeysNamed(store, DEV_KEY_NAME, existing?.keyId);
+    return existing ? configured : (await issueApiKey(store, DEV_KEY_NAME, configured)).apiKey;
+  }
+  const kept = keyFile === undefined ? undefined : await readKeptKey(keyFile);
+  const existing = kept === undefined ? undefined : await store.findByHash(hashApiKey(kept));
+  if (kept !== undefined && existing !== undefined && existing.revokedAt === undefined) {
+    await revokeKeysNamed(store, DEV_KEY_NAME, existing.keyId);
+    return kept;
+  }
+  await revokeKeysNamed(store, DEV_KEY_NAME);
+  const { apiKey } = await issueApiKey(store, DEV_KEY_NAME);
+  if (keyFile !== undefined) await writeFile(keyFile, `${apiKey}\n`, { mode: 0o600 });
+  return apiKey;
+}
+
+async function readKeptKey(keyFile: string): Promise<string | undefined> {
+  try {
+    const key = (await readFile(keyFile, 'utf8')).trim();
+    return isUsableApiKey(key) ? key : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
