@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { LogLevel } from './stages';
@@ -107,6 +107,9 @@ export class ApiFunction extends Construct {
       bundling: {
         ...BUNDLE_SHAPE,
         mainFields: [...BUNDLE_SHAPE.mainFields],
+        // Warnings and errors only: esbuild's size summary, once per function and stage, filled
+        // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
+        logLevel: EsbuildLogLevel.WARNING,
         // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, which cost
         // 8 % of the time to first response): shared/stack-traces.ts reads it when an error is logged.
         sourceMap: true,

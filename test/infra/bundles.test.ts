@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
 import { authorizerEvent, httpEvent } from '../helpers/events';
 import { functionAssets, type FunctionAsset, type FunctionName } from './function-assets';
-import { invokeBundle, runtimeNode, RUNTIME_MAJOR, type Invocation } from './lambda-runner';
+import { invokeBundle, runtimeNode, type Invocation } from './lambda-runner';
 import { synthesize, type SynthesizedStage, type Synthesis } from './synth';
 
 /**
@@ -25,19 +24,9 @@ import { synthesize, type SynthesizedStage, type Synthesis } from './synth';
 const MAX_BUNDLE_BYTES = 1024 * 1024;
 const CURSOR_SECRET = 'bundle-check-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
-interface Measurement {
-  readonly stage: string;
-  readonly function: string;
-  readonly bytes: number;
-  readonly gzipBytes: number;
-  readonly loadMs: number;
-  readonly firstInvokeMs: number;
-}
-
 let synthesis: Synthesis;
 let dynamo: LocalDynamoDb;
 let node: string;
-const measurements: Measurement[] = [];
 
 beforeAll(async () => {
   node = runtimeNode();
@@ -46,19 +35,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (measurements.length > 0) {
-    console.log(
-      `Bundles (minified ESM, AWS SDK included) loaded by Node ${RUNTIME_MAJOR}:\n` +
-        measurements
-          .map(
-            (m) =>
-              `  ${m.stage.padEnd(10)} ${m.function.padEnd(16)} ${(m.bytes / 1024).toFixed(0).padStart(4)} KiB ` +
-              `(${(m.gzipBytes / 1024).toFixed(0)} KiB gzip)  import ${m.loadMs.toFixed(0).padStart(4)} ms  ` +
-              `first invocation ${m.firstInvokeMs.toFixed(0).padStart(4)} ms`,
-          )
-          .join('\n'),
-    );
-  }
   synthesis?.dispose();
   await dynamo?.close();
 });
@@ -104,17 +80,6 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     // stderr): one JSON object per line. A Node warning or a crash message would not parse.
     for (const line of `${invocation.stdout}\n${invocation.stderr}`.split('\n').filter(Boolean)) {
       expect(() => JSON.parse(line), line).not.toThrow();
-    }
-    if (endpoint === undefined && !measurements.some((m) => m.stage === config.name && m.function === handler)) {
-      const bundle = readFileSync(join(taskRoot(handler), 'index.mjs'));
-      measurements.push({
-        stage: config.name,
-        function: handler,
-        bytes: bundle.length,
-        gzipBytes: gzipSync(bundle).length,
-        loadMs: invocation.loadMs,
-        firstInvokeMs: invocation.firstInvokeMs,
-      });
     }
     return invocation;
   }
