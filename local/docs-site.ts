@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument } from '../shared/openapi';
+import { buildOpenApiDocument } from '../contract/openapi-document';
 import { BASE_PATH } from '../shared/routes';
 
 /**

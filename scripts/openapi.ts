@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../shared/openapi';
+import { buildOpenApiDocument } from '../contract/openapi-document';
 
 /**
  * `npm run openapi`: writes openapi.json from the route table and schemas, and the TypeScript types

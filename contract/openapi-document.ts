@@ -12,15 +12,15 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   type ErrorCode,
-} from './http/errors';
-import { MAX_JSON_DEPTH } from './http/json-body';
-import { MAX_BODY_BYTES } from './http/request';
-import { toApiError } from './http/responses';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency/idempotency-errors';
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency/idempotency-key';
-import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from './pets/pet';
-import { InvalidCursorError, PetNotFoundError } from './pets/pet-errors';
-import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from './routes';
+} from '../shared/http/errors';
+import { MAX_JSON_DEPTH } from '../shared/http/json-body';
+import { MAX_BODY_BYTES } from '../shared/http/request';
+import { toApiError } from '../shared/http/responses';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/idempotency/idempotency-errors';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
+import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet';
+import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
+import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
