@@ -12,6 +12,7 @@ import { authorizerEvent, type httpEvent } from '../test/helpers/events';
 import { functionAssets } from '../test/infra/function-assets';
 import { invokeBundle, runtimeNode } from '../test/infra/lambda-runner';
 import { synthesize } from '../test/infra/synth';
+import { ENV } from '../shared/environment';
 import { startCapacityProxy } from './capacity-proxy';
 import { compareColdStarts, type ColdStartComparison } from './cold-start';
 import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf, typicalEvent } from './events';
@@ -252,8 +253,8 @@ try {
   // 5. The local API end to end.
   progress('the local API');
   // Its functions run in this process: quiet, as `npm start` is not here to be read.
-  process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env[ENV.logLevel] = 'WARN';
+  process.env[ENV.metricsDisabled] = 'true';
   const localApi: LocalApiResult[] = await measureLocalApi(SETTINGS.local);
 
   // Tables and verdicts.

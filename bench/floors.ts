@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_SHAPE, PROJECT_ROOT } from '../infra/api-function';
+import { BUNDLE_SHAPE } from '../infra/api-function';
+import { PROJECT_ROOT } from '../project-root';
 import { RUNTIME_MAJOR } from '../test/infra/lambda-runner';
 
 /** Node's major version of the Lambda runtime, as esbuild's target: `node24`. */

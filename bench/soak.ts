@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDynalite, type LocalDynamoDb } from '../local/dynamodb-local';
+import { ENV } from '../shared/environment';
 
 /**
  * `npm run soak [-- <seconds>]`: drives the local API with mixed traffic (createPet with and without
@@ -108,7 +109,7 @@ function startServer(dynamoDbEndpoint: string, apiKey: string): ChildProcess {
     PORT: '0',
     HOST: '127.0.0.1',
     DYNAMODB_ENDPOINT: dynamoDbEndpoint,
-    POWERTOOLS_LOG_LEVEL: 'WARN',
+    [ENV.logLevel]: 'WARN',
     DEV_API_KEY: apiKey,
   };
   delete env.DATA_DIR; // the server refuses it together with DYNAMODB_ENDPOINT

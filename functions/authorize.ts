@@ -5,11 +5,12 @@ import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { readConfig, RequiredString } from '../shared/config';
 import { runWithDeadline } from '../shared/deadline';
 import { createDocumentClient } from '../shared/dynamodb';
+import { ENV } from '../shared/environment';
 import { logger } from '../shared/logger';
 import { countColdStart, countRefusedAuthorization } from '../shared/metrics';
 
-const config = readConfig({ API_KEYS_TABLE_NAME: RequiredString });
-const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config.API_KEYS_TABLE_NAME));
+const config = readConfig({ [ENV.apiKeysTable]: RequiredString });
+const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]));
 
 /**
  * The one place API keys are verified. It always authorizes and passes its verdict on in the

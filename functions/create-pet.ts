@@ -1,5 +1,6 @@
 import { readConfig, RequiredString } from '../shared/config';
 import { createDocumentClient } from '../shared/dynamodb';
+import { ENV } from '../shared/environment';
 import { createHttpHandler } from '../shared/http/handler';
 import { apiUrl, parseInput, readIdempotencyKey, readJsonObject } from '../shared/http/request';
 import { created } from '../shared/http/responses';
@@ -34,10 +35,10 @@ export function createCreatePetHandler({ store, idempotency }: CreatePetDependen
   });
 }
 
-const config = readConfig({ PETS_TABLE_NAME: RequiredString, IDEMPOTENCY_TABLE_NAME: RequiredString });
+const config = readConfig({ [ENV.petsTable]: RequiredString, [ENV.idempotencyTable]: RequiredString });
 const documents = createDocumentClient();
 
 export const handler = createCreatePetHandler({
-  store: new DynamoPetStore(documents, config.PETS_TABLE_NAME),
-  idempotency: new DynamoIdempotencyStore(documents, config.IDEMPOTENCY_TABLE_NAME),
+  store: new DynamoPetStore(documents, config[ENV.petsTable]),
+  idempotency: new DynamoIdempotencyStore(documents, config[ENV.idempotencyTable]),
 });

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { readConfig, RequiredString } from '../shared/config';
 import { createDocumentClient } from '../shared/dynamodb';
+import { ENV } from '../shared/environment';
 import { NotFoundError } from '../shared/http/errors';
 import { createHttpHandler } from '../shared/http/handler';
 import { PetIdPathSchema } from '../shared/http/pet-parameters';
@@ -17,6 +18,6 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
   });
 }
 
-const config = readConfig({ PETS_TABLE_NAME: RequiredString });
+const config = readConfig({ [ENV.petsTable]: RequiredString });
 
-export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config.PETS_TABLE_NAME) });
+export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]) });

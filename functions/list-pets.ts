@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { readConfig, RequiredString } from '../shared/config';
 import { createDocumentClient } from '../shared/dynamodb';
+import { ENV } from '../shared/environment';
 import { createHttpHandler } from '../shared/http/handler';
 import { ListPetsQuerySchema } from '../shared/http/pet-parameters';
 import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
@@ -34,11 +35,11 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
 }
 
 const config = readConfig({
-  PETS_TABLE_NAME: RequiredString,
-  CURSOR_SECRET: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
+  [ENV.petsTable]: RequiredString,
+  [ENV.cursorSecret]: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
 });
 
 export const handler = createListPetsHandler({
-  store: new DynamoPetStore(createDocumentClient(), config.PETS_TABLE_NAME),
-  cursorSecret: config.CURSOR_SECRET,
+  store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]),
+  cursorSecret: config[ENV.cursorSecret],
 });

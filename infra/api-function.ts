@@ -1,15 +1,14 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PROJECT_ROOT } from '../project-root';
+import { ENV } from '../shared/environment';
 import type { LogLevel } from './stages';
 import { assertTimeBudget, FUNCTION_TIMEOUT_MS } from './time-budget';
-
-/** The repository root: functions/ and the lockfile NodejsFunction bundles from. */
-export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -100,8 +99,8 @@ export class ApiFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
       systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
-        POWERTOOLS_LOG_LEVEL: props.logLevel,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+        [ENV.logLevel]: props.logLevel,
+        [ENV.metricsNamespace]: props.metricsNamespace,
         ...props.environment,
       },
       bundling: {

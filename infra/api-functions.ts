@@ -1,6 +1,7 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../shared/environment';
 import { authorizer, fallbackHandler, routes, type OperationId, type Route } from '../shared/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
@@ -62,9 +63,9 @@ export class ApiFunctions extends Construct {
           memoryMiB: props.memoryMiB[route.operationId as OperationId],
           handler: route.handler,
           environment: {
-            PETS_TABLE_NAME: pets.tableName,
-            ...(paginates ? { CURSOR_SECRET: props.cursorSecret.environmentValue() } : {}),
-            ...(route.idempotent ? { IDEMPOTENCY_TABLE_NAME: props.idempotencyTable.table.tableName } : {}),
+            [ENV.petsTable]: pets.tableName,
+            ...(paginates ? { [ENV.cursorSecret]: props.cursorSecret.environmentValue() } : {}),
+            ...(route.idempotent ? { [ENV.idempotencyTable]: props.idempotencyTable.table.tableName } : {}),
           },
         });
         props.petsTable.grantAccess(fn.role, route.petsTableAccess);
@@ -81,7 +82,7 @@ export class ApiFunctions extends Construct {
       handler: authorizer.handler,
       // It fronts every route: were it throttled, every request would fail, not just some.
       ...(props.authorizerReservedConcurrency === undefined ? {} : { reservedConcurrency: props.authorizerReservedConcurrency }),
-      environment: { API_KEYS_TABLE_NAME: props.apiKeysTable.table.tableName },
+      environment: { [ENV.apiKeysTable]: props.apiKeysTable.table.tableName },
     });
     props.apiKeysTable.grantKeyLookup(this.authorizer.role);
 

@@ -1,5 +1,7 @@
+import { setTimeout } from 'node:timers/promises';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
   type CreateTableCommandInput,
@@ -7,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
+import { ENV } from '../shared/environment';
 import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
 import { metricsNamespace } from '../shared/metric-names';
 import { PETS_TABLE } from '../shared/pets/pets-table';
@@ -92,13 +95,23 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableC
   ];
 }
 
-/** Creates the tables unless they exist (an on-disk store keeps them between runs). */
+/**
+ * Creates the tables unless they exist (an on-disk store keeps them between runs), and returns once
+ * every one is ACTIVE: dynalite, like DynamoDB, answers a request to a table still CREATING with
+ * ResourceNotFoundException, and it flips the status on a timer after CreateTable has answered.
+ */
 export async function ensureTables(client: DynamoDBClient, names?: TableNames): Promise<void> {
-  for (const table of tableDefinitions(names)) {
+  const tables = tableDefinitions(names);
+  for (const table of tables) {
     try {
       await client.send(new CreateTableCommand(table));
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+  for (const { TableName } of tables) {
+    while ((await client.send(new DescribeTableCommand({ TableName }))).Table?.TableStatus !== 'ACTIVE') {
+      await setTimeout(10);
     }
   }
 }
@@ -131,11 +144,11 @@ export function useLocalDynamoDb(endpoint: string): void {
  */
 export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<void> {
   useLocalDynamoDb(endpoint);
-  process.env.PETS_TABLE_NAME = LOCAL_TABLES.pets;
-  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLES.apiKeys;
-  process.env.IDEMPOTENCY_TABLE_NAME = LOCAL_TABLES.idempotency;
-  process.env.CURSOR_SECRET = cursorSecret;
-  process.env.POWERTOOLS_METRICS_NAMESPACE = metricsNamespace(LOCAL_STAGE_NAME);
+  process.env[ENV.petsTable] = LOCAL_TABLES.pets;
+  process.env[ENV.apiKeysTable] = LOCAL_TABLES.apiKeys;
+  process.env[ENV.idempotencyTable] = LOCAL_TABLES.idempotency;
+  process.env[ENV.cursorSecret] = cursorSecret;
+  process.env[ENV.metricsNamespace] = metricsNamespace(LOCAL_STAGE_NAME);
   const client = createLocalClient(endpoint);
   try {
     await ensureTables(client);

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
 import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
+import { PROJECT_ROOT } from '../project-root';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
-const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['functions', 'shared'];
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');

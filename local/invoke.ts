@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { authorizer, fallbackHandler, routes } from '../shared/routes';
+import { ENV } from '../shared/environment';
 import {
   createLocalClient,
   DEFAULT_DYNAMODB_PORT,
@@ -52,7 +53,7 @@ try {
     endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
-  await prepareLocalStage(endpoint, process.env.CURSOR_SECRET || 'local-invoke-cursor-secret-not-for-production');
+  await prepareLocalStage(endpoint, process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production');
 
   const runtime = await createFunctionRuntime({});
   const result = await runtime.invoke(handler, event);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../infra/cors-policy';
 import { writeLine } from '../shared/output';
+import { ENV } from '../shared/environment';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { startLocalApi } from './local-api';
@@ -50,7 +51,7 @@ try {
     dynamoDbPort: portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
     dataDir,
     devApiKey: env.DEV_API_KEY || undefined,
-    cursorSecret: env.CURSOR_SECRET || undefined,
+    cursorSecret: env[ENV.cursorSecret] || undefined,
     watch: flags.watch,
     // Through the functions' own writer, so that their lines and these never interleave.
     accessLog: (line) => writeLine('stdout', line),

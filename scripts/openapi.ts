@@ -2,12 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../contract/openapi-document';
+import { PROJECT_ROOT as ROOT } from '../project-root';
 
 /**
  * `npm run openapi`: writes openapi.json from the route table and schemas, and the TypeScript types
  * a client generates from it (used by test/client). Commit both; a test fails when either is stale.
  */
-const ROOT = resolve(import.meta.dirname, '..');
 export const OPENAPI_PATH = resolve(ROOT, 'openapi.json');
 export const CLIENT_TYPES_PATH = resolve(ROOT, 'test/client/animal-store-api.d.ts');
 

@@ -1,3 +1,4 @@
+import { ENV } from './environment';
 import { writeLine } from './output';
 import { SERVICE_NAME } from './service';
 
@@ -34,12 +35,12 @@ export interface LogContext {
 export type LogExtra = Error | string | Readonly<Record<string, unknown>>;
 
 function levelFromEnvironment(): LogLevel {
-  const configured = (process.env.POWERTOOLS_LOG_LEVEL ?? process.env.AWS_LAMBDA_LOG_LEVEL ?? 'INFO').trim().toUpperCase();
+  const configured = (process.env[ENV.logLevel] ?? process.env.AWS_LAMBDA_LOG_LEVEL ?? 'INFO').trim().toUpperCase();
   if (configured in LEVELS) return configured as LogLevel;
   // Powertools' other names: TRACE logs everything DEBUG does, CRITICAL what ERROR does.
   if (configured === 'TRACE') return 'DEBUG';
   if (configured === 'CRITICAL') return 'ERROR';
-  throw new Error(`Invalid configuration: POWERTOOLS_LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, not ${configured}`);
+  throw new Error(`Invalid configuration: ${ENV.logLevel} must be one of ${Object.keys(LEVELS).join(', ')}, not ${configured}`);
 }
 
 /** An error as a log value: its name, where it was thrown, message, stack, and its cause. */

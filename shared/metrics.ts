@@ -1,3 +1,4 @@
+import { ENV } from './environment';
 import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from './metric-names';
 import { writeLine } from './output';
 import { SERVICE_NAME } from './service';
@@ -35,9 +36,9 @@ let destination: Destination | undefined | null = null;
 
 function metricsDestination(): Destination | undefined {
   if (destination === null) {
-    const disabled = TRUE_VALUES.has((process.env.POWERTOOLS_METRICS_DISABLED ?? '').trim().toLowerCase());
-    const namespace = process.env.POWERTOOLS_METRICS_NAMESPACE;
-    if (!disabled && !namespace) throw new Error('Invalid configuration: POWERTOOLS_METRICS_NAMESPACE is required');
+    const disabled = TRUE_VALUES.has((process.env[ENV.metricsDisabled] ?? '').trim().toLowerCase());
+    const namespace = process.env[ENV.metricsNamespace];
+    if (!disabled && !namespace) throw new Error(`Invalid configuration: ${ENV.metricsNamespace} is required`);
     destination = disabled ? undefined : { namespace: namespace! };
   }
   return destination;

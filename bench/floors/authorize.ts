@@ -3,10 +3,11 @@ import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { hashApiKey } from '../../shared/auth/api-keys';
 import { API_KEYS_TABLE } from '../../shared/auth/api-keys-table';
 import { createDocumentClient } from '../../shared/dynamodb';
+import { ENV } from '../../shared/environment';
 import { required } from './floor';
 
 const client = createDocumentClient();
-const tableName = required('API_KEYS_TABLE_NAME');
+const tableName = required(ENV.apiKeysTable);
 
 /** The authorizer's floor: the key's hash looked up with one strongly consistent GetItem, no cache. */
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2) => {

@@ -4,10 +4,11 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/dynamodb';
 import { toItem } from '../../shared/pets/dynamo-pet-store';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { ENV } from '../../shared/environment';
 import { answer, required } from './floor';
 
 const client = createDocumentClient();
-const tableName = required('PETS_TABLE_NAME');
+const tableName = required(ENV.petsTable);
 
 /** createPet's floor: the body parsed as it comes, one conditional PutItem of the same item. */
 export const handler = async (event: APIGatewayProxyEventV2) => {

@@ -2,10 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/dynamodb';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { ENV } from '../../shared/environment';
 import { answer, required } from './floor';
 
 const client = createDocumentClient();
-const tableName = required('PETS_TABLE_NAME');
+const tableName = required(ENV.petsTable);
 
 /** getPet's floor: one GetItem by id. */
 export const handler = async (event: APIGatewayProxyEventV2) => {

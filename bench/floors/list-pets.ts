@@ -2,10 +2,11 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/dynamodb';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { ENV } from '../../shared/environment';
 import { answer, required } from './floor';
 
 const client = createDocumentClient();
-const tableName = required('PETS_TABLE_NAME');
+const tableName = required(ENV.petsTable);
 
 /** listPets' floor: the Query of one page (and one item more), newest first. */
 export const handler = async (event: APIGatewayProxyEventV2) => {

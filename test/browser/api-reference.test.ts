@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 import { hasChromium, launchChromium } from '../helpers/chromium';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 

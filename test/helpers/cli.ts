@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { PROJECT_ROOT } from '../../project-root';
 
-export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 export const TSX = resolve(PROJECT_ROOT, 'node_modules/.bin/tsx');
 
 export interface CliResult {

@@ -3,7 +3,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { matchRoute } from '../../shared/routes';
-import { PROJECT_ROOT } from './cli';
+import { PROJECT_ROOT } from '../../project-root';
 
 type JsonObject = Record<string, any>;
 

@@ -7,7 +7,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/api-function';
+import { PROJECT_ROOT } from '../../project-root';
 import { createAnimalStoreApp, type AnimalStoreApp } from '../../infra/animal-store-app';
 import { staging, stages } from '../../infra/stages';
 import { routes } from '../../shared/routes';

@@ -5,7 +5,7 @@ import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocume
 import { ERROR_CODES } from '../../shared/http/errors';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet';
 import { routes } from '../../shared/routes';
-import { PROJECT_ROOT } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 import { expectDocumentedResponse } from '../helpers/contract';
 
 const committed = readFileSync(OPENAPI_PATH, 'utf8');

@@ -3,7 +3,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
-import { PROJECT_ROOT, runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 import { documentClient, petStore } from '../helpers/pets';
 
 describe('npm start', () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 
 const BIOME = resolve(PROJECT_ROOT, 'node_modules/.bin/biome');
 /** Inside the repository, so the repository's settings apply; removed afterwards. */

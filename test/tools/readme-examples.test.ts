@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 
 /**
  * The README's examples, pasted in order as a reader would, against a running `npm start`: each

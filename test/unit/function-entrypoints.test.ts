@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
 import { authorizer, BASE_PATH, fallbackHandler, routeKey, routes, type Route } from '../../shared/routes';
-import { PROJECT_ROOT } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 import { snapshotEnv } from '../helpers/env';
 import { closedPort } from '../helpers/http';
 import { httpEvent, lambdaContext } from '../helpers/events';

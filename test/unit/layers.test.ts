@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 
 /** Every TypeScript file below a folder of the repository, with the repository paths it imports. */
 function importsBelow(folder: string): Array<{ file: string; imports: string[] }> {

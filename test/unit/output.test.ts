@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, TSX } from '../helpers/cli';
+import { TSX } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
 
 const work = mkdtempSync(join(tmpdir(), 'animal-store-output-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
