@@ -6,7 +6,7 @@ import fs, { readFileSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { lambdaContext } from '../test/infra/lambda-context.mjs';
+import { lambdaContextFromEnvironment } from '../local/lambda-context.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
@@ -40,7 +40,7 @@ for (const subject of subjects) {
 async function invoke(subject, record) {
   const event = subject.events[subject.next++ % subject.events.length];
   const started = performance.now();
-  const result = await subject.handler(event, lambdaContext(`bench-${subject.next}`, 'bench'));
+  const result = await subject.handler(event, lambdaContextFromEnvironment(`bench-${subject.next}`, 'bench'));
   const elapsed = performance.now() - started;
   if (record) {
     subject.latenciesMs.push(elapsed);

@@ -7,6 +7,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
 import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
 import { PROJECT_ROOT } from '../project-root';
+import { createLambdaContext } from './lambda-context.mjs';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -121,20 +122,13 @@ export async function createFunctionRuntime(options: {
 }
 
 function lambdaContext(name: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  const functionName = `animal-store-local-${name}`;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
+  return createLambdaContext({
+    functionName: `animal-store-local-${name}`,
+    memoryLimitInMB: 256,
+    timeoutMs,
     awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+    region: 'local',
+    accountId: '000000000000',
+  });
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import { createLambdaContext } from '../../local/lambda-context.mjs';
 import type { AuthorizerContext } from '../../shared/auth/authorizer-context';
 import type { HttpEvent } from '../../shared/http/handler';
 
@@ -69,19 +70,12 @@ export function authorizerEvent(authorization?: string): APIGatewayRequestAuthor
 
 /** A Lambda context with the fields our handlers read; its clock runs from now to the timeout. */
 export function lambdaContext(options: { timeoutMs?: number } = {}): Context {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  return {
-    callbackWaitsForEmptyEventLoop: true,
+  return createLambdaContext({
     functionName: 'test-function',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:test-function',
-    memoryLimitInMB: '256',
+    memoryLimitInMB: 256,
+    timeoutMs: options.timeoutMs ?? 10_000,
     awsRequestId: 'test-invocation-id',
-    logGroupName: '/aws/lambda/test-function',
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+    region: 'eu-west-1',
+  });
 }

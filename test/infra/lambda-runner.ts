@@ -27,13 +27,13 @@ export function runtimeNode(): string {
  * `index.handler`) and invokes its handler with each event in turn, like one warm instance. It
  * writes timings and results to a file: stdout belongs to the function's logs.
  */
-const LAMBDA_CONTEXT_MODULE = pathToFileURL(join(import.meta.dirname, 'lambda-context.mjs')).href;
+const LAMBDA_CONTEXT_MODULE = pathToFileURL(join(PROJECT_ROOT, 'local', 'lambda-context.mjs')).href;
 
 const RUNNER = `
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { lambdaContext } from ${JSON.stringify(LAMBDA_CONTEXT_MODULE)};
+import { lambdaContextFromEnvironment } from ${JSON.stringify(LAMBDA_CONTEXT_MODULE)};
 
 const [taskRoot, eventsFile, resultFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
@@ -45,7 +45,7 @@ const results = [];
 let invokeMs;
 let coldStart;
 for (const [index, event] of events.entries()) {
-  const context = lambdaContext('bundle-check-' + index, 'bundle-check');
+  const context = lambdaContextFromEnvironment('bundle-check-' + index, 'bundle-check');
   const invoked = performance.now();
   results.push(await module.handler(event, context));
   if (invokeMs === undefined) {

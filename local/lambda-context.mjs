@@ -1,0 +1,38 @@
+// The context object Lambda's Node.js runtime hands a handler, written once for everything that
+// invokes handlers outside Lambda: the local runtime (local/functions.ts), the tests' factories
+// (test/helpers/events.ts), the bundle check's runner (test/infra/lambda-runner.ts) and the bench's
+// warm runner. Plain JavaScript, typed by lambda-context.d.mts: the two runners load it in a bare
+// Node, with nothing compiled.
+
+/** The context of one invocation, its clock starting now. */
+export function createLambdaContext({ functionName, memoryLimitInMB, timeoutMs, awsRequestId, logStreamName, region = 'us-east-1', accountId = '123456789012' }) {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:${accountId}:function:${functionName}`,
+    memoryLimitInMB: String(memoryLimitInMB),
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done() {},
+    fail() {},
+    succeed() {},
+  };
+}
+
+/**
+ * The context of one invocation in a process given a function's environment as Lambda sets it
+ * (AWS_LAMBDA_FUNCTION_NAME, AWS_LAMBDA_FUNCTION_MEMORY_SIZE) plus its timeout as FUNCTION_TIMEOUT_MS.
+ */
+export function lambdaContextFromEnvironment(awsRequestId, logStreamName) {
+  return createLambdaContext({
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    timeoutMs: Number(process.env.FUNCTION_TIMEOUT_MS),
+    awsRequestId,
+    logStreamName,
+  });
+}
