@@ -3,10 +3,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isUsableApiKey } from '../shared/auth/api-keys';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../shared/auth/manage-api-keys';
+import { documentClientOver } from '../shared/dynamodb';
 import { BASE_PATH } from '../shared/routes';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
@@ -72,7 +72,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   try {
     await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
     const client = createLocalClient(dynamoDb.endpoint);
-    const keys = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), LOCAL_TABLES.apiKeys);
+    const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
     const keyFile = options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
     const apiKey = await registerDevKey(keys, options.devApiKey, keyFile).finally(() => client.destroy());
 

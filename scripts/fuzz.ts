@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
+import { documentClientOver } from '../shared/dynamodb';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from '../test/fuzz/api-fuzz';
 
 /**
@@ -22,7 +22,7 @@ if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed)) {
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 const api = await startLocalApi({ port: 0, dynamoDbPort: 0 });
-const client = DynamoDBDocumentClient.from(createLocalClient(api.dynamoDbEndpoint));
+const client = documentClientOver(createLocalClient(api.dynamoDbEndpoint));
 const started = performance.now();
 let done = 0;
 /** How often each status came back: a run that never reached a 201 or a 404 proved little. */

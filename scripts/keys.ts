@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyStore } from '../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../shared/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { documentClientOver } from '../shared/dynamodb';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
@@ -106,7 +106,7 @@ try {
   process.exit(error instanceof StageLookupError ? 2 : 1);
 }
 const { client, where } = target;
-const store = new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), target.table);
+const store = new DynamoApiKeyStore(documentClientOver(client), target.table);
 
 try {
   switch (command) {

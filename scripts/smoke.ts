@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { documentClientOver } from '../shared/dynamodb';
 import { PETS_TABLE } from '../shared/pets/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 import { ErrorSchema, type ErrorCode } from '../shared/http/errors';
@@ -103,7 +104,7 @@ async function readSettings(): Promise<Settings> {
   if (options.stage !== undefined) {
     try {
       const deployed = await findDeployedStage(options.stage);
-      const cleanup = { client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
+      const cleanup = { client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
       return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
     } catch (error) {
       if (!(error instanceof StageLookupError)) throw error;
@@ -113,7 +114,7 @@ async function readSettings(): Promise<Settings> {
   }
   if (options.local) {
     const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
-    const cleanup = { client: DynamoDBDocumentClient.from(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
+    const cleanup = { client: documentClientOver(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
     const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
     return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
   }

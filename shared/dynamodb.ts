@@ -52,7 +52,16 @@ export function createDocumentClient(): DynamoDBDocumentClient {
       throwOnRequestTimeout: true,
     }),
   });
-  return endAtDeadline(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }));
+  return endAtDeadline(documentClientOver(client));
+}
+
+/**
+ * A document client over any DynamoDB client, marshalling as the functions' does (an attribute left
+ * undefined, an optional field not given, is dropped rather than refused): the one the tools, the
+ * local runtime and the tests use to read and write what the stores read and write.
+ */
+export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };

@@ -1,7 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCapacityProxy, type CapacityProxy } from '../../bench/capacity-proxy';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { documentClientOver } from '../../shared/dynamodb';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
 
 const tables = { pets: 'metered-pets', apiKeys: 'metered-keys', idempotency: 'metered-idempotency' };
@@ -16,9 +17,9 @@ beforeAll(async () => {
   dynamo = await startDynalite({ port: 0 });
   const client = createLocalClient(dynamo.endpoint);
   await ensureTables(client, tables);
-  direct = DynamoDBDocumentClient.from(client);
+  direct = documentClientOver(client);
   proxy = await startCapacityProxy(dynamo.endpoint);
-  metered = DynamoDBDocumentClient.from(createLocalClient(proxy.endpoint));
+  metered = documentClientOver(createLocalClient(proxy.endpoint));
 });
 
 afterAll(async () => {

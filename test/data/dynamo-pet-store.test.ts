@@ -1,7 +1,7 @@
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { documentClientOver } from '../../shared/dynamodb';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import type { PetRecord } from '../../shared/pets/pet';
 import type { ListPosition } from '../../shared/pets/pet-store';
@@ -38,7 +38,7 @@ afterAll(async () => {
 async function newStore() {
   const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}`, idempotency: `idempotency-${tableCount}` };
   await ensureTables(client, names);
-  return new DynamoPetStore(DynamoDBDocumentClient.from(client), names.pets);
+  return new DynamoPetStore(documentClientOver(client), names.pets);
 }
 
 function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {

@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { documentClientOver } from '../../shared/dynamodb';
 import { DynamoIdempotencyStore } from '../../shared/idempotency/dynamo-idempotency-store';
 import type { CompletedRecord, IdempotencyStore, InProgressRecord } from '../../shared/idempotency/idempotency-store';
 import { IDEMPOTENCY_TABLE } from '../../shared/idempotency/idempotency-table';
@@ -15,7 +16,7 @@ let tableCount = 0;
 beforeAll(async () => {
   dynamoDb = await startDynalite({ port: 0 });
   client = createLocalClient(dynamoDb.endpoint);
-  documents = DynamoDBDocumentClient.from(client);
+  documents = documentClientOver(client);
 });
 afterAll(async () => {
   client?.destroy();

@@ -1,6 +1,7 @@
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
+import { documentClientOver } from '../../shared/dynamodb';
 import type { PetStatus } from '../../shared/pets/pet';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';
@@ -79,7 +80,7 @@ export async function listedIds(api: TestApi, status?: PetStatus): Promise<numbe
 /** A DynamoDB document client on the test API's own dynalite. */
 export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
   const client = createLocalClient(api.dynamoDbEndpoint);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return documentClientOver(client);
 }
 
 export function petStore(client: DynamoDBDocumentClient): DynamoPetStore {

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stages, type StageConfig } from '../../infra/stages';
 import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
+import { documentClientOver } from '../../shared/dynamodb';
 import { authorizerEvent, httpEvent } from '../helpers/events';
 import { functionAssets, type FunctionAsset, type FunctionName } from './function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from './lambda-runner';
@@ -53,7 +53,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       credentials: { accessKeyId: 'bundle-check', secretAccessKey: 'bundle-check' },
     });
     await ensureTables(client, tables);
-    const issued = await issueApiKey(new DynamoApiKeyStore(DynamoDBDocumentClient.from(client), tables.apiKeys), 'bundle-check');
+    const issued = await issueApiKey(new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys), 'bundle-check');
     apiKey = issued.apiKey;
     keyId = issued.record.keyId;
     client.destroy();
