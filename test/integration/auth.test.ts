@@ -221,11 +221,6 @@ describe('revocation', () => {
     await expectError(response, 401, 'unauthorized');
   });
 
-  it('bounds the authorizer cache well within 60 seconds', () => {
-    expect(KEY_CACHE_TTL_MS).toBeGreaterThan(0);
-    expect(KEY_CACHE_TTL_MS).toBeLessThanOrEqual(60_000);
-  });
-
   it('stops accepting a revoked key once the cache time has passed, against the real key table', async () => {
     let clock = Date.now();
     const authenticate = createAuthenticator(keys, { now: () => clock });
@@ -243,9 +238,10 @@ describe('revocation', () => {
     let clock = Date.now();
     const authenticate = createAuthenticator(keys, { now: () => clock });
     const { apiKey, record } = await issueApiKey(keys, 'used just before revocation');
+    // Used, so its verdict is cached, the moment before the revocation reaches the table.
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'allowed', keyId: record.keyId });
     await keys.revoke(record.keyId, new Date(clock));
-    // Looked up at the last moment before the revocation reached the table would have been cached;
-    // whatever it cached, 60 s after the revocation the key must be refused.
+    // Whatever the authorizer cached, 60 s after the revocation the key must be refused.
     clock += 60_000;
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
   });

@@ -50,12 +50,11 @@ describe('API key authentication', () => {
     expect(store.keys.has(hashApiKey(apiKey))).toBe(true);
   });
 
-  it('rejects a revoked key once the cached verdict expires, well within 60 seconds', async () => {
+  it('rejects a revoked key once the cached verdict expires, at most 60 seconds after it was cached', async () => {
     const { store, authenticate, apiKey, record, advance } = await setUp();
     expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
     await store.revoke(record.keyId, new Date());
-    advance(KEY_CACHE_TTL_MS + 1);
-    expect(KEY_CACHE_TTL_MS).toBeLessThanOrEqual(60_000);
+    advance(60_000);
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
   });
 

@@ -1,0 +1,98 @@
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { describe, expect, it } from 'vitest';
+import { ApiKeysTable, PetsTable } from '../../infra/tables';
+import { API_KEYS_TABLE } from '../../shared/auth/api-keys-table';
+import { PETS_TABLE } from '../../shared/pets/pets-table';
+import type { PetsTableAccess } from '../../shared/routes';
+
+/** The data tables' constructs on their own, on a bare stack: milliseconds each, no app to synthesize. */
+function bare() {
+  const stack = new Stack(new App(), 'Bare');
+  const role = new Role(stack, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  return { stack, role };
+}
+
+const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true };
+const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
+
+/** The statements of the one policy a test's role was given. */
+function statementsOf(template: Template): unknown[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+  expect(policies).toHaveLength(1);
+  return policies[0]!.Properties.PolicyDocument.Statement;
+}
+
+describe('the pets table construct', () => {
+  it('keys pets by their numeric id and indexes them for listing all and listing by status', () => {
+    const { stack } = bare();
+    new PetsTable(stack, 'Pets', kept);
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [{ AttributeName: PETS_TABLE.partitionKey, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      GlobalSecondaryIndexes: [PETS_TABLE.allPetsIndex, PETS_TABLE.byStatusIndex].map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true }],
+    });
+  });
+
+  it.each([
+    ['kept', kept, 'Retain'],
+    ['disposable', disposable, 'Delete'],
+  ])('follows the removal policy it is given (%s)', (_, props, policy) => {
+    const { stack } = bare();
+    new PetsTable(stack, 'Pets', props);
+    const [table] = Object.values(Template.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable'));
+    expect(table!.DeletionPolicy).toBe(policy);
+  });
+
+  it.each<[string, PetsTableAccess[], string[]]>([
+    ['a listing: Query on the two indexes only', ['query'], ['dynamodb:Query']],
+    ['a read: GetItem on the table', ['get'], ['dynamodb:GetItem']],
+    ['a create: PutItem, and GetItem to read back its own earlier write', ['put', 'get'], ['dynamodb:PutItem', 'dynamodb:GetItem']],
+  ])('grants %s, and nothing else', (_, access, actions) => {
+    const { stack, role } = bare();
+    new PetsTable(stack, 'Pets', kept).grantAccess(role, access);
+    const statements = statementsOf(Template.fromStack(stack)) as Array<{ Action: string; Resource: unknown }>;
+    expect(statements.map((statement) => statement.Action)).toEqual(actions);
+    if (access[0] === 'query') expect(JSON.stringify(statements[0]!.Resource)).toContain(`/index/${PETS_TABLE.byStatusIndex.name}`);
+  });
+});
+
+describe('the API keys table construct', () => {
+  it('keys records by the key hash and indexes their public ids, keys only', () => {
+    const { stack } = bare();
+    new ApiKeysTable(stack, 'Keys', kept);
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [{ AttributeName: API_KEYS_TABLE.partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: API_KEYS_TABLE.byKeyIdIndex.name,
+          KeySchema: [{ AttributeName: API_KEYS_TABLE.byKeyIdIndex.partitionKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    });
+  });
+
+  it('lets the authorizer look one key up by its hash and do nothing else', () => {
+    const { stack, role } = bare();
+    new ApiKeysTable(stack, 'Keys', kept).grantKeyLookup(role);
+    const statements = statementsOf(Template.fromStack(stack)) as Array<{ Action: string }>;
+    expect(statements.map((statement) => statement.Action)).toEqual(['dynamodb:GetItem']);
+  });
+
+  it('lets key administration put, list, find by id and revoke, but never delete or read a key by its hash', () => {
+    const { stack } = bare();
+    const actions = new ApiKeysTable(stack, 'Keys', kept).keyAdministrationStatements().flatMap((statement) => statement.actions);
+    expect(actions.sort()).toEqual(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem']);
+  });
+});
