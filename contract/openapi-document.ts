@@ -207,7 +207,7 @@ function errorResponses(route: Route): Record<string, JsonObject> {
             : { $ref: '#/components/schemas/Error' },
           examples: Object.fromEntries(
             codes.map((code) => {
-              const specific = OPERATIONS[route.operationId as OperationId].invalidParameterExample;
+              const specific = OPERATIONS[route.operationId].invalidParameterExample;
               const error = code === 'invalid_parameter' && specific ? new InvalidParameterError(specific) : ERROR_EXAMPLES[code];
               return [code, { value: { code: error.code, message: error.message, status: error.status } }];
             }),
@@ -235,7 +235,7 @@ function parameters(route: Route): JsonObject[] {
         name: location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
         in: location,
         required: object.required?.includes(name) ?? false,
-        description: description ?? OPERATIONS[route.operationId as OperationId].parameters?.[name],
+        description: description ?? OPERATIONS[route.operationId].parameters?.[name],
         schema: propertySchema,
       });
     }
@@ -245,7 +245,7 @@ function parameters(route: Route): JsonObject[] {
 
 function successResponse(route: Route): JsonObject {
   const headers: JsonObject = route.deprecation ? { ...DEPRECATION_HEADERS } : {};
-  if (route.operationId === 'listPets') headers.Link = { $ref: '#/components/headers/Next-Link' };
+  if (route.paginated) headers.Link = { $ref: '#/components/headers/Next-Link' };
   if (route.response.status === 201) headers.Location = { $ref: '#/components/headers/Location' };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return {
@@ -254,14 +254,14 @@ function successResponse(route: Route): JsonObject {
     content: {
       'application/json': {
         schema: schemaOf(route.response.schema, 'output'),
-        example: OPERATIONS[route.operationId as OperationId].examples.response,
+        example: OPERATIONS[route.operationId].examples.response,
       },
     },
   };
 }
 
 function operation(route: Route): JsonObject {
-  const prose = OPERATIONS[route.operationId as OperationId];
+  const prose = OPERATIONS[route.operationId];
   return {
     operationId: route.operationId,
     summary: prose.summary,

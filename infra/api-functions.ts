@@ -5,6 +5,7 @@ import { ENV } from '../shared/environment';
 import { authorizer, fallbackHandler, routes, type OperationId, type Route } from '../shared/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
+import { PETS_TABLE_ACCESS } from './pets-table-access';
 import type { LogLevel } from './stages';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
@@ -56,20 +57,19 @@ export class ApiFunctions extends Construct {
 
     this.routes = new Map(
       routes.map((route: Route) => {
-        // Only listings paginate, and listings are the only queries: only they sign cursors.
-        const paginates = route.petsTableAccess.includes('query');
+        const { paginated, idempotent } = route;
         const fn = new ApiFunction(this, route.operationId, {
           ...defaults,
-          memoryMiB: props.memoryMiB[route.operationId as OperationId],
+          memoryMiB: props.memoryMiB[route.operationId],
           handler: route.handler,
           environment: {
             [ENV.petsTable]: pets.tableName,
-            ...(paginates ? { [ENV.cursorSecret]: props.cursorSecret.environmentValue() } : {}),
-            ...(route.idempotent ? { [ENV.idempotencyTable]: props.idempotencyTable.table.tableName } : {}),
+            ...(paginated ? { [ENV.cursorSecret]: props.cursorSecret.environmentValue() } : {}),
+            ...(idempotent ? { [ENV.idempotencyTable]: props.idempotencyTable.table.tableName } : {}),
           },
         });
-        props.petsTable.grantAccess(fn.role, route.petsTableAccess);
-        if (route.idempotent) props.idempotencyTable.grantRecords(fn.role);
+        props.petsTable.grantAccess(fn.role, PETS_TABLE_ACCESS[route.operationId]);
+        if (idempotent) props.idempotencyTable.grantRecords(fn.role);
         return [route.handler, fn] as const;
       }),
     );

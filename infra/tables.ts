@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
 import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
 import { PETS_TABLE } from '../shared/pets/pets-table';
-import type { PetsTableAccess } from '../shared/routes';
+import type { PetsTableAccess } from './pets-table-access';
 
 export interface DataTableProps {
   /** What happens to the table when it leaves the stack. */
@@ -47,7 +47,7 @@ export class PetsTable extends Construct {
   }
 
   /**
-   * Grants exactly the access a route declares in shared/routes.ts and nothing else: listing only
+   * Grants exactly the access infra/pets-table-access.ts gives an operation and nothing else: listing only
    * queries the two indexes (it cannot read items by key, let alone write), reading one pet is a
    * GetItem on the table, creating one a PutItem.
    */

@@ -6,16 +6,19 @@ import { NewPetSchema, PetListSchema, PetSchema } from './pets/pet';
 /**
  * The route table: the one list of operations that the CDK stack, the local gateway and the
  * OpenAPI document are all built from. `handler` names the file in functions/ that serves it;
- * the schemas are the very ones the handlers validate with.
+ * the schemas are the very ones the handlers validate with. What the infrastructure needs besides
+ * (each function's DynamoDB access) lives in infra/, keyed by OperationId, so an IAM change leaves
+ * every bundle, which this file is part of, as it was.
  */
+
+/** Every operation of the API, the key by which code elsewhere attaches what it needs to one. */
+export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
+export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** Every path is served under this version segment; it is part of the base URL clients use. */
 export const BASE_PATH = '/v1';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** DynamoDB access a route's function needs on the pets table, granted per function in infra/. */
-export type PetsTableAccess = 'query' | 'get' | 'put';
 
 export interface Deprecation {
   /** When the operation was deprecated (RFC 9745 `Deprecation` header). */
@@ -43,14 +46,12 @@ export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavaila
 
 export interface Route {
   /** Public operation name, also the OpenAPI operationId. */
-  readonly operationId: string;
+  readonly operationId: OperationId;
   readonly method: HttpMethod;
   /** Path template under BASE_PATH, with `{name}` parameters as API Gateway writes them. */
   readonly path: string;
-  /** Base name of the handler file in functions/. */
+  /** Base name of the handler file in functions/ (the local runtime and infra/ both load it). */
   readonly handler: string;
-  /** The only DynamoDB actions the function may perform on the pets table. */
-  readonly petsTableAccess: readonly PetsTableAccess[];
   readonly request: RouteRequest;
   /** The success response: its status and body schema. */
   readonly response: { readonly status: 200 | 201; readonly schema: v.GenericSchema };
@@ -61,6 +62,8 @@ export interface Route {
    * gets the idempotency table (infra/).
    */
   readonly idempotent?: boolean;
+  /** Answers in pages linked by signed cursors: its function gets the cursor secret (infra/). */
+  readonly paginated?: boolean;
   readonly deprecation?: Deprecation;
 }
 
@@ -70,18 +73,16 @@ export const routes = [
     method: 'GET',
     path: '/pets',
     handler: 'list-pets',
-    petsTableAccess: ['query'],
     request: { query: ListPetsQuerySchema },
     response: { status: 200, schema: PetListSchema },
     errors: ['invalid_parameter', 'invalid_cursor'],
+    paginated: true,
   },
   {
     operationId: 'createPet',
     method: 'POST',
     path: '/pets',
     handler: 'create-pet',
-    // GetItem: a conditional put that fails is read back to tell our own earlier write from a collision.
-    petsTableAccess: ['put', 'get'],
     request: { body: NewPetSchema },
     response: { status: 201, schema: PetSchema },
     errors: [
@@ -99,7 +100,6 @@ export const routes = [
     method: 'GET',
     path: '/pets/{petId}',
     handler: 'get-pet',
-    petsTableAccess: ['get'],
     request: { path: PetIdPathSchema },
     response: { status: 200, schema: PetSchema },
     errors: ['invalid_parameter', 'not_found'],
@@ -110,8 +110,6 @@ export const routes = [
     },
   },
 ] as const satisfies readonly Route[];
-
-export type OperationId = (typeof routes)[number]['operationId'];
 
 /** Serves every request no route matches (API Gateway's `$default` route): 404 or 405. */
 export const fallbackHandler = 'route-not-found';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiKeysTable, PetsTable } from '../../infra/tables';
 import { API_KEYS_TABLE } from '../../shared/auth/api-keys-table';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
-import type { PetsTableAccess } from '../../shared/routes';
+import type { PetsTableAccess } from '../../infra/pets-table-access';
 
 /** The data tables' constructs on their own, on a bare stack: milliseconds each, no app to synthesize. */
 function bare() {

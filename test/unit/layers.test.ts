@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../project-root';
+import { OPERATION_IDS, routes } from '../../shared/routes';
 
 /** Every TypeScript file below a folder of the repository, with the repository paths it imports. */
 function importsBelow(folder: string): Array<{ file: string; imports: string[] }> {
@@ -35,5 +36,11 @@ describe('dependencies point one way: functions/ → shared/ (HTTP adapter → d
 
   it('sees the imports it checks: shared/http/ does import the domain', () => {
     expect(violations('shared/http', ['shared/pets']).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the route table', () => {
+  it('has exactly one route for every OperationId, and no other', () => {
+    expect(routes.map((route) => route.operationId).sort()).toEqual([...OPERATION_IDS].sort());
   });
 });
