@@ -1,4 +1,4 @@
-import type { ACCESS_LOG_FIELDS } from '../infra/pet-store-api';
+import type { ACCESS_LOG_FIELDS } from '../infra/animal-store-http-api';
 
 /**
  * Log bytes a request costs outside the functions' own output, for the bill: what Lambda writes per

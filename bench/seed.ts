@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toItem } from '../shared/pets/dynamo-pet-store';
-import { PET_STATUSES, type PetRecord } from '../shared/pets/pet';
+import { PET_STATUSES, type PetRecord } from '../shared/pets/pet-schemas';
 
 /** BatchWriteItem's limit. */
 const BATCH = 25;

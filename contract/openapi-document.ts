@@ -18,7 +18,7 @@ import { MAX_BODY_BYTES } from '../shared/http/request';
 import { toApiError } from '../shared/http/responses';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/idempotency/idempotency-errors';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
-import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet';
+import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
 import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
 

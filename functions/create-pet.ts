@@ -8,7 +8,7 @@ import { DynamoIdempotencyStore } from '../shared/idempotency/dynamo-idempotency
 import { IDEMPOTENT_REPLAYED_HEADER } from '../shared/idempotency/idempotency-key';
 import type { IdempotencyStore } from '../shared/idempotency/idempotency-store';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
-import { NewPetSchema } from '../shared/pets/pet';
+import { NewPetSchema } from '../shared/pets/pet-schemas';
 import type { PetStore } from '../shared/pets/pet-store';
 import { makeCreatePetOnce } from '../shared/pets/create-pet-once';
 import { countIdempotentReplay, countPetCreated } from '../shared/metrics';

@@ -8,7 +8,7 @@ import { PetIdPathSchema } from '../shared/http/pet-parameters';
 import { ok } from '../shared/http/responses';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
 import type { PetStore } from '../shared/pets/pet-store';
-import { getPet } from '../shared/pets/pets';
+import { getPet } from '../shared/pets/pet-operations';
 
 export function createGetPetHandler({ store }: { readonly store: PetStore }) {
   return createHttpHandler('getPet', async (event) => {

@@ -8,9 +8,9 @@ import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
 import { ok } from '../shared/http/responses';
 import { decodeCursor, encodeCursor } from '../shared/pets/cursor';
 import { DynamoPetStore } from '../shared/pets/dynamo-pet-store';
-import { LIST_LIMIT } from '../shared/pets/pet';
+import { LIST_LIMIT } from '../shared/pets/pet-schemas';
 import type { PetStore } from '../shared/pets/pet-store';
-import { listPets } from '../shared/pets/pets';
+import { listPets } from '../shared/pets/pet-operations';
 
 export interface ListPetsDependencies {
   readonly store: PetStore;

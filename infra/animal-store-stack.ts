@@ -6,7 +6,7 @@ import { ApiFunctions } from './api-functions';
 import { CursorSecret } from './cursor-secret';
 import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
-import { PetStoreApi } from './pet-store-api';
+import { AnimalStoreHttpApi } from './animal-store-http-api';
 import type { StageConfig } from './stages';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
@@ -28,7 +28,7 @@ export class AnimalStoreStack extends Stack {
   readonly apiKeysTable: ApiKeysTable;
   readonly idempotencyTable: IdempotencyTable;
   readonly functions: ApiFunctions;
-  readonly api: PetStoreApi;
+  readonly api: AnimalStoreHttpApi;
   readonly monitoring: Monitoring;
   readonly trafficShifting: TrafficShifting;
   readonly dashboard: Dashboard;
@@ -80,9 +80,9 @@ export class AnimalStoreStack extends Stack {
 
     // API Gateway invokes the `live` aliases, never the functions' latest code: CodeDeploy decides
     // when a new version takes traffic.
-    this.api = new PetStoreApi(this, 'Api', {
+    this.api = new AnimalStoreHttpApi(this, 'Api', {
       routeFunctions: new Map([...this.functions.routes].map(([handler, fn]) => [handler, fn.alias])),
-      fallbackFunction: this.functions.fallback.alias,
+      routeNotFoundFunction: this.functions.routeNotFound.alias,
       authorizerFunction: this.functions.authorizer.alias,
       throttle: stage.throttle,
       cors: stage.cors,

@@ -2,14 +2,14 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../shared/environment';
-import { authorizer, fallbackHandler, routes, type OperationId, type Route } from '../shared/routes';
+import { authorizer, routeNotFoundHandler, routes, type OperationId, type Route } from '../shared/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import { PETS_TABLE_ACCESS } from './pets-table-access';
 import type { LogLevel } from './stages';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
-/** Every function of a stage: one per operation, the fallback for unmatched requests, the authorizer. */
+/** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
 export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
 
 export interface ApiFunctionsProps {
@@ -34,14 +34,14 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * Every function of the API, built from shared/routes.ts: one per route, the fallback for unmatched
+ * Every function of the API, built from shared/routes.ts: one per route, routeNotFound for unmatched
  * requests, and the authorizer. Each gets the environment and the DynamoDB access it needs, no more.
  */
 export class ApiFunctions extends Construct {
   /** The function of each route, by handler name. */
   readonly routes: ReadonlyMap<string, ApiFunction>;
   /** Serves API Gateway's `$default` route: our 404/405. */
-  readonly fallback: ApiFunction;
+  readonly routeNotFound: ApiFunction;
   /** Verifies API keys in front of every route. */
   readonly authorizer: ApiFunction;
 
@@ -74,7 +74,7 @@ export class ApiFunctions extends Construct {
       }),
     );
 
-    this.fallback = new ApiFunction(this, 'RouteNotFound', { ...defaults, memoryMiB: props.memoryMiB.routeNotFound, handler: fallbackHandler });
+    this.routeNotFound = new ApiFunction(this, 'RouteNotFound', { ...defaults, memoryMiB: props.memoryMiB.routeNotFound, handler: routeNotFoundHandler });
 
     this.authorizer = new ApiFunction(this, 'Authorizer', {
       ...defaults,
@@ -90,7 +90,7 @@ export class ApiFunctions extends Construct {
   }
 
   get all(): ApiFunction[] {
-    return [...this.routes.values(), this.fallback, this.authorizer];
+    return [...this.routes.values(), this.routeNotFound, this.authorizer];
   }
 }
 

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../shared/id
 import { routes, type HttpMethod } from '../shared/routes';
 
 /**
- * The CORS policy of the HTTP API, with no CDK in it: the deployed API (infra/pet-store-api.ts)
+ * The CORS policy of the HTTP API, with no CDK in it: the deployed API (infra/animal-store-http-api.ts)
  * configures API Gateway's CORS from it, and the local gateway (local/) emulates API Gateway's CORS
  * from the same values, so a browser meets the same answers on both.
  */

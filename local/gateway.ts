@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import type { CorsConfig } from '../infra/cors-policy';
-import { authorizer, fallbackHandler, matchRoute, preflightRoute, routeKey } from '../shared/routes';
+import { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey } from '../shared/routes';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -80,7 +80,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
     // With CORS on, the stage has an OPTIONS route without the authorizer (shared/routes.ts), and
     // OPTIONS requests that are not preflights land there.
     if (cors.enabled && request.method === 'OPTIONS' && !match && rawPath !== '/') {
-      return invokeIntegration(fallbackHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
+      return invokeIntegration(routeNotFoundHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
     }
 
     const identity = identitySourceValues(request);
@@ -96,7 +96,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
     }
     if (verdict?.isAuthorized !== true) return gatewayResponse(403, 'Forbidden');
 
-    return invokeIntegration(match?.route.handler ?? fallbackHandler, buildHttpEvent(request, context, verdict.context));
+    return invokeIntegration(match?.route.handler ?? routeNotFoundHandler, buildHttpEvent(request, context, verdict.context));
   }
 
   async function invokeIntegration(handler: string, event: unknown): Promise<OutgoingResponse> {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { authorizer, fallbackHandler, routes } from '../shared/routes';
+import { authorizer, routeNotFoundHandler, routes } from '../shared/routes';
 import { ENV } from '../shared/environment';
 import {
   createLocalClient,
@@ -21,7 +21,7 @@ import { createFunctionRuntime } from './functions';
 const usage = `Usage: npm run invoke -- <function> <event.json | ->
 
   <function>  an operation (${routes.map((route) => route.operationId).join(', ')}) or a handler file
-              in functions/ (${[...routes.map((route) => route.handler), authorizer.handler, fallbackHandler].join(', ')})
+              in functions/ (${[...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler].join(', ')})
   <event>     a JSON event file (see events/), or - to read it from standard input
 
 Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) to find a running local API's DynamoDB,
@@ -33,7 +33,7 @@ if (!target || !eventPath || target === '--help') {
   process.exit(target === '--help' ? 0 : 2);
 }
 
-const handlerNames = new Set([...routes.map((route) => route.handler), authorizer.handler, fallbackHandler]);
+const handlerNames = new Set([...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler]);
 const handler = routes.find((route) => route.operationId === target)?.handler ?? (handlerNames.has(target) ? target : undefined);
 if (handler === undefined) {
   process.stderr.write(`Unknown function "${target}".\n\n${usage}\n`);

@@ -9,7 +9,7 @@ import { PETS_TABLE } from '../shared/pets/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 import { ErrorSchema, type ErrorCode } from '../shared/http/errors';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/idempotency/idempotency-key';
-import { PetListSchema, PetSchema, type NewPet, type Pet } from '../shared/pets/pet';
+import { PetListSchema, PetSchema, type NewPet, type Pet } from '../shared/pets/pet-schemas';
 import { BASE_PATH } from '../shared/routes';
 
 /**

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { ErrorCode } from './http/errors';
 import { ListPetsQuerySchema, PetIdPathSchema } from './http/pet-parameters';
-import { NewPetSchema, PetListSchema, PetSchema } from './pets/pet';
+import { NewPetSchema, PetListSchema, PetSchema } from './pets/pet-schemas';
 
 /**
  * The route table: the one list of operations that the CDK stack, the local gateway and the
@@ -112,10 +112,10 @@ export const routes = [
 ] as const satisfies readonly Route[];
 
 /** Serves every request no route matches (API Gateway's `$default` route): 404 or 405. */
-export const fallbackHandler = 'route-not-found';
+export const routeNotFoundHandler = 'route-not-found';
 
 /**
- * The Lambda authorizer in front of every route, the fallback included. It has no identity source
+ * The Lambda authorizer in front of every route, routeNotFound's included. It has no identity source
  * on purpose: with one, API Gateway answers a request lacking it with its own 401 before our code
  * runs, and that body is not our Error. Without one, API Gateway cannot cache its results, so the
  * authorizer caches key lookups itself (shared/auth/authenticate.ts). See docs/authentication.md.
@@ -131,10 +131,10 @@ export const authorizer = {
  * The one route without the authorizer, deployed only when a stage allows browser origins: browsers
  * send CORS preflights without credentials, and behind the authorizer they would get 401 from the
  * `$default` route, so no browser could call the API. API Gateway answers preflights from the
- * stage's CORS configuration; whatever reaches the fallback function on this route is answered 204
+ * stage's CORS configuration; whatever reaches the routeNotFound function on this route is answered 204
  * with no body (shared/http/handler.ts), and API Gateway adds the CORS headers.
  */
-export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: fallbackHandler } as const;
+export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: routeNotFoundHandler } as const;
 
 /** The API Gateway route key (`GET /v1/pets`) of a route. */
 export function routeKey(route: Route): string {

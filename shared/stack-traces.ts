@@ -38,7 +38,7 @@ const FRAME = new RegExp(`(?:${escapeRegExp(bundleUrl)}|${escapeRegExp(bundlePat
 
 /**
  * The error with its stack's bundle positions replaced by source positions
- * (`shared/pets/pets.ts:42:11`), for the logger to print. Returns anything else unchanged.
+ * (`shared/pets/pet-operations.ts:42:11`), for the logger to print. Returns anything else unchanged.
  */
 export function withSourcePositions<T>(error: T): T {
   if (!(error instanceof Error) || typeof error.stack !== 'string') return error;

@@ -1,6 +1,6 @@
 /**
  * The store could not be reached or is throttling us; the request may be retried later.
- * Kept apart from shared/dynamodb.ts so code that only maps errors (every handler, the fallback
+ * Kept apart from shared/dynamodb.ts so code that only maps errors (every handler, routeNotFound
  * route) does not pull the AWS SDK into its bundle.
  */
 export class StoreUnavailableError extends Error {

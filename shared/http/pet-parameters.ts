@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LIST_LIMIT, MAX_CURSOR_LENGTH, PetIdSchema, PetStatusSchema } from '../pets/pet';
+import { LIST_LIMIT, MAX_CURSOR_LENGTH, PetIdSchema, PetStatusSchema } from '../pets/pet-schemas';
 import { objectIssueMessage } from '../validation';
 
 // The pet routes' query and path parameters as API Gateway passes them (every value a string):

@@ -1,11 +1,11 @@
 import { scopeToken } from '../idempotency/idempotency-key';
 import { makeIdempotentOperation } from '../idempotency/idempotent-operation';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
-import type { NewPet } from './pet';
+import type { NewPet } from './pet-schemas';
 import type { PetStore } from './pet-store';
-import { createPet, randomCreationToken } from './pets';
+import { createPet, randomCreationToken } from './pet-operations';
 
-// Its own module, apart from shared/pets/pets.ts: only the create function bundles the idempotency
+// Its own module, apart from shared/pets/pet-operations.ts: only the create function bundles the idempotency
 // code, not every function that lists or reads pets.
 
 /**

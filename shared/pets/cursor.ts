@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { MAX_CURSOR_LENGTH, MAX_ID, PetStatusSchema, type PetStatus } from './pet';
+import { MAX_CURSOR_LENGTH, MAX_ID, PetStatusSchema, type PetStatus } from './pet-schemas';
 import { InvalidCursorError } from './pet-errors';
 import type { ListPosition } from './pet-store';
 

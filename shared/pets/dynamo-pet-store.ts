@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { callStore } from '../dynamodb';
-import type { PetRecord, PetStatus } from './pet';
+import type { PetRecord, PetStatus } from './pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from './pet-store';
 import { createdKey, PETS_TABLE } from './pets-table';
 

@@ -1,4 +1,4 @@
-import type { PetRecord, PetStatus } from './pet';
+import type { PetRecord, PetStatus } from './pet-schemas';
 
 /** Where a listing page ended: the last pet returned. */
 export interface ListPosition {

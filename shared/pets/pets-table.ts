@@ -10,7 +10,7 @@ export const PETS_TABLE = {
   byStatusIndex: { name: 'pets-by-status', partitionKey: 'status', sortKey: 'createdKey' },
   /** The value of `collection` on every pet item. */
   collection: 'pets',
-  /** Identifies the create request that wrote the item (shared/pets/pets.ts); never returned to clients. */
+  /** Identifies the create request that wrote the item (shared/pets/pet-operations.ts); never returned to clients. */
   creationTokenAttribute: 'creationToken',
 } as const;
 

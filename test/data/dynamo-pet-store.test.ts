@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { documentClientOver } from '../../shared/dynamodb';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
-import type { PetRecord } from '../../shared/pets/pet';
+import type { PetRecord } from '../../shared/pets/pet-schemas';
 import type { ListPosition } from '../../shared/pets/pet-store';
 import { IdempotencyKeyReusedError } from '../../shared/idempotency/idempotency-errors';
-import { createPet, listPets, petIdFor } from '../../shared/pets/pets';
+import { createPet, listPets, petIdFor } from '../../shared/pets/pet-operations';
 
 let dynamoDb: LocalDynamoDb;
 let client: DynamoDBClient;

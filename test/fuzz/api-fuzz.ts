@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { ErrorSchema } from '../../shared/http/errors';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
-import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../../shared/pets/pet';
+import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../../shared/pets/pet-schemas';
 import { PETS_TABLE } from '../../shared/pets/pets-table';
 import { BASE_PATH, routes } from '../../shared/routes';
 

@@ -7,7 +7,7 @@ import {
   type IdempotencyStore,
   type InProgressRecord,
 } from '../../shared/idempotency/idempotency-store';
-import type { PetRecord } from '../../shared/pets/pet';
+import type { PetRecord } from '../../shared/pets/pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../../shared/pets/pet-store';
 import { createdKey } from '../../shared/pets/pets-table';
 

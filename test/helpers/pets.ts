@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { expect } from 'vitest';
 import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { documentClientOver } from '../../shared/dynamodb';
-import type { PetStatus } from '../../shared/pets/pet';
+import type { PetStatus } from '../../shared/pets/pet-schemas';
 import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
 import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';
 import { nextLink } from './http';

@@ -3,7 +3,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { ApiFunction } from '../../infra/api-function';
 import type { FunctionName } from '../../infra/api-functions';
 import type { TableNames } from '../../local/dynamodb-local';
-import { authorizer, fallbackHandler, routes } from '../../shared/routes';
+import { authorizer, routeNotFoundHandler, routes } from '../../shared/routes';
 import type { Synthesis, SynthesizedStage } from './synth';
 
 export type { FunctionName } from '../../infra/api-functions';
@@ -39,7 +39,7 @@ export function functionAssets(synthesis: Synthesis, stage: SynthesizedStage): R
   const { stack } = stage;
   const functions = new Map<FunctionName, [string, ApiFunction]>([
     ...routes.map((route): [FunctionName, [string, ApiFunction]] => [route.operationId, [route.handler, stack.functions.routes.get(route.handler)!]]),
-    ['routeNotFound', [fallbackHandler, stack.functions.fallback]],
+    ['routeNotFound', [routeNotFoundHandler, stack.functions.routeNotFound]],
     ['authorizer', [authorizer.handler, stack.functions.authorizer]],
   ]);
   const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);

@@ -33,7 +33,7 @@ function arnOf(stage: SynthesizedStage, construct: IConstruct) {
 
 function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
   const { functions } = stage.stack;
-  return new Map([...functions.routes, ['route-not-found', functions.fallback], ['authorize', functions.authorizer]]);
+  return new Map([...functions.routes, ['route-not-found', functions.routeNotFound], ['authorize', functions.authorizer]]);
 }
 
 /** Every IAM statement attached to a function's role. */
@@ -154,7 +154,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('answers every unmatched request with the fallback function, behind the authorizer too', () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       const integrations = stage.template.findResources('AWS::ApiGatewayV2::Integration', {
-        Properties: { IntegrationUri: ref(stage, stage.stack.functions.fallback.alias) },
+        Properties: { IntegrationUri: ref(stage, stage.stack.functions.routeNotFound.alias) },
       });
       expect(Object.keys(integrations)).toHaveLength(1);
       stage.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -282,7 +282,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       const { functions } = stage.stack;
       const byName = new Map([
         ...routes.map((route) => [route.operationId, functions.routes.get(route.handler)!] as const),
-        ['routeNotFound', functions.fallback] as const,
+        ['routeNotFound', functions.routeNotFound] as const,
         ['authorizer', functions.authorizer] as const,
       ]);
       for (const [name, fn] of byName) expect(functionResource(stage, fn).Properties!.MemorySize, name).toBe(config.memoryMiB[name]);
@@ -373,7 +373,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     });
 
     it('gives the fallback function no DynamoDB access at all', () => {
-      expect(dynamoDbStatementsOf(stage, stage.stack.functions.fallback)).toEqual([]);
+      expect(dynamoDbStatementsOf(stage, stage.stack.functions.routeNotFound)).toEqual([]);
     });
 
     it('lets each function write only to its own log group', () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PET_STATUSES, type PetStatus } from '../../shared/pets/pet';
-import { createPet, randomCreationToken } from '../../shared/pets/pets';
+import { PET_STATUSES, type PetStatus } from '../../shared/pets/pet-schemas';
+import { createPet, randomCreationToken } from '../../shared/pets/pet-operations';
 import { snapshotEnv } from '../helpers/env';
 import { expectError, nextLink } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';

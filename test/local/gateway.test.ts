@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../local/gateway';
-import { authorizer, fallbackHandler } from '../../shared/routes';
+import { authorizer, routeNotFoundHandler } from '../../shared/routes';
 import { rawRequest, type RawRequest } from '../helpers/http';
 
 /**
@@ -192,9 +192,9 @@ describe('the integration event (payload 2.0)', () => {
     ['GET', '/v1/pets', 'GET /v1/pets', 'list-pets'],
     ['POST', '/v1/pets', 'POST /v1/pets', 'create-pet'],
     ['GET', '/v1/pets/7', 'GET /v1/pets/{petId}', 'get-pet'],
-    ['GET', '/v1/nope', '$default', fallbackHandler],
-    ['DELETE', '/v1/pets', '$default', fallbackHandler],
-    ['GET', '/v1/pets/', '$default', fallbackHandler],
+    ['GET', '/v1/nope', '$default', routeNotFoundHandler],
+    ['DELETE', '/v1/pets', '$default', routeNotFoundHandler],
+    ['GET', '/v1/pets/', '$default', routeNotFoundHandler],
   ])('routes %s %s as %s to %s', async (method, target, routeKey, expectedHandler) => {
     const { event, authorizerEvent, handler } = await eventsOf({ method, target });
     expect(handler).toBe(expectedHandler);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocument } from '../../scripts/openapi';
 import { ERROR_CODES } from '../../shared/http/errors';
-import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet';
+import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../shared/pets/pet-schemas';
 import { routes } from '../../shared/routes';
 import { PROJECT_ROOT } from '../../project-root';
 import { expectDocumentedResponse } from '../helpers/contract';

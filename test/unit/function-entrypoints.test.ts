@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
-import { authorizer, BASE_PATH, fallbackHandler, routeKey, routes, type Route } from '../../shared/routes';
+import { authorizer, BASE_PATH, routeNotFoundHandler, routeKey, routes, type Route } from '../../shared/routes';
 import { PROJECT_ROOT } from '../../project-root';
 import { snapshotEnv } from '../helpers/env';
 import { closedPort } from '../helpers/http';
@@ -21,7 +21,7 @@ const functionFiles = readdirSync(FUNCTIONS_DIR)
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
 
-const routeHandlers = [...routes.map((route) => route.handler), fallbackHandler];
+const routeHandlers = [...routes.map((route) => route.handler), routeNotFoundHandler];
 const namedFunctions = [...new Set<string>([...routeHandlers, authorizer.handler])].sort();
 
 type Handler = ((event: unknown, context: unknown) => Promise<unknown>) & { [HTTP_HANDLER]?: true };

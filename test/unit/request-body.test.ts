@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidBodyError, InvalidParameterError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../shared/http/errors';
 import { MAX_JSON_DEPTH } from '../../shared/http/json-body';
 import { MAX_BODY_BYTES, parseInput, readJsonObject } from '../../shared/http/request';
-import { NewPetSchema } from '../../shared/pets/pet';
+import { NewPetSchema } from '../../shared/pets/pet-schemas';
 import { httpEvent } from '../helpers/events';
 
 const post = (body: string | undefined, contentType: string | null = 'application/json', isBase64Encoded = false) =>

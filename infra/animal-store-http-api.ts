@@ -23,12 +23,12 @@ import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routes } from 
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from './cors-policy';
 import type { ThrottleConfig } from './stages';
 
-export interface PetStoreApiProps {
+export interface AnimalStoreHttpApiProps {
   /** The function (alias) serving each route, by handler name (shared/routes.ts). */
   readonly routeFunctions: ReadonlyMap<string, IFunction>;
   /** Serves every request no route matches, and CORS preflights when CORS is on. */
-  readonly fallbackFunction: IFunction;
-  /** The Lambda authorizer in front of every route, the fallback included. */
+  readonly routeNotFoundFunction: IFunction;
+  /** The Lambda authorizer in front of every route, routeNotFound's included. */
   readonly authorizerFunction: IFunction;
   /** Default route throttling of the stage. */
   readonly throttle: ThrottleConfig;
@@ -70,14 +70,14 @@ export const ACCESS_LOG_FIELDS = {
  * behind the Lambda authorizer (checked at synthesis), served on the `$default` stage so the base URL
  * is the API's endpoint plus `/v1`.
  */
-export class PetStoreApi extends Construct {
+export class AnimalStoreHttpApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
   /** The URL clients use, ending in `/v1`. */
   readonly baseUrl: string;
 
-  constructor(scope: Construct, id: string, props: PetStoreApiProps) {
+  constructor(scope: Construct, id: string, props: AnimalStoreHttpApiProps) {
     super(scope, id);
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
@@ -129,7 +129,7 @@ export class PetStoreApi extends Construct {
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('RouteNotFoundIntegration', props.fallbackFunction),
+      integration: new HttpLambdaIntegration('RouteNotFoundIntegration', props.routeNotFoundFunction),
       authorizer,
     });
 
@@ -138,14 +138,14 @@ export class PetStoreApi extends Construct {
         httpApi: this.httpApi,
         // AWS documents this route for exactly this case (HTTP API CORS with an authorizer on $default).
         routeKey: HttpRouteKey.with(preflightRoute.path, HttpMethod.OPTIONS),
-        integration: new HttpLambdaIntegration('PreflightIntegration', props.fallbackFunction),
+        integration: new HttpLambdaIntegration('PreflightIntegration', props.routeNotFoundFunction),
         authorizer: new HttpNoneAuthorizer(),
       });
       Validations.of(preflight).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
           'Browsers send CORS preflights without credentials, so this OPTIONS route cannot be authorized. It reads and ' +
-          'writes nothing: API Gateway answers preflights from the CORS configuration, and the fallback function behind ' +
+          'writes nothing: API Gateway answers preflights from the CORS configuration, and the routeNotFound function behind ' +
           'it answers anything that reaches it 204 with no body.',
       });
     }

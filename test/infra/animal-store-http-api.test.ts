@@ -6,16 +6,16 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import type { CorsConfig } from '../../infra/cors-policy';
-import { PetStoreApi } from '../../infra/pet-store-api';
+import { AnimalStoreHttpApi } from '../../infra/animal-store-http-api';
 import { preflightRoute, routes } from '../../shared/routes';
 
-/** The PetStoreApi construct on its own, on a bare stack, with stand-in functions. */
+/** The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
   const stack = new Stack(new App(), 'Bare');
   const fn = (id: string) => new LambdaFunction(stack, id, { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('export const handler = async () => ({})') });
-  const api = new PetStoreApi(stack, 'Api', {
+  const api = new AnimalStoreHttpApi(stack, 'Api', {
     routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
-    fallbackFunction: fn('Fallback'),
+    routeNotFoundFunction: fn('Fallback'),
     authorizerFunction: fn('Authorizer'),
     throttle: { rateLimit: 10, burstLimit: 20 },
     cors,
