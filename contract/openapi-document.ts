@@ -13,6 +13,7 @@ import {
   UnsupportedMediaTypeError,
   type ErrorCode,
 } from '../shared/http/errors';
+import { deprecationHeaderValues } from '../shared/http/deprecation-headers';
 import { MAX_JSON_DEPTH } from '../shared/http/json-body';
 import { MAX_BODY_BYTES } from '../shared/http/request';
 import { toApiError } from '../shared/http/responses';
@@ -20,7 +21,7 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/i
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
 import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
-import { BASE_PATH, deprecationHeaderValues, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
+import { BASE_PATH, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers

@@ -29,11 +29,6 @@ export interface Deprecation {
   readonly successorPath: string;
 }
 
-/** The `Deprecation` (RFC 9745, `@<epoch seconds>`) and `Sunset` (RFC 8594, HTTP date) header values. */
-export function deprecationHeaderValues(deprecation: Deprecation): { deprecation: string; sunset: string } {
-  return { deprecation: `@${Math.floor(deprecation.since.getTime() / 1000)}`, sunset: deprecation.sunset.toUTCString() };
-}
-
 /** The request parts an operation accepts, each as the valibot schema its handler validates with. */
 export interface RouteRequest {
   readonly query?: v.GenericSchema;
