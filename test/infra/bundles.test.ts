@@ -159,7 +159,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     expect(response.headers).toEqual(expect.objectContaining({ deprecation: expect.any(String), sunset: expect.any(String) }));
   });
 
-  it('lets the fallback bundle answer an unknown path with our 404 Error body', async () => {
+  it('lets the routeNotFound bundle answer an unknown path with our 404 Error body', async () => {
     const [response] = (await invoke('routeNotFound', [httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' })])).results;
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body)).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });

@@ -151,7 +151,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('answers every unmatched request with the fallback function, behind the authorizer too', () => {
+    it('answers every unmatched request with the routeNotFound function, behind the authorizer too', () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       const integrations = stage.template.findResources('AWS::ApiGatewayV2::Integration', {
         Properties: { IntegrationUri: ref(stage, stage.stack.functions.routeNotFound.alias) },
@@ -255,7 +255,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('functions', () => {
-    it('has one function per route, the fallback and the authorizer', () => {
+    it('has one function per route, routeNotFound and the authorizer', () => {
       stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 2);
     });
 
@@ -372,7 +372,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('gives the fallback function no DynamoDB access at all', () => {
+    it('gives the routeNotFound function no DynamoDB access at all', () => {
       expect(dynamoDbStatementsOf(stage, stage.stack.functions.routeNotFound)).toEqual([]);
     });
 

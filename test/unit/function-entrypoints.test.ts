@@ -50,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => restoreEnv?.());
 
 describe('the functions/ folder', () => {
-  it('holds exactly the functions the route table names: each route handler, the fallback and the authorizer', () => {
+  it('holds exactly the functions the route table names: each route handler, routeNotFound and the authorizer', () => {
     expect(functionFiles).toEqual(namedFunctions);
   });
 
@@ -73,7 +73,7 @@ describe.each(httpFunctions)('the function %s', (name) => {
     ['an invalid key', { outcome: 'invalid' as const }],
   ])('answers 401 unauthorized to a request with %s', async (_, verdict) => {
     const route = routes.find((candidate) => candidate.handler === name) as Route | undefined;
-    // The fallback serves whatever no route matched; an unknown path stands for all of them.
+    // routeNotFound serves whatever no route matched; an unknown path stands for all of them.
     const rawPath = route ? BASE_PATH + route.path.replace(/\{\w+\}/g, '1') : `${BASE_PATH}/nowhere`;
     const method = route?.method ?? 'GET';
     const event = httpEvent({

@@ -162,7 +162,7 @@ describe('every route', () => {
     listPets: () => createListPetsHandler({ store, cursorSecret: process.env.CURSOR_SECRET! }),
     createPet: () => createCreatePetHandler({ store, idempotency: new InMemoryIdempotencyStore() }),
     getPet: () => createGetPetHandler({ store }),
-    fallback: () => routeNotFound,
+    routeNotFound: () => routeNotFound,
   };
 
   it.each(Object.keys(handlers))('%s answers 401 before anything else when the authorizer found no key', async (name) => {
@@ -185,7 +185,7 @@ describe('every route', () => {
   });
 });
 
-describe('the fallback route', () => {
+describe('the routeNotFound function', () => {
   it('answers 405 with Allow on a known path', async () => {
     const response = await routeNotFound(httpEvent({ method: 'DELETE', routeKey: '$default' }), lambdaContext());
     expect(response.statusCode).toBe(405);
