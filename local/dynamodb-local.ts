@@ -128,31 +128,35 @@ export function createLocalClient(endpoint: string, config: DynamoDBClientConfig
   return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, ...config });
 }
 
-/** Points every AWS SDK client in this process at the local DynamoDB, with throwaway credentials. */
-export function useLocalDynamoDb(endpoint: string): void {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  process.env.AWS_REGION = LOCAL_REGION;
-  process.env.AWS_ACCESS_KEY_ID = LOCAL_CREDENTIALS.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = LOCAL_CREDENTIALS.secretAccessKey;
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
+/** What points an AWS SDK client at the local DynamoDB, with throwaway credentials: environment variables the SDK reads. */
+export function localDynamoDbEnvironment(endpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  };
 }
 
 /**
- * Gives the functions this process will load the local stage's configuration, as the CDK stack
- * gives the deployed ones theirs: its DynamoDB, table names and cursor secret, with the tables created.
+ * Creates the local stage's tables and returns the environment its functions get, as the CDK
+ * stack gives the deployed ones theirs: its DynamoDB, table names, cursor secret and metrics
+ * namespace. Nothing is written to this process's environment: each function instance gets its own
+ * (local/functions.ts).
  */
-export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<void> {
-  useLocalDynamoDb(endpoint);
-  process.env[ENV.petsTable] = LOCAL_TABLES.pets;
-  process.env[ENV.apiKeysTable] = LOCAL_TABLES.apiKeys;
-  process.env[ENV.idempotencyTable] = LOCAL_TABLES.idempotency;
-  process.env[ENV.cursorSecret] = cursorSecret;
-  process.env[ENV.metricsNamespace] = metricsNamespace(LOCAL_STAGE_NAME);
+export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<Record<string, string>> {
   const client = createLocalClient(endpoint);
   try {
     await ensureTables(client);
   } finally {
     client.destroy();
   }
+  return {
+    ...localDynamoDbEnvironment(endpoint),
+    [ENV.petsTable]: LOCAL_TABLES.pets,
+    [ENV.apiKeysTable]: LOCAL_TABLES.apiKeys,
+    [ENV.idempotencyTable]: LOCAL_TABLES.idempotency,
+    [ENV.cursorSecret]: cursorSecret,
+    [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
+  };
 }

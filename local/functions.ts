@@ -2,18 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Context } from 'aws-lambda';
+import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
 import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
 import { PROJECT_ROOT } from '../project-root';
-import { createLambdaContext } from './lambda-context.mjs';
-
-export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+import { type OutputStream, writeLine } from '../shared/output';
 
 const SOURCE_DIRS = ['functions', 'shared'];
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');
+const INSTANCE_SCRIPT = new URL('./function-instance.mjs', import.meta.url);
 
 export interface FunctionRuntime {
   /**
@@ -32,15 +31,41 @@ export class FunctionTimeoutError extends Error {
   }
 }
 
+/** What a function threw, as its instance reported it. */
+export class FunctionError extends Error {
+  constructor(described: { name: string; message: string; stack?: string }) {
+    super(described.message);
+    this.name = described.name;
+    if (described.stack) this.stack = described.stack;
+  }
+}
+
+/** One function instance: a worker thread running local/function-instance.mjs. */
+interface Instance {
+  readonly worker: Worker;
+  /** Settles when the bundle is imported (the cold start), or fails with it. */
+  readonly ready: Promise<void>;
+  readonly pending: Map<number, { resolve(result: unknown): void; reject(error: Error): void }>;
+  inFlight: number;
+  /** Replaced by a newer build: ends once its last invocation has. */
+  retired: boolean;
+}
+
 /**
  * Runs the handlers in functions/ the way Lambda does: each is bundled on its own with esbuild and
- * loaded as a separate module instance (its own cold start, config and SDK clients). With `watch`,
- * a change under functions/ or shared/ drops every loaded instance, so the next request gets a
- * fresh build: the server, and the data in its DynamoDB, stay up.
+ * runs as an instance of its own, in a worker thread with its own environment, module instance,
+ * config and SDK clients, as a Lambda instance has its own sandbox. `environment` is what the
+ * stack would set on the function; it is laid over this process's environment, which the instance
+ * never writes back to. With `watch`, a change under functions/ or shared/ retires every instance,
+ * so the next request gets a fresh build: the server, and the data in its DynamoDB, stay up.
  */
 export async function createFunctionRuntime(options: {
   watch?: boolean;
   onReload?: (file: string) => void;
+  /** The functions' environment, as the stack would set it (prepareLocalStage in local/dynamodb-local.ts). */
+  environment?: Readonly<Record<string, string>>;
+  /** Variables laid over one function's environment, by handler file name: a fault a test injects. */
+  environmentOf?: (name: string) => Readonly<Record<string, string>> | undefined;
   /** Folder holding functions/ and shared/; the project itself unless a test says otherwise. */
   sourceRoot?: string;
   /** Every function's timeout; the deployed one (infra/time-budget.ts) unless a test says otherwise. */
@@ -51,13 +76,15 @@ export async function createFunctionRuntime(options: {
   const session = randomUUID().slice(0, 8);
   const buildDir = join(BUILD_DIR, session);
   await mkdir(buildDir, { recursive: true });
-  // Each load gets its own file: import() caches modules by URL, and a new instance (after a
-  // change, or after a timeout discarded the old one) must be a fresh module, a new cold start.
-  let loads = 0;
-  let instances = new Map<string, Promise<LambdaHandler>>();
+  // Each build gets its own file: a new instance (after a change, or after a timeout discarded the
+  // old one) must be a fresh module, a new cold start.
+  let builds = 0;
+  let invocations = 0;
+  let instances = new Map<string, Promise<Instance>>();
+  const running = new Set<Instance>();
 
-  async function load(name: string): Promise<LambdaHandler> {
-    const outfile = join(buildDir, `${name}.${++loads}.mjs`);
+  async function start(name: string): Promise<Instance> {
+    const outfile = join(buildDir, `${name}.${++builds}.mjs`);
     await build({
       entryPoints: [join(sourceRoot, 'functions', `${name}.ts`)],
       outfile,
@@ -69,9 +96,50 @@ export async function createFunctionRuntime(options: {
       sourcemap: 'inline',
       logLevel: 'silent',
     });
-    const module = (await import(pathToFileURL(outfile).href)) as { handler?: LambdaHandler };
-    if (typeof module.handler !== 'function') throw new Error(`functions/${name}.ts does not export a handler`);
-    return module.handler;
+    const worker = new Worker(INSTANCE_SCRIPT, {
+      env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
+      workerData: { bundleUrl: pathToFileURL(outfile).href, functionName: `animal-store-local-${name}`, timeoutMs },
+    });
+    let markReady!: () => void;
+    let failReady!: (error: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    const instance: Instance = { worker, ready, pending: new Map(), inFlight: 0, retired: false };
+    running.add(instance);
+    const output = { stdout: '', stderr: '' };
+    worker.on('message', (message: InstanceMessage) => {
+      switch (message.type) {
+        case 'output': {
+          // Whole lines, through the process's one writer, so they never interleave with others.
+          const lines = (output[message.stream] + message.text).split('\n');
+          output[message.stream] = lines.pop() ?? '';
+          for (const line of lines) writeLine(message.stream, line);
+          return;
+        }
+        case 'ready':
+          return markReady();
+        case 'failed':
+          return failReady(new FunctionError(message.error));
+        case 'result':
+          return instance.pending.get(message.id)?.resolve(message.result);
+        case 'error':
+          return instance.pending.get(message.id)?.reject(new FunctionError(message.error));
+      }
+    });
+    const ended = (error: Error) => {
+      running.delete(instance);
+      failReady(error);
+      for (const { reject } of instance.pending.values()) reject(error);
+    };
+    worker.on('error', ended);
+    worker.on('exit', () => ended(new Error(`${name}: the function instance exited`)));
+    await ready.catch(async (error) => {
+      await worker.terminate();
+      throw error;
+    });
+    return instance;
   }
 
   // chokidar rather than fs.watch: an editor's atomic save (a temporary file renamed over the
@@ -84,51 +152,73 @@ export async function createFunctionRuntime(options: {
       { ignoreInitial: true },
     );
     watcher.on('all', (_event, path) => {
+      for (const instance of instances.values()) void instance.then(retire, () => undefined);
       instances = new Map();
       options.onReload?.(relative(sourceRoot, path));
     });
     await new Promise<void>((ready) => watcher!.once('ready', ready));
   }
 
+  function retire(instance: Instance): void {
+    instance.retired = true;
+    if (instance.inFlight === 0) void instance.worker.terminate();
+  }
+
   return {
     async invoke(name, event) {
-      let instance = instances.get(name);
-      if (!instance) {
-        instance = load(name);
-        instances.set(name, instance);
+      let starting = instances.get(name);
+      if (!starting) {
+        starting = start(name);
+        instances.set(name, starting);
         // A failed build or cold start is retried on the next request rather than remembered.
-        instance.catch(() => instances.get(name) === instance && instances.delete(name));
+        starting.catch(() => instances.get(name) === starting && instances.delete(name));
       }
-      const handler = await instance;
+      const instance = await starting;
+      const id = ++invocations;
+      instance.inFlight++;
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          // Lambda discards a timed-out instance; its next invocation is a cold start.
-          if (instances.get(name) === instance) instances.delete(name);
-          reject(new FunctionTimeoutError(name, timeoutMs));
-        }, timeoutMs);
-      });
       try {
-        return await Promise.race([handler(event, lambdaContext(name, timeoutMs)), timedOut]);
+        return await new Promise<unknown>((resolve, reject) => {
+          instance.pending.set(id, { resolve, reject });
+          timer = setTimeout(() => {
+            // Lambda discards a timed-out instance, whatever it was doing; the next invocation is a cold start.
+            if (instances.get(name) === starting) instances.delete(name);
+            reject(new FunctionTimeoutError(name, timeoutMs));
+            void instance.worker.terminate();
+          }, timeoutMs);
+          instance.worker.postMessage({ id, event });
+        });
       } finally {
         clearTimeout(timer);
+        instance.pending.delete(id);
+        instance.inFlight--;
+        if (instance.retired && instance.inFlight === 0) void instance.worker.terminate();
       }
     },
     async close() {
       await watcher?.close();
+      await Promise.all([...running].map((instance) => instance.worker.terminate()));
       await rm(buildDir, { recursive: true, force: true });
     },
   };
 }
 
-function lambdaContext(name: string, timeoutMs: number): Context {
-  return createLambdaContext({
-    functionName: `animal-store-local-${name}`,
-    memoryLimitInMB: 256,
-    timeoutMs,
-    awsRequestId: randomUUID(),
-    logStreamName: 'local',
-    region: 'local',
-    accountId: '000000000000',
-  });
+type InstanceMessage =
+  | { type: 'output'; stream: OutputStream; text: string }
+  | { type: 'ready' }
+  | { type: 'failed'; error: { name: string; message: string; stack?: string } }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; error: { name: string; message: string; stack?: string } };
+
+/**
+ * An instance's environment: this process's, with the function's laid over it. Local credentials
+ * replace any the developer's shell has, profile and session token included.
+ */
+function instanceEnvironment(environment: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const inherited = { ...process.env } as Record<string, string>;
+  if (environment.AWS_ACCESS_KEY_ID !== undefined) {
+    delete inherited.AWS_PROFILE;
+    delete inherited.AWS_SESSION_TOKEN;
+  }
+  return { ...inherited, ...environment };
 }

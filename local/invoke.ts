@@ -53,9 +53,9 @@ try {
     endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
-  await prepareLocalStage(endpoint, process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production');
+  const environment = await prepareLocalStage(endpoint, process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production');
 
-  const runtime = await createFunctionRuntime({});
+  const runtime = await createFunctionRuntime({ environment });
   const result = await runtime.invoke(handler, event);
   await runtime.close();
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

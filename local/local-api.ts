@@ -43,6 +43,8 @@ export interface LocalApiOptions {
   /** Browser origins allowed to call the API, with CORS emulated as API Gateway does it; none when omitted. */
   readonly cors?: CorsConfig;
   readonly accessLog?: (line: string) => void;
+  /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
+  readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
 }
 
@@ -70,13 +72,18 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir })
       : existingDynamoDb(options.dynamoDbEndpoint);
   try {
-    await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
+    const environment = await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
     const client = createLocalClient(dynamoDb.endpoint);
     const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
     const keyFile = options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
     const apiKey = await registerDevKey(keys, options.devApiKey, keyFile).finally(() => client.destroy());
 
-    const functions = await createFunctionRuntime({ watch: options.watch, onReload: options.onReload });
+    const functions = await createFunctionRuntime({
+      environment,
+      environmentOf: options.functionEnvironment,
+      watch: options.watch,
+      onReload: options.onReload,
+    });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
       // The Host header becomes part of Location, Link and the served document's server URL: a

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotEnv } from '../helpers/env';
 import { hasChromium, launchChromium } from '../helpers/chromium';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
@@ -18,11 +17,9 @@ describe.skipIf(!hasChromium)('a browser app on another origin calling the local
   let browser: Browser;
   let allowed: { server: Server; origin: string };
   let other: { server: Server; origin: string };
-  let restoreEnv: () => void;
   const accessLog: Array<{ httpMethod: string; status: number }> = [];
 
   beforeAll(async () => {
-    restoreEnv = snapshotEnv();
     allowed = await startPageServer();
     other = await startPageServer();
     api = await startTestApi({
@@ -36,7 +33,6 @@ describe.skipIf(!hasChromium)('a browser app on another origin calling the local
     await api?.close();
     allowed?.server.close();
     other?.server.close();
-    restoreEnv?.();
   });
 
   /** Runs fetch() in a page of `origin`: a POST with a bearer key and a JSON body, which needs a preflight. */

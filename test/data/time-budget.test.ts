@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { useLocalDynamoDb } from '../../local/dynamodb-local';
+import { localDynamoDbEnvironment } from '../../local/dynamodb-local';
 import { RESPONSE_RESERVE_MS, runWithDeadline } from '../../shared/deadline';
 import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient, dynamoDbCallBudgetMs, isStoreUnavailable } from '../../shared/dynamodb';
 import { DynamoIdempotencyStore } from '../../shared/idempotency/dynamo-idempotency-store';
@@ -24,7 +24,10 @@ let restoreEnv: () => void;
 beforeAll(async () => {
   restoreEnv = snapshotEnv();
   blackHole = await startBlackHole();
-  useLocalDynamoDb(blackHole.endpoint);
+  // The handlers run in this process here, so this process's SDK clients are pointed at the black hole.
+  Object.assign(process.env, localDynamoDbEnvironment(blackHole.endpoint));
+  delete process.env.AWS_PROFILE;
+  delete process.env.AWS_SESSION_TOKEN;
 });
 afterAll(async () => {
   await blackHole?.close();

@@ -1,7 +1,6 @@
 /**
- * Saves process.env and returns a function that puts it back. Handlers read their environment at
- * cold start and startLocalApi() rewrites it, so a test that starts a second API or changes the
- * environment restores it for the handlers that cold-start after it.
+ * Saves process.env and returns a function that puts it back, for a test that changes the
+ * environment of handlers it runs in this process (the local API's run in their own instances).
  */
 export function snapshotEnv(): () => void {
   const saved = { ...process.env };

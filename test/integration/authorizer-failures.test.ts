@@ -1,24 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotEnv } from '../helpers/env';
 import { closedPort, expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { postPet } from '../helpers/pets';
 
 /**
- * The API keys table unreachable from the authorizer: the environment points DynamoDB at a closed
- * port before any function's cold start, so the authorizer's own key lookup fails.
+ * The API keys table unreachable from the authorizer: every function's environment points
+ * DynamoDB at a closed port, so the authorizer's own key lookup fails.
  */
 let api: TestApi;
-let restoreEnv: () => void;
 
 beforeAll(async () => {
-  restoreEnv = snapshotEnv();
-  api = await startTestApi();
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await closedPort()}`;
+  const unreachable = `http://127.0.0.1:${await closedPort()}`;
+  api = await startTestApi({ functionEnvironment: () => ({ AWS_ENDPOINT_URL_DYNAMODB: unreachable }) });
 });
 afterAll(async () => {
   await api?.close();
-  restoreEnv?.();
 });
 
 describe('when the authorizer cannot look a key up', () => {

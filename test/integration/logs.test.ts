@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
+import { ENV } from '../../shared/environment';
 import { writeLine } from '../../shared/output';
-import { snapshotEnv } from '../helpers/env';
+import { authorizer } from '../../shared/routes';
 import { closedPort } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
@@ -13,33 +14,32 @@ const BASIC_CREDENTIALS = 'c2VjcmV0LXVzZXI6c2VjcmV0LXBhc3N3b3Jk';
 
 let api: TestApi;
 let output: CapturedOutput;
-let restoreEnv: () => void;
 let issuedKey: string;
 /** apigw-requestid of the responses whose failure must be logged. */
 const failed: Record<'internal' | 'unavailable', string> = { internal: '', unavailable: '' };
 
 beforeAll(async () => {
-  restoreEnv = snapshotEnv();
-  // Functions read the level at cold start: everything they can log is logged.
-  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
-  api = await startTestApi({ devApiKey: DEV_KEY, accessLog: (line) => writeLine('stdout', line) });
+  // Every function logs everything it can.
+  const debug = { [ENV.logLevel]: 'DEBUG' };
+  const accessLog = (line: string) => writeLine('stdout', line);
+  api = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: () => debug });
   issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
+  // Two more stages of the API, each with a route function that fails: its table is missing, its DynamoDB unreachable.
+  const failing = (environment: Record<string, string>) => (handler: string) => (handler === authorizer.handler ? debug : { ...debug, ...environment });
+  const missingTable = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: failing({ [ENV.petsTable]: 'animal-store-local-missing-table' }) });
+  const unreachable = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: failing({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }) });
 
   output = captureOutput({ silent: true });
   try {
-    expect((await api.request('/nope')).status).toBe(404); // the authorizer's cold start, with the store up
+    expect((await api.request('/nope')).status).toBe(404);
 
-    process.env.PETS_TABLE_NAME = 'animal-store-local-missing-table';
-    const internal = await api.request('/pets/1');
+    const internal = await missingTable.request('/pets/1');
     expect(internal.status).toBe(500);
     failed.internal = internal.headers.get('apigw-requestid')!;
-    process.env.PETS_TABLE_NAME = 'animal-store-local-pets';
 
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await closedPort()}`;
-    const unavailable = await api.request('/pets');
+    const unavailable = await unreachable.request('/pets');
     expect(unavailable.status).toBe(503);
     failed.unavailable = unavailable.headers.get('apigw-requestid')!;
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = api.dynamoDbEndpoint;
 
     const sends: Array<() => Promise<Response>> = [
       () => postPet(api, { name: 'Logged', categoryId: 1 }),
@@ -57,12 +57,13 @@ beforeAll(async () => {
     for (const send of sends) await (await send()).arrayBuffer();
   } finally {
     output.stop();
+    await missingTable.close();
+    await unreachable.close();
   }
 });
 
 afterAll(async () => {
   await api?.close();
-  restoreEnv?.();
 });
 
 describe('logs', () => {

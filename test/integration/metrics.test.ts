@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE_NAME } from '../../local/dynamodb-local';
+import { ENV } from '../../shared/environment';
 import { METRICS, metricsNamespace, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../../shared/metric-names';
 import { SERVICE_NAME } from '../../shared/service';
-import { snapshotEnv } from '../helpers/env';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { postPet, postPetWithKey } from '../helpers/pets';
@@ -17,7 +17,6 @@ interface EmfRecord {
 
 let api: TestApi;
 let output: CapturedOutput;
-let restoreEnv: () => void;
 const requestIds: Record<'created' | 'keyedCreated' | 'replayed' | 'anonymous' | 'badKey', string> = {
   created: '',
   keyedCreated: '',
@@ -27,9 +26,8 @@ const requestIds: Record<'created' | 'keyedCreated' | 'replayed' | 'anonymous' |
 };
 
 beforeAll(async () => {
-  restoreEnv = snapshotEnv();
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  api = await startTestApi();
+  // The test run turns metrics off (vitest.config.ts); these functions publish them.
+  api = await startTestApi({ functionEnvironment: () => ({ [ENV.metricsDisabled]: 'false' }) });
   output = captureOutput({ silent: true });
   try {
     const idOf = (response: Response) => response.headers.get('apigw-requestid')!;
@@ -57,7 +55,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  restoreEnv?.();
 });
 
 function records(): EmfRecord[] {

@@ -1,38 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotEnv } from '../helpers/env';
+import { ENV } from '../../shared/environment';
+import { authorizer } from '../../shared/routes';
 import { closedPort, expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { postPet } from '../helpers/pets';
 
 /**
- * The pets table failing behind a working authorizer. Each function reads its environment at its
- * cold start (its first request), so the authorizer is started first, with the real dynalite; then
- * the environment changes before each route's function is first invoked.
+ * The pets table failing behind a working authorizer: the route functions' environment points
+ * DynamoDB at a closed port, or names a table that does not exist; the authorizer's is the stage's.
  */
-let api: TestApi;
-let restoreEnv: () => void;
-
-beforeAll(async () => {
-  restoreEnv = snapshotEnv();
-  api = await startTestApi();
-  // Cold-starts the authorizer (and caches the dev key's verdict) while DynamoDB is reachable.
-  expect((await api.request('/nope')).status).toBe(404);
-});
-afterAll(async () => {
-  await api?.close();
-  restoreEnv?.();
-});
+const routeFunctionsOnly = (environment: Record<string, string>) => (handler: string) => (handler === authorizer.handler ? undefined : environment);
 
 function expectRetryAfter(response: Response): void {
   expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
 }
 
 describe('when DynamoDB is unreachable', () => {
+  let api: TestApi;
   beforeAll(async () => {
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await closedPort()}`;
+    api = await startTestApi({ functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }) });
   });
-  afterAll(() => {
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = api.dynamoDbEndpoint;
+  afterAll(async () => {
+    await api?.close();
   });
 
   it('answers an authenticated listing with 503 service_unavailable and Retry-After', async () => {
@@ -54,11 +43,12 @@ describe('when DynamoDB is unreachable', () => {
 });
 
 describe('when the pets table does not exist', () => {
-  beforeAll(() => {
-    process.env.PETS_TABLE_NAME = 'animal-store-local-missing-table';
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ functionEnvironment: routeFunctionsOnly({ [ENV.petsTable]: 'animal-store-local-missing-table' }) });
   });
-  afterAll(() => {
-    process.env.PETS_TABLE_NAME = 'animal-store-local-pets';
+  afterAll(async () => {
+    await api?.close();
   });
 
   it('answers 500 internal_error without naming the SDK error or the table', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from '../../infra/cors-policy';
 import { parseAllowedOrigins } from '../../local/cors';
-import { snapshotEnv } from '../helpers/env';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 
@@ -11,14 +10,11 @@ const DISALLOWED = 'https://evil.example';
 /** Starts a local API for one describe block: two at once would share this process's environment. */
 function useApi(options: Parameters<typeof startTestApi>[0]): () => TestApi {
   let api: TestApi;
-  let restoreEnv: () => void;
   beforeAll(async () => {
-    restoreEnv = snapshotEnv();
     api = await startTestApi(options);
   });
   afterAll(async () => {
     await api?.close();
-    restoreEnv?.();
   });
   return () => api;
 }

@@ -2,14 +2,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { snapshotEnv } from '../helpers/env';
 import { startTestApi } from '../helpers/local-api';
 
-const restoreEnv = snapshotEnv();
 const dataDir = mkdtempSync(join(tmpdir(), 'animal-store-data-'));
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
-  restoreEnv();
 });
 
 const OTHER_KEY = 'data-dir-test-key-0123456789';

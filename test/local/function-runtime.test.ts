@@ -24,6 +24,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  await writeFile(join(root, 'functions', 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
   runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
 });
 afterAll(async () => {
@@ -55,5 +56,16 @@ describe('the local function runtime', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000);
     const after = (await runtime.invoke('clock', {})) as Answer;
     expect(after.instance).not.toBe(before.instance);
+  });
+
+  it('gives each instance the environment it is configured with, as Lambda does, and leaves this process its own', async () => {
+    const blue = await createFunctionRuntime({ sourceRoot: root, environment: { STAGE_NAME: 'blue' } });
+    const green = await createFunctionRuntime({ sourceRoot: root, environment: { STAGE_NAME: 'green' } });
+    try {
+      expect(await Promise.all([blue.invoke('stage', {}), green.invoke('stage', {})])).toEqual(['blue', 'green']);
+      expect(process.env.STAGE_NAME).toBeUndefined();
+    } finally {
+      await Promise.all([blue.close(), green.close()]);
+    }
   });
 });
