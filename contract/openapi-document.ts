@@ -21,7 +21,7 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/i
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
 import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
-import { BASE_PATH, findRoute, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
+import { BASE_PATH, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
@@ -302,7 +302,15 @@ export function buildOpenApiDocument(): JsonObject {
   for (const route of routes) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
   }
-  const deprecation = findRoute('getPet').deprecation!;
+  // The Deprecation and Sunset header components carry one date each, so one operation at a time
+  // can be deprecated; a second needs components of its own.
+  const table: readonly Route[] = routes;
+  const deprecated = table.filter((route) => route.deprecation !== undefined);
+  const retiring = deprecated[0];
+  const deprecation = retiring?.deprecation;
+  if (deprecated.length !== 1 || retiring === undefined || deprecation === undefined) {
+    throw new Error(`The document describes one deprecated operation, not ${deprecated.length}`);
+  }
   const sunset = deprecation.sunset;
   return {
     openapi: '3.1.0',
@@ -324,7 +332,7 @@ export function buildOpenApiDocument(): JsonObject {
         'A path that no operation serves is `404 not_found`; a known path with another method is',
         '`405 method_not_allowed` with an `Allow` header.',
         '',
-        `**Versioning.** The base URL ends in the major version, \`${BASE_PATH}\`. \`GET ${BASE_PATH}/pets/{petId}\` is deprecated`,
+        `**Versioning.** The base URL ends in the major version, \`${BASE_PATH}\`. \`${retiring.method} ${BASE_PATH}${retiring.path}\` is deprecated`,
         `and will be removed on ${sunset.toUTCString().slice(5, 16)}.`,
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
