@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PET_STATUSES, type PetStatus } from '../../shared/pets/pet-schemas';
+import { PET_STATUSES, type NewPet, type PetStatus } from '../../shared/pets/pet-schemas';
 import { createPet, randomCreationToken } from '../../shared/pets/pet-operations';
 import { expectError, nextLink } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
@@ -11,21 +10,27 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const STATUS_CYCLE: Array<PetStatus | undefined> = ['available', 'pending', 'sold', undefined, 'available'];
 
 let api: TestApi;
-/** Pets created through the API, in creation order (each in its own millisecond). */
+/** Pets in creation order, each in its own millisecond. */
 const created: PetBody[] = [];
 /** Pets stored with one shared creation time, to exercise the tie-break. */
 const tied: number[] = [];
 
 beforeAll(async () => {
   api = await startTestApi();
-  const create = async (index: number) => {
+  // Created through the domain code the handler runs, on a clock the test sets: each pet in its own
+  // millisecond, five in one, without waiting for the real clock to move.
+  const start = Date.now() - 60_000;
+  const create = async (index: number, at: number) => {
     const status = STATUS_CYCLE[index % STATUS_CYCLE.length];
-    created.push((await api.createPet(newPet(status ? { status } : {}))) as unknown as PetBody);
-    await sleep(2);
+    const input: NewPet = { name: `Pet ${index}`, categoryId: 1, ...(status ? { status } : {}) };
+    const { pet } = await createPet(petStore(api.documents), input, {
+      creationToken: randomCreationToken(),
+      now: () => new Date(at),
+    });
+    created.push(pet as PetBody);
   };
-  for (let index = 0; index < 12; index++) await create(index);
-  // Five pets created in the same millisecond, through the same domain code the handler runs.
-  const sameInstant = new Date();
+  for (let index = 0; index < 12; index++) await create(index, start + index);
+  const sameInstant = new Date(start + 100);
   for (let index = 0; index < 5; index++) {
     const { pet } = await createPet(
       petStore(api.documents),
@@ -34,8 +39,7 @@ beforeAll(async () => {
     );
     tied.push(pet.id);
   }
-  await sleep(2);
-  for (let index = 12; index < 24; index++) await create(index);
+  for (let index = 12; index < 24; index++) await create(index, start + 200 + index);
 });
 
 afterAll(async () => {
