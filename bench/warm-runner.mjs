@@ -2,32 +2,20 @@
 // each subject's bundle with that subject's environment, then invokes the subjects in interleaved
 // batches, so a function and its floor share the same process, the same moment and the same noise.
 // Plain JavaScript: it must load in a bare Node with nothing compiled.
-import fs, { readFileSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from '../local/lambda-context.mjs';
+import { interceptOutput } from '../local/output-interception.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
 
-// Bytes each subject writes to its log, for the bill's log ingestion: through the streams, and
-// straight to file descriptors 1 and 2 as the functions write their lines (shared/output.ts).
+// Bytes each subject writes to its log, for the bill's log ingestion, written as they are.
 let current;
-for (const stream of [process.stdout, process.stderr]) {
-  const write = stream.write.bind(stream);
-  stream.write = (chunk, ...rest) => {
-    if (current !== undefined) current.logBytes += Buffer.byteLength(chunk);
-    return write(chunk, ...rest);
-  };
-}
-const writeSync = fs.writeSync;
-fs.writeSync = (fd, buffer, ...rest) => {
-  const written = writeSync(fd, buffer, ...rest);
-  if (current !== undefined && (fd === 1 || fd === 2)) current.logBytes += written;
-  return written;
-};
-syncBuiltinESMExports();
+interceptOutput((_stream, bytes) => {
+  if (current !== undefined) current.logBytes += bytes.length;
+});
 
 const loaded = [];
 for (const subject of subjects) {

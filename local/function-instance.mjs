@@ -3,36 +3,15 @@
 // instance and SDK clients. It imports the bundle, answers invocations, and forwards everything the
 // function writes to stdout and stderr to the runtime, ahead of the answer it belongs with.
 // Plain JavaScript: Node loads it in the worker with nothing compiled.
-import fs from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './lambda-context.mjs';
+import { interceptOutput } from './output-interception.mjs';
 
 const { bundleUrl, functionName, timeoutMs } = workerData;
 
-function forward(stream, chunk) {
-  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-  parentPort.postMessage({ type: 'output', stream, text });
-}
-
 // The functions write their lines straight to file descriptors 1 and 2 (shared/output.ts); a
-// worker shares them with the whole process, so those writes become messages, in order.
-const writeSync = fs.writeSync;
-fs.writeSync = (fd, buffer, ...rest) => {
-  if (fd !== 1 && fd !== 2) return writeSync(fd, buffer, ...rest);
-  const offset = typeof buffer !== 'string' && typeof rest[0] === 'number' ? rest[0] : 0;
-  const bytes = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength).subarray(offset);
-  forward(fd === 1 ? 'stdout' : 'stderr', bytes);
-  return bytes.length;
-};
-syncBuiltinESMExports();
-for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]]) {
-  stream.write = (chunk, ...rest) => {
-    forward(name, chunk);
-    rest.find((argument) => typeof argument === 'function')?.();
-    return true;
-  };
-}
+// worker shares them with the whole process, so every write becomes a message, in order.
+interceptOutput((stream, bytes) => parentPort.postMessage({ type: 'output', stream, text: Buffer.from(bytes).toString('utf8') }), { swallow: true });
 
 let handler;
 try {
