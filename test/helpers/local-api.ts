@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
+import { authorizer } from '../../shared/routes';
 import { fetchDocumented } from './contract';
 import { documentClient } from './pets';
 
@@ -10,6 +11,17 @@ export interface TestApi extends LocalApi {
   createPet(body: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** A DynamoDB document client on the API's own dynalite, to read the tables directly; closed with the API. */
   readonly documents: DynamoDBDocumentClient;
+}
+
+/**
+ * A `functionEnvironment` that lays `environment` over every route function's (a fault behind a
+ * working authorizer) and `everyFunction` over all of them, the authorizer's included.
+ */
+export function routeFunctionsOnly(
+  environment: Readonly<Record<string, string>>,
+  everyFunction: Readonly<Record<string, string>> = {},
+): NonNullable<LocalApiOptions['functionEnvironment']> {
+  return (handler) => (handler === authorizer.handler ? everyFunction : { ...everyFunction, ...environment });
 }
 
 /** Starts the local API on free ports with an in-memory store, exactly as `npm start` does. */

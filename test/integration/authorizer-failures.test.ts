@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { postPet } from '../helpers/pets';
+import { postPet, storedPets } from '../helpers/pets';
 
 /**
  * The API keys table unreachable from the authorizer: every function's environment points
@@ -27,6 +27,11 @@ describe('when the authorizer cannot look a key up', () => {
     const response = await send();
     expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     await expectError(response, 503, 'service_unavailable');
+  });
+
+  it('stores nothing for a create it refused', async () => {
+    await expectError(await postPet(api, { name: 'Rex', categoryId: 1 }), 503, 'service_unavailable');
+    expect(await storedPets(api.documents)).toEqual([]);
   });
 
   it('keeps the deprecation headers on the 503 of getPet', async () => {

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/auth/manage-api-keys';
 import { ENV } from '../../shared/environment';
 import { writeLine } from '../../shared/output';
-import { authorizer } from '../../shared/routes';
 import { closedPort } from '../helpers/http';
-import { startTestApi, type TestApi } from '../helpers/local-api';
+import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { apiKeyStore, postPet } from '../helpers/pets';
 
@@ -25,9 +24,16 @@ beforeAll(async () => {
   api = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: () => debug });
   issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
   // Two more stages of the API, each with a route function that fails: its table is missing, its DynamoDB unreachable.
-  const failing = (environment: Record<string, string>) => (handler: string) => (handler === authorizer.handler ? debug : { ...debug, ...environment });
-  const missingTable = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: failing({ [ENV.petsTable]: 'animal-store-local-missing-table' }) });
-  const unreachable = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: failing({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }) });
+  const missingTable = await startTestApi({
+    devApiKey: DEV_KEY,
+    accessLog,
+    functionEnvironment: routeFunctionsOnly({ [ENV.petsTable]: 'animal-store-local-missing-table' }, debug),
+  });
+  const unreachable = await startTestApi({
+    devApiKey: DEV_KEY,
+    accessLog,
+    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }, debug),
+  });
 
   output = captureOutput({ silent: true });
   try {

@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/environment';
-import { authorizer } from '../../shared/routes';
 import { closedPort, expectError } from '../helpers/http';
-import { startTestApi, type TestApi } from '../helpers/local-api';
-import { postPet } from '../helpers/pets';
+import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';
 
 /**
  * The pets table failing behind a working authorizer: the route functions' environment points
  * DynamoDB at a closed port, or names a table that does not exist; the authorizer's is the stage's.
  */
-const routeFunctionsOnly = (environment: Record<string, string>) => (handler: string) => (handler === authorizer.handler ? undefined : environment);
 
 function expectRetryAfter(response: Response): void {
   expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -30,10 +28,15 @@ describe('when DynamoDB is unreachable', () => {
     await expectError(response, 503, 'service_unavailable');
   });
 
-  it('answers an authenticated create with 503 service_unavailable and Retry-After', async () => {
+  it('answers an authenticated create with 503 service_unavailable and Retry-After, and stores nothing', async () => {
     const response = await postPet(api, { name: 'Rex', categoryId: 1 });
     expectRetryAfter(response);
     await expectError(response, 503, 'service_unavailable');
+    const keyed = await postPetWithKey(api, { name: 'Rex', categoryId: 1 }, 'unreachable-1');
+    expectRetryAfter(keyed);
+    await expectError(keyed, 503, 'service_unavailable');
+    expect(await storedPets(api.documents)).toEqual([]);
+    expect(await idempotencyRecords(api.documents)).toEqual([]);
   });
 
   it('still answers a bad request with 400: validation needs no table', async () => {
