@@ -179,21 +179,15 @@ const DEV_KEY_FILE = 'dev-api-key';
  * kept in `keyFile` while the store still accepts it; otherwise a new one, kept there.
  */
 async function registerDevKey(store: DynamoApiKeyStore, configured: string | undefined, keyFile: string | undefined): Promise<string> {
-  if (configured !== undefined) {
-    const existing = await store.findByHash(hashApiKey(configured));
-    if (existing?.revokedAt !== undefined) throw new Error('DEV_API_KEY has been revoked; choose another key.');
-    await revokeKeysNamed(store, DEV_KEY_NAME, existing?.keyId);
-    return existing ? configured : (await issueApiKey(store, DEV_KEY_NAME, configured)).apiKey;
-  }
-  const kept = keyFile === undefined ? undefined : await readKeptKey(keyFile);
-  const existing = kept === undefined ? undefined : await store.findByHash(hashApiKey(kept));
-  if (kept !== undefined && existing !== undefined && existing.revokedAt === undefined) {
-    await revokeKeysNamed(store, DEV_KEY_NAME, existing.keyId);
-    return kept;
-  }
-  await revokeKeysNamed(store, DEV_KEY_NAME);
-  const { apiKey } = await issueApiKey(store, DEV_KEY_NAME);
-  if (keyFile !== undefined) await writeFile(keyFile, `${apiKey}\n`, { mode: 0o600 });
+  const wanted = configured ?? (keyFile === undefined ? undefined : await readKeptKey(keyFile));
+  const existing = wanted === undefined ? undefined : await store.findByHash(hashApiKey(wanted));
+  // A revoked DEV_API_KEY is the developer's mistake to hear about; a revoked kept key is replaced.
+  if (configured !== undefined && existing?.revokedAt !== undefined) throw new Error('DEV_API_KEY has been revoked; choose another key.');
+  const registered = existing?.revokedAt === undefined ? existing : undefined;
+  await revokeKeysNamed(store, DEV_KEY_NAME, registered?.keyId);
+  if (registered !== undefined && wanted !== undefined) return wanted;
+  const { apiKey } = await issueApiKey(store, DEV_KEY_NAME, configured);
+  if (configured === undefined && keyFile !== undefined) await writeFile(keyFile, `${apiKey}\n`, { mode: 0o600 });
   return apiKey;
 }
 
