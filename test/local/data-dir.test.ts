@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEV_KEY_NAME } from '../../local/local-api';
+import { revokeKeysNamed } from '../../shared/auth/manage-api-keys';
 import { startTestApi } from '../helpers/local-api';
+import { apiKeyStore } from '../helpers/pets';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'animal-store-data-'));
 afterAll(() => {
@@ -65,5 +68,16 @@ describe('npm start with DATA_DIR', () => {
     } finally {
       await again.close();
     }
+  });
+
+  it('refuses to start with a DEV_API_KEY that has been revoked, rather than serve another key', async () => {
+    const revoked = 'revoked-dev-key-0123456789abcdef';
+    const api = await startTestApi({ dataDir, devApiKey: revoked });
+    try {
+      await revokeKeysNamed(apiKeyStore(api.documents), DEV_KEY_NAME);
+    } finally {
+      await api.close();
+    }
+    await expect(startTestApi({ dataDir, devApiKey: revoked })).rejects.toThrow(/DEV_API_KEY has been revoked/);
   });
 });
