@@ -14,9 +14,10 @@ import { invokeBundle, runtimeNode } from '../test/infra/lambda-runner';
 import { synthesize } from '../test/infra/synth';
 import { ENV } from '../shared/environment';
 import { startCapacityProxy } from './capacity-proxy';
-import { compareColdStarts, type ColdStartComparison } from './cold-start';
+import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
 import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf, typicalEvent } from './events';
 import { buildFloors, writePaddedFloor } from './floors';
+import { compareInstructions, valgrindInstalled, type InstructionComparison } from './instructions';
 import { measureLocalApi, type LocalApiResult } from './local-api';
 import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
 import { cheapestMeetingGoals, estimateSizes, timeAt, type SizeEstimate } from './memory-sizing';
@@ -26,18 +27,25 @@ import { ratio } from './statistics';
 import { measureWarm, type WarmResult } from './warm';
 
 /**
- * `npm run bench [-- --quick]`: what each function costs, measured from the assets `cdk synth`
+ * `npm run bench [-- --quick --instructions]`: what each function costs, measured from the assets `cdk synth`
  * produces, run by the Lambda runtime's Node against dynalite, each beside its floor (bench/floors/):
  * the same SDK client and the one command the function issues, built the same way, without source
  * maps. Ratios to the floor are the verdicts; absolute times are this machine's and only context.
  * Prints the tables, writes bench/results.json (bench/results-quick.json with --quick) and exits 1
- * when a verdict fails. A few minutes on 2 cores; --quick is a smoke run of the same code paths.
+ * when a verdict fails. A few minutes on 2 cores; --quick is a smoke run of the same code paths;
+ * --instructions also counts each cold start's instructions under valgrind (bench/instructions.ts),
+ * about three minutes more.
  */
 
 const quick = process.argv.includes('--quick');
+const countInstructions = process.argv.includes('--instructions');
+if (countInstructions && !valgrindInstalled()) {
+  console.error('bench: --instructions counts instructions with valgrind, which is not installed (apt-get install valgrind).');
+  process.exit(2);
+}
 const SETTINGS = quick
-  ? { coldRuns: 5, warm: { rounds: 8, batch: 10, warmup: 50 }, petCounts: [1_000], capacityRequests: 3, local: { requests: 60, concurrency: 4, seed: 50 } }
-  : { coldRuns: 61, warm: { rounds: 80, batch: 25, warmup: 300 }, petCounts: [1_000, 100_000], capacityRequests: 5, local: { requests: 300, concurrency: 8, seed: 200 } };
+  ? { coldRuns: 5, instructionRuns: 1, warm: { rounds: 8, batch: 10, warmup: 50 }, petCounts: [1_000], capacityRequests: 3, local: { requests: 60, concurrency: 4, seed: 50 } }
+  : { coldRuns: 61, instructionRuns: 3, warm: { rounds: 80, batch: 25, warmup: 300 }, petCounts: [1_000, 100_000], capacityRequests: 5, local: { requests: 300, concurrency: 8, seed: 200 } };
 
 /** Goal of outcome 2: a function within 5 % of its floor, cold and warm. */
 const MAX_RATIO = 1.05;
@@ -98,30 +106,31 @@ try {
     return keys;
   }
 
-  // 1. Cold starts, production's configuration.
-  const cold = new Map<FunctionName, ColdStartComparison>();
-  for (const name of ALL_FUNCTIONS) {
-    progress(`cold starts: ${name} and its floor, ${SETTINGS.coldRuns} runs each`);
+  /** A function's production asset and its floor, each to start cold with production's environment and a typical request. */
+  function coldSubjects(name: FunctionName): { fn: ColdSubject; floor: ColdSubject } {
     const asset = productionAssets.get(name)!;
     const env = asset.environment(local);
     const event = typicalEvent(name, requests);
     const expected = expectedOutcome(name);
-    cold.set(
-      name,
-      await compareColdStarts(
-        node,
-        {
-          taskRoot: asset.taskRoot,
-          env,
-          event,
-          expect: (result) => {
-            if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
-          },
+    return {
+      fn: {
+        taskRoot: asset.taskRoot,
+        env,
+        event,
+        expect: (result) => {
+          if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
         },
-        { taskRoot: floorOf(name), env, event, expect: () => {} },
-        SETTINGS.coldRuns,
-      ),
-    );
+      },
+      floor: { taskRoot: floorOf(name), env, event, expect: () => {} },
+    };
+  }
+
+  // 1. Cold starts, production's configuration.
+  const cold = new Map<FunctionName, ColdStartComparison>();
+  for (const name of ALL_FUNCTIONS) {
+    progress(`cold starts: ${name} and its floor, ${SETTINGS.coldRuns} runs each`);
+    const { fn, floor } = coldSubjects(name);
+    cold.set(name, await compareColdStarts(node, fn, floor, SETTINGS.coldRuns));
   }
 
   // 1b. What bytes alone cost: the floor of the function with the most code over its floor, padded
@@ -143,6 +152,17 @@ try {
       SETTINGS.coldRuns,
     )),
   };
+
+  // 1c. With --instructions: the same cold starts counted in instructions, steady enough to show
+  //     what a change of a fraction of a percent is worth (bench/instructions.ts).
+  const instructions = new Map<FunctionName, InstructionComparison>();
+  if (countInstructions) {
+    for (const name of judged) {
+      progress(`instructions: ${name} and its floor under callgrind, ${SETTINGS.instructionRuns} runs each`);
+      const { fn, floor } = coldSubjects(name);
+      instructions.set(name, await compareInstructions(node, fn, floor, SETTINGS.instructionRuns));
+    }
+  }
 
   // 2. Warm requests of the route functions, each interleaved with its floor (and an anonymous
   //    request, for the bill: the route answers 401 without touching DynamoDB).
@@ -287,6 +307,31 @@ try {
       `starts ${bytesOnly.ratio}× as long as the floor: what bundle size alone costs. The rest of a function's ratio is code that runs at cold start (not judged).\n`,
   );
 
+  if (instructions.size > 0) {
+    const millions = (count: number) => (count / 1e6).toFixed(1);
+    const over = (c: InstructionComparison, part: keyof InstructionComparison['function']) =>
+      `${(((c.function[part] - c.floor[part]) / c.floor.total) * 100).toFixed(1)} %`;
+    console.log(
+      `Instructions per cold start, counted by callgrind (median of ${SETTINGS.instructionRuns}, V8's random start-up work left out): steady to about 0.1 %, ` +
+        'so it shows what a small change is worth; not judged (time is). What the function runs over its floor, as a share of the floor:',
+    );
+    console.table(
+      [...instructions].map(([name, c]) => {
+        const parts = c.function.loadParse + c.function.firstRunCompile + c.function.gc - c.floor.loadParse - c.floor.firstRunCompile - c.floor.gc;
+        return {
+          function: name,
+          'million / floor': `${millions(c.function.total)} / ${millions(c.floor.total)}`,
+          ratio: c.ratio,
+          'parsing on load': over(c, 'loadParse'),
+          'compiling on first run': over(c, 'firstRunCompile'),
+          GC: over(c, 'gc'),
+          'the rest': `${(((c.function.total - c.floor.total - parts) / c.floor.total) * 100).toFixed(1)} %`,
+        };
+      }),
+    );
+    console.log('');
+  }
+
   console.log(`Warm: p50 and CPU per request, ${SETTINGS.warm.rounds} rounds of ${SETTINGS.warm.batch} requests interleaved with the floor in one process.`);
   console.table(
     ROUTE_FUNCTIONS.map((name) => {
@@ -424,6 +469,7 @@ try {
     machine: { runtime: versionOf(node), cpus: cpus().length, cpu: cpus()[0]?.model },
     coldStarts: Object.fromEntries(cold),
     bytesOnly,
+    ...(instructions.size > 0 ? { instructions: Object.fromEntries(instructions) } : {}),
     warm: Object.fromEntries(warm),
     authorizer: Object.fromEntries(authorizer),
     capacity,
