@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import {
   ApiError,
   ERROR_CODES,
-  ErrorSchema,
   InternalError,
   InvalidBodyError,
   InvalidParameterError,
@@ -14,14 +13,17 @@ import {
   type ErrorCode,
 } from '../shared/http/errors';
 import { deprecationHeaderValues } from '../shared/http/deprecation-headers';
+import { ErrorSchema } from '../shared/http/error-schema';
 import { MAX_JSON_DEPTH } from '../shared/http/json-body';
 import { MAX_BODY_BYTES } from '../shared/http/request';
 import { toApiError } from '../shared/http/responses';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/idempotency/idempotency-errors';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
-import { LIST_LIMIT, NewPetSchema, PetListSchema, PetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
+import { PetListSchema, PetSchema } from '../shared/pets/pet-output-schemas';
+import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
 import { BASE_PATH, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
+import { schemasOf } from './route-schemas';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
@@ -222,9 +224,10 @@ function errorResponses(route: Route): Record<string, JsonObject> {
 
 function parameters(route: Route): JsonObject[] {
   const list: JsonObject[] = [];
+  const schemas = schemasOf(route.operationId);
   for (const [location, schema] of [
-    ['path', route.request.path],
-    ['query', route.request.query],
+    ['path', schemas.path],
+    ['query', schemas.query],
     ['header', route.idempotent ? v.object({ [IDEMPOTENCY_KEY_HEADER]: v.optional(IdempotencyKeySchema) }) : undefined],
   ] as const) {
     if (!schema) continue;
@@ -247,14 +250,14 @@ function parameters(route: Route): JsonObject[] {
 function successResponse(route: Route): JsonObject {
   const headers: JsonObject = route.deprecation ? { ...DEPRECATION_HEADERS } : {};
   if (route.paginated) headers.Link = { $ref: '#/components/headers/Next-Link' };
-  if (route.response.status === 201) headers.Location = { $ref: '#/components/headers/Location' };
+  if (route.successStatus === 201) headers.Location = { $ref: '#/components/headers/Location' };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return {
-    description: route.response.status === 201 ? 'The pet was added.' : 'OK',
+    description: route.successStatus === 201 ? 'The pet was added.' : 'OK',
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       'application/json': {
-        schema: schemaOf(route.response.schema, 'output'),
+        schema: schemaOf(schemasOf(route.operationId).response, 'output'),
         example: OPERATIONS[route.operationId].examples.response,
       },
     },
@@ -263,6 +266,7 @@ function successResponse(route: Route): JsonObject {
 
 function operation(route: Route): JsonObject {
   const prose = OPERATIONS[route.operationId];
+  const schemas = schemasOf(route.operationId);
   return {
     operationId: route.operationId,
     summary: prose.summary,
@@ -276,18 +280,18 @@ function operation(route: Route): JsonObject {
           'x-replacement': `GET ${route.deprecation.successorPath}`,
         }
       : {}),
-    ...(route.request.query || route.request.path || route.idempotent ? { parameters: parameters(route) } : {}),
-    ...(route.request.body
+    ...(schemas.query || schemas.path || route.idempotent ? { parameters: parameters(route) } : {}),
+    ...(schemas.body
       ? {
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: schemaOf(route.request.body, 'input'), example: prose.examples.request },
+              'application/json': { schema: schemaOf(schemas.body, 'input'), example: prose.examples.request },
             },
           },
         }
       : {}),
-    responses: { [String(route.response.status)]: successResponse(route), ...errorResponses(route) },
+    responses: { [String(route.successStatus)]: successResponse(route), ...errorResponses(route) },
   };
 }
 

@@ -7,9 +7,11 @@ import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local
 import { documentClientOver } from '../shared/dynamodb';
 import { PETS_TABLE } from '../shared/pets/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
-import { ErrorSchema, type ErrorCode } from '../shared/http/errors';
+import { ErrorSchema } from '../shared/http/error-schema';
+import type { ErrorCode } from '../shared/http/errors';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/idempotency/idempotency-key';
-import { PetListSchema, PetSchema, type NewPet, type Pet } from '../shared/pets/pet-schemas';
+import { PetListSchema, PetSchema, type Pet } from '../shared/pets/pet-output-schemas';
+import type { NewPet } from '../shared/pets/pet-schemas';
 import { BASE_PATH } from '../shared/routes';
 
 /**

@@ -1,14 +1,12 @@
-import type * as v from 'valibot';
 import type { ErrorCode } from './http/errors';
-import { ListPetsQuerySchema, PetIdPathSchema } from './http/pet-parameters';
-import { NewPetSchema, PetListSchema, PetSchema } from './pets/pet-schemas';
 
 /**
  * The route table: the one list of operations that the CDK stack, the local gateway and the
- * OpenAPI document are all built from. `handler` names the file in functions/ that serves it;
- * the schemas are the very ones the handlers validate with. What the infrastructure needs besides
- * (each function's DynamoDB access) lives in infra/, keyed by OperationId, so an IAM change leaves
- * every bundle, which this file is part of, as it was.
+ * OpenAPI document are all built from. `handler` names the file in functions/ that serves it.
+ * What the infrastructure needs besides (each function's DynamoDB access) lives in infra/, keyed by
+ * OperationId, so an IAM change leaves every bundle, which this file is part of, as it was. So do
+ * each operation's schemas (contract/route-schemas.ts): every function loads this table at cold
+ * start, and only the OpenAPI document and the tests read them.
  */
 
 /** Every operation of the API, the key by which code elsewhere attaches what it needs to one. */
@@ -29,12 +27,8 @@ export interface Deprecation {
   readonly successorPath: string;
 }
 
-/** The request parts an operation accepts, each as the valibot schema its handler validates with. */
-export interface RouteRequest {
-  readonly query?: v.GenericSchema;
-  readonly path?: v.GenericSchema;
-  readonly body?: v.GenericSchema;
-}
+/** A part of a request besides its headers; an operation's schema for each part it reads is in contract/route-schemas.ts. */
+export type RequestPart = 'query' | 'path' | 'body';
 
 /** Error codes any route can answer: no valid key, a bug, an outage. */
 export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavailable'] as const satisfies readonly ErrorCode[];
@@ -47,9 +41,10 @@ export interface Route {
   readonly path: string;
   /** Base name of the handler file in functions/ (the local runtime and infra/ both load it). */
   readonly handler: string;
-  readonly request: RouteRequest;
-  /** The success response: its status and body schema. */
-  readonly response: { readonly status: 200 | 201; readonly schema: v.GenericSchema };
+  /** The parts of a request it reads; a query parameter sent to an operation that reads none is refused. */
+  readonly reads: readonly RequestPart[];
+  /** The status of its success response. */
+  readonly successStatus: 200 | 201;
   /** Error codes this operation can answer besides ROUTE_ERRORS; their statuses follow from the code. */
   readonly errors: readonly ErrorCode[];
   /**
@@ -68,8 +63,8 @@ export const routes = [
     method: 'GET',
     path: '/pets',
     handler: 'list-pets',
-    request: { query: ListPetsQuerySchema },
-    response: { status: 200, schema: PetListSchema },
+    reads: ['query'],
+    successStatus: 200,
     errors: ['invalid_parameter', 'invalid_cursor'],
     paginated: true,
   },
@@ -78,8 +73,8 @@ export const routes = [
     method: 'POST',
     path: '/pets',
     handler: 'create-pet',
-    request: { body: NewPetSchema },
-    response: { status: 201, schema: PetSchema },
+    reads: ['body'],
+    successStatus: 201,
     errors: [
       'invalid_body',
       'invalid_parameter',
@@ -95,8 +90,8 @@ export const routes = [
     method: 'GET',
     path: '/pets/{petId}',
     handler: 'get-pet',
-    request: { path: PetIdPathSchema },
-    response: { status: 200, schema: PetSchema },
+    reads: ['path'],
+    successStatus: 200,
     errors: ['invalid_parameter', 'not_found'],
     deprecation: {
       since: new Date('2026-11-22T00:00:00Z'),
@@ -141,7 +136,15 @@ export interface RouteMatch {
   readonly pathParameters: Record<string, string>;
 }
 
-const templates = routes.map((route) => ({ route: route as Route, pattern: templatePattern(BASE_PATH + route.path) }));
+/**
+ * Each route with the pattern its path template matches, made at the first match: only the local
+ * gateway matches paths (API Gateway does it on AWS), and the functions load this file too.
+ */
+let templates: Array<{ route: Route; pattern: RegExp }> | undefined;
+function routeTemplates(): Array<{ route: Route; pattern: RegExp }> {
+  templates ??= routes.map((route) => ({ route, pattern: templatePattern(BASE_PATH + route.path) }));
+  return templates;
+}
 
 function templatePattern(template: string): RegExp {
   const source = template
@@ -156,7 +159,7 @@ function templatePattern(template: string): RegExp {
 
 /** Finds the route for a method and raw path, as API Gateway does, with decoded path parameters. */
 export function matchRoute(method: string, rawPath: string): RouteMatch | undefined {
-  for (const { route, pattern } of templates) {
+  for (const { route, pattern } of routeTemplates()) {
     if (route.method !== method) continue;
     const match = pattern.exec(rawPath);
     if (!match) continue;
@@ -169,7 +172,7 @@ export function matchRoute(method: string, rawPath: string): RouteMatch | undefi
 
 /** The methods served at a raw path, for a 405's `Allow` header; empty when the path is unknown. */
 export function allowedMethods(rawPath: string): HttpMethod[] {
-  return templates.filter(({ pattern }) => pattern.test(rawPath)).map(({ route }) => route.method);
+  return routeTemplates().filter(({ pattern }) => pattern.test(rawPath)).map(({ route }) => route.method);
 }
 
 function safeDecode(value: string): string {

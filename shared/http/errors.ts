@@ -1,5 +1,3 @@
-import * as v from 'valibot';
-
 /**
  * The service's error vocabulary. Every error a client can see is one of these codes, and
  * shared/http/responses.ts is the single place that maps what was thrown to one (`toApiError`: these
@@ -22,26 +20,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-/** The body of every error response; also its schema in the OpenAPI document. */
-export const ErrorSchema = v.pipe(
-  v.object({
-    code: v.pipe(
-      v.picklist(Object.keys(ERROR_CODES) as ErrorCode[]),
-      v.description('Machine-readable error code; stable, meant for programs.'),
-    ),
-    message: v.pipe(v.string(), v.description('Human-readable description; may change, meant for people.')),
-    status: v.pipe(
-      v.number(),
-      v.integer(),
-      v.minValue(400),
-      v.maxValue(599),
-      v.metadata({ format: 'int32' }),
-      v.description('The HTTP status code of the response.'),
-    ),
-  }),
-  v.description('Every error response has this body.'),
-);
 
 /** An error whose message is safe to show to the client. */
 export class ApiError extends Error {

@@ -52,7 +52,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     try {
       const caller = requireCaller(event);
       logger.appendKeys({ keyId: caller.keyId });
-      if (route && route.request.query === undefined) rejectQueryParameters(event);
+      if (route && !route.reads.includes('query')) rejectQueryParameters(event);
       response = await runWithDeadline(context, () => logic(event, caller, context));
     } catch (error) {
       response = errorResponse(reportError(error));

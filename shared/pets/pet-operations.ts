@@ -1,7 +1,8 @@
 import { hash, randomFillSync } from 'node:crypto';
 import { IdempotencyKeyReusedError } from '../idempotency/idempotency-errors';
 import type { Outcome } from '../idempotency/idempotent-operation';
-import { MAX_ID, toPet, type NewPet, type Pet, type PetRecord, type PetStatus } from './pet-schemas';
+import type { Pet } from './pet-output-schemas';
+import { MAX_ID, toPet, type NewPet, type PetRecord, type PetStatus } from './pet-schemas';
 import { PetNotFoundError } from './pet-errors';
 import type { ListPosition, PetStore } from './pet-store';
 

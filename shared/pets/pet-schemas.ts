@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { objectIssueMessage } from '../validation';
+import type { Pet } from './pet-output-schemas';
 
 /** The largest identifier a JSON client can hold exactly in an IEEE-754 double (2^53 − 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -40,11 +41,13 @@ export const PetNameSchema = v.pipe(
   v.description("The animal's name."),
 );
 
+export const CategoryIdSchema = v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.'));
+
 export const NewPetSchema = v.pipe(
   v.strictObject(
     {
       name: PetNameSchema,
-      categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
+      categoryId: CategoryIdSchema,
       status: v.optional(PetStatusSchema),
     },
     objectIssueMessage('is not an accepted field'),
@@ -54,17 +57,6 @@ export const NewPetSchema = v.pipe(
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 
 export const PetIdSchema = v.pipe(IdentifierSchema, v.description('Unique identifier assigned by the service.'));
-
-export const PetSchema = v.pipe(
-  v.object({
-    id: PetIdSchema,
-    name: PetNameSchema,
-    categoryId: v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.')),
-    status: v.optional(PetStatusSchema),
-  }),
-  v.description('An animal of the store. `status` is absent when none was given on creation.'),
-);
-export type Pet = v.InferOutput<typeof PetSchema>;
 
 /** The stored record: the public Pet plus when it was created, which orders listings. */
 export type PetRecord = Pet & { readonly createdAt: string };
@@ -78,8 +70,6 @@ export function toPet(record: PetRecord): Pet {
     ...(record.status === undefined ? {} : { status: record.status }),
   };
 }
-
-export const PetListSchema = v.pipe(v.array(PetSchema), v.maxLength(LIST_LIMIT.max), v.description('Pets, newest first.'));
 
 /** The longest cursor decodeCursor reads (shared/pets/cursor.ts); anything longer is invalid_cursor. */
 export const MAX_CURSOR_LENGTH = 256;

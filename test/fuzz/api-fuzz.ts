@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
-import { ErrorSchema } from '../../shared/http/errors';
+import { ErrorSchema } from '../../shared/http/error-schema';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../../shared/pets/pet-schemas';
 import { PETS_TABLE } from '../../shared/pets/pets-table';

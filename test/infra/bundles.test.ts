@@ -110,6 +110,21 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     }
   });
 
+  it('carries no schema that only the contract reads, which would be built at every cold start', () => {
+    const sourcesOf = (handler: FunctionName) =>
+      (JSON.parse(readFileSync(join(taskRoot(handler), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+    for (const handler of ['listPets', 'createPet', 'getPet', 'routeNotFound', 'authorizer'] as const) {
+      // The answers' schemas, the error body's, and each operation's schemas by route.
+      const contractOnly = sourcesOf(handler).filter((source) =>
+        /^(?:contract\/|shared\/pets\/pet-output-schemas\.ts$|shared\/http\/error-schema\.ts$)/.test(source),
+      );
+      expect(contractOnly, handler).toEqual([]);
+    }
+    // Nor another operation's parameters: the route table no longer brings them along.
+    expect(sourcesOf('createPet')).not.toContain('shared/http/pet-parameters.ts');
+    expect(sourcesOf('listPets')).toContain('shared/http/pet-parameters.ts');
+  });
+
   it('lets the authorizer bundle verify a key stored in the keys table', async () => {
     const { results } = await invoke('authorizer', [authorizerEvent(`Bearer ${apiKey}`), authorizerEvent()]);
     expect(results).toEqual([

@@ -4,7 +4,8 @@ import { hashApiKey } from '../../shared/auth/api-keys';
 import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/auth/authenticate';
 import type { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../../shared/auth/manage-api-keys';
-import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type Route } from '../../shared/routes';
+import { schemasOf } from '../../contract/route-schemas';
+import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type RequestPart, type Route } from '../../shared/routes';
 import { DEV_KEY_NAME } from '../../local/local-api';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
@@ -93,13 +94,14 @@ function anonymousProbes(): Probe[] {
   for (const route of routes as readonly Route[]) {
     const target = BASE_PATH + fillPath(route.path);
     paths.add(target);
-    const body = route.request.body ? JSON.stringify(VALID_BODIES[route.operationId]) : undefined;
+    const reads = (part: RequestPart) => route.reads.includes(part);
+    const body = reads('body') ? JSON.stringify(VALID_BODIES[route.operationId]) : undefined;
     probes.push(probe(route.method, target, body === undefined ? {} : { headers: jsonType, body }));
-    if (route.request.query) probes.push(probe(route.method, `${target}?no_such_parameter=1`));
-    if (route.request.path) {
+    if (reads('query')) probes.push(probe(route.method, `${target}?no_such_parameter=1`));
+    if (reads('path')) {
       probes.push(probe(route.method, BASE_PATH + fillPath(route.path, () => 'not a valid value'), {}, ' (invalid path parameter)'));
     }
-    if (route.request.body) {
+    if (reads('body')) {
       probes.push(
         probe(route.method, target, { headers: jsonType, body: '{' }, ' with malformed JSON'),
         probe(route.method, target, { headers: jsonType, body: '{"no_such_field":1}' }, ' with an unknown field'),
@@ -136,12 +138,13 @@ const ANONYMOUS_PROBES = anonymousProbes();
 
 describe('the anonymous probes', () => {
   it.each(routes.map((route) => [routeKey(route), route] as const))('call %s with values its schemas accept', (_, route: Route) => {
-    if (route.request.path) {
+    const schemas = schemasOf(route.operationId);
+    if (schemas.path) {
       const parameters = Object.fromEntries(pathParameterNames(route).map((name) => [name, VALID_PATH_VALUES[name]]));
-      expect(v.safeParse(route.request.path, parameters).success, `VALID_PATH_VALUES for ${route.path}`).toBe(true);
+      expect(v.safeParse(schemas.path, parameters).success, `VALID_PATH_VALUES for ${route.path}`).toBe(true);
     }
-    if (route.request.body) {
-      expect(v.safeParse(route.request.body, VALID_BODIES[route.operationId]).success, `VALID_BODIES.${route.operationId}`).toBe(true);
+    if (schemas.body) {
+      expect(v.safeParse(schemas.body, VALID_BODIES[route.operationId]).success, `VALID_BODIES.${route.operationId}`).toBe(true);
     }
     expect(ANONYMOUS_PROBES.map(([label]) => label)).toContain(`${route.method} ${BASE_PATH}${fillPath(route.path)}`);
   });

@@ -1,0 +1,22 @@
+import * as v from 'valibot';
+import { CategoryIdSchema, LIST_LIMIT, PetIdSchema, PetNameSchema, PetStatusSchema } from './pet-schemas';
+
+/**
+ * What the API answers with: the OpenAPI document describes it and the tests and the smoke test
+ * check answers against it. Apart from the input schemas in pet-schemas.ts because no function
+ * parses its own answers: built at load, these would be part of every cold start (toPet and the
+ * handlers write answers to the Pet type).
+ */
+
+export const PetSchema = v.pipe(
+  v.object({
+    id: PetIdSchema,
+    name: PetNameSchema,
+    categoryId: CategoryIdSchema,
+    status: v.optional(PetStatusSchema),
+  }),
+  v.description('An animal of the store. `status` is absent when none was given on creation.'),
+);
+export type Pet = v.InferOutput<typeof PetSchema>;
+
+export const PetListSchema = v.pipe(v.array(PetSchema), v.maxLength(LIST_LIMIT.max), v.description('Pets, newest first.'));
