@@ -14,6 +14,14 @@ export interface MeasuredCost {
   readonly warm: { readonly p50Ms: number; readonly p99Ms: number; readonly cpuMs: number };
 }
 
+/**
+ * How far within a goal an estimate must be to count as meeting it. The estimate starts from this
+ * machine's absolute times, which move by up to 10 % between runs: a setting that meets a goal by
+ * less would be chosen by one run and refused by the next (routeNotFound's cold start at 128 MB
+ * came out at 430 and 474 ms on one day, against production's 450).
+ */
+export const SIZING_MARGIN = 0.1;
+
 export interface LatencyGoals {
   /** A cold start, from INIT to the first answer. */
   readonly coldStartMs: number;
@@ -28,6 +36,7 @@ export interface SizeEstimate {
   readonly warmP99Ms: number;
   /** Duration cost of a million warm requests at p50 (billed per started millisecond). */
   readonly durationCostPerMillion: number;
+  /** Within both goals by at least SIZING_MARGIN. */
   readonly meetsGoals: boolean;
 }
 
@@ -54,7 +63,7 @@ export function estimateSizes(measured: MeasuredCost, goals: LatencyGoals): Size
       warmP50Ms,
       warmP99Ms,
       durationCostPerMillion,
-      meetsGoals: coldStartMs <= goals.coldStartMs && warmP99Ms <= goals.warmP99Ms,
+      meetsGoals: coldStartMs <= goals.coldStartMs * (1 - SIZING_MARGIN) && warmP99Ms <= goals.warmP99Ms * (1 - SIZING_MARGIN),
     };
   });
 }

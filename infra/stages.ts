@@ -74,7 +74,8 @@ export interface StageConfig {
   readonly logRetention: RetentionDays;
   /**
    * Memory of each function, in MB. CPU share grows with it, so it bounds cold starts and latency;
-   * each is the cheapest setting that meets `latencyGoals` by `npm run bench`'s estimate.
+   * each is the cheapest setting that meets `latencyGoals` with 10 % to spare (bench/memory-sizing.ts)
+   * by `npm run bench`'s estimate.
    */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   readonly latencyGoals: LatencyGoals;
