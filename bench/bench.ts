@@ -27,10 +27,10 @@ import { ratio } from './statistics';
 import { measureWarm, type WarmResult } from './warm';
 
 /**
- * `npm run bench [-- --quick --instructions]`: what each function costs, measured from the assets `cdk synth`
- * produces, run by the Lambda runtime's Node against dynalite, each beside its floor (bench/floors/):
- * the same SDK client and the one command the function issues, built the same way, without source
- * maps. Ratios to the floor are the verdicts; absolute times are this machine's and only context.
+ * `npm run bench [-- --quick --instructions]`: what each function costs, measured from the assets
+ * `cdk synth` produces, run by the Lambda runtime's Node against dynalite, each beside its floor
+ * (bench/floors/): the same SDK client and the one command the function issues, built the same way,
+ * without source maps. Ratios to the floor are the verdicts; absolute times are this machine's and only context.
  * Prints the tables, writes bench/results.json (bench/results-quick.json with --quick) and exits 1
  * when a verdict fails. A few minutes on 2 cores; --quick is a smoke run of the same code paths;
  * --instructions also counts each cold start's instructions under valgrind (bench/instructions.ts),

@@ -4,8 +4,7 @@ import { ERROR_CODES, type ErrorCode } from './errors';
 /**
  * The body of every error response, as a schema: the OpenAPI document's, and what the tests, the
  * fuzzer and the smoke test check error answers against. Apart from errors.ts, which every function
- * loads to answer with it, because no function parses an error body: built at load, it was part of
- * every cold start.
+ * loads: no function parses an error body, and built at load the schema was part of every cold start.
  */
 export const ErrorSchema = v.pipe(
   v.object({

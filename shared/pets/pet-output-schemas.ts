@@ -2,10 +2,10 @@ import * as v from 'valibot';
 import { CategoryIdSchema, LIST_LIMIT, PetIdSchema, PetNameSchema, PetStatusSchema } from './pet-schemas';
 
 /**
- * What the API answers with: the OpenAPI document describes it and the tests and the smoke test
- * check answers against it. Apart from the input schemas in pet-schemas.ts because no function
- * parses its own answers: built at load, these would be part of every cold start (toPet and the
- * handlers write answers to the Pet type).
+ * What the API answers with: the OpenAPI document describes it, and the tests and the smoke test
+ * check answers against it. Apart from the input schemas in pet-schemas.ts, which the functions
+ * load: no function parses its own answers (toPet writes them to the Pet type), and built at load
+ * these schemas were part of every cold start.
  */
 
 export const PetSchema = v.pipe(
