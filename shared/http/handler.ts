@@ -41,6 +41,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
   const deprecated = route?.deprecation;
   // The same on every response: worked out once per instance, not per request.
   const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
+  const refusesQuery = route !== undefined && !route.reads.includes('query');
   const handler: HttpHandler = async (event, context) => {
     logger.resetKeys();
     logger.addContext(context);
@@ -52,7 +53,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     try {
       const caller = requireCaller(event);
       logger.appendKeys({ keyId: caller.keyId });
-      if (route && !route.reads.includes('query')) rejectQueryParameters(event);
+      if (refusesQuery) rejectQueryParameters(event);
       response = await runWithDeadline(context, () => logic(event, caller, context));
     } catch (error) {
       response = errorResponse(reportError(error));

@@ -69,6 +69,11 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     return asset(handler).taskRoot;
   }
 
+  /** The source files the asset's bundle was built from, as its source map lists them. */
+  function bundledSources(handler: FunctionName): string[] {
+    return (JSON.parse(readFileSync(join(taskRoot(handler), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+  }
+
   /** The function's environment as Lambda would set it, references resolved to the local tables. */
   function environment(handler: FunctionName, endpoint = dynamo.endpoint): Record<string, string> {
     return asset(handler).environment({ tables, dynamoDbEndpoint: endpoint, cursorSecret: CURSOR_SECRET });
@@ -102,27 +107,25 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire } from 'module';"), handler).toBe(true);
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), handler).toBe(true);
-      const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
-      expect(map.sources, handler).toContain(`functions/${asset(handler).handler}.ts`);
+      const sources = bundledSources(handler);
+      expect(sources, handler).toContain(`functions/${asset(handler).handler}.ts`);
       // Relative to the repository, never to where it is checked out: the map is part of the asset's
       // hash, so a machine-specific path would give every machine different templates.
-      for (const source of map.sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
+      for (const source of sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
     }
   });
 
   it('carries no schema that only the contract reads, which would be built at every cold start', () => {
-    const sourcesOf = (handler: FunctionName) =>
-      (JSON.parse(readFileSync(join(taskRoot(handler), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
     for (const handler of ['listPets', 'createPet', 'getPet', 'routeNotFound', 'authorizer'] as const) {
       // The answers' schemas, the error body's, and each operation's schemas by route.
-      const contractOnly = sourcesOf(handler).filter((source) =>
+      const contractOnly = bundledSources(handler).filter((source) =>
         /^(?:contract\/|shared\/pets\/pet-output-schemas\.ts$|shared\/http\/error-schema\.ts$)/.test(source),
       );
       expect(contractOnly, handler).toEqual([]);
     }
     // Nor another operation's parameters: the route table no longer brings them along.
-    expect(sourcesOf('createPet')).not.toContain('shared/http/pet-parameters.ts');
-    expect(sourcesOf('listPets')).toContain('shared/http/pet-parameters.ts');
+    expect(bundledSources('createPet')).not.toContain('shared/http/pet-parameters.ts');
+    expect(bundledSources('listPets')).toContain('shared/http/pet-parameters.ts');
   });
 
   it('lets the authorizer bundle verify a key stored in the keys table', async () => {
