@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
-    // lines, unless a test asks (test/integration/metrics.test.ts does).
+    // lines, unless a test asks (test/api/metrics.test.ts does).
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
   },
 });

@@ -2,7 +2,6 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/
 import * as v from 'valibot';
 import {
   ApiError,
-  ERROR_CODES,
   InternalError,
   InvalidBodyError,
   InvalidParameterError,
@@ -10,19 +9,19 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
-  type ErrorCode,
-} from '../shared/http/errors';
-import { deprecationHeaderValues } from '../shared/http/deprecation-headers';
-import { ErrorSchema } from '../shared/http/error-schema';
-import { MAX_JSON_DEPTH } from '../shared/http/json-body';
-import { MAX_BODY_BYTES } from '../shared/http/request';
-import { toApiError } from '../shared/http/responses';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../shared/idempotency/idempotency-errors';
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../shared/idempotency/idempotency-key';
-import { PetListSchema, PetSchema } from '../shared/pets/pet-output-schemas';
-import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../shared/pets/pet-schemas';
-import { InvalidCursorError, PetNotFoundError } from '../shared/pets/pet-errors';
-import { BASE_PATH, ROUTE_ERRORS, routes, type OperationId, type Route } from '../shared/routes';
+} from '../src/http/errors';
+import { ERROR_CODES, type ErrorCode } from '../src/facts/error-codes';
+import { deprecationHeaderValues } from '../src/http/deprecation-headers';
+import { ErrorSchema } from '../src/http/error-schema';
+import { MAX_JSON_DEPTH } from '../src/http/json-body';
+import { MAX_BODY_BYTES } from '../src/http/request';
+import { toApiError } from '../src/http/responses';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../src/domain/idempotency/idempotency-errors';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../src/domain/idempotency/idempotency-key';
+import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
+import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../src/domain/pets/pet-schemas';
+import { InvalidCursorError, PetNotFoundError } from '../src/domain/pets/pet-errors';
+import { BASE_PATH, ROUTE_ERRORS, routes, type OperationId, type Route } from '../src/facts/routes';
 import { schemasOf } from './route-schemas';
 
 /**

@@ -1,11 +1,11 @@
 import type * as v from 'valibot';
-import { ListPetsQuerySchema, PetIdPathSchema } from '../shared/http/pet-parameters';
-import { PetListSchema, PetSchema } from '../shared/pets/pet-output-schemas';
-import { NewPetSchema } from '../shared/pets/pet-schemas';
-import type { OperationId, RequestPart, routes } from '../shared/routes';
+import { ListPetsQuerySchema, PetIdPathSchema } from '../src/http/pet-parameters';
+import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
+import { NewPetSchema } from '../src/domain/pets/pet-schemas';
+import type { OperationId, RequestPart, routes } from '../src/facts/routes';
 
 /**
- * Each operation's schemas, beside the route table rather than in it (see shared/routes.ts): the
+ * Each operation's schemas, beside the route table rather than in it (see src/facts/routes.ts): the
  * very ones its handler parses the request with, and the one of its success response. What the
  * OpenAPI document is built from, and what the tests send and check.
  */

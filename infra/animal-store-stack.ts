@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { metricsNamespace } from '../shared/metric-names';
+import { metricsNamespace } from '../src/facts/metric-names';
 import { ApiFunctions } from './api-functions';
 import { CursorSecret } from './cursor-secret';
 import { Dashboard } from './dashboard';

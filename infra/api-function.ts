@@ -5,10 +5,15 @@ import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Syste
 import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PROJECT_ROOT } from '../project-root';
-import { ENV } from '../shared/environment';
-import type { LogLevel } from './stages';
-import { assertTimeBudget, FUNCTION_TIMEOUT_MS } from './time-budget';
+import { HANDLERS_DIR, PROJECT_ROOT } from '../project-root';
+import { ENV } from '../src/facts/environment';
+import { dynamoDbCallBudgetMs } from '../src/dynamodb/dynamodb-client';
+import {
+  API_GATEWAY_AUTHORIZER_TIMEOUT_MS,
+  API_GATEWAY_INTEGRATION_TIMEOUT_MS,
+  FUNCTION_TIMEOUT_MS,
+} from '../src/facts/time-budget';
+import { RESPONSE_RESERVE_MS } from '../src/runtime/deadline';
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -27,7 +32,7 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const 
 
 /**
  * The esbuild choices that shape what a function loads at cold start, shared with the benchmark's
- * floor (bench/floors/), which must be built exactly as the functions are to be a fair comparison.
+ * floor (tools/bench/floors/), which must be built exactly as the functions are to be a fair comparison.
  */
 export const BUNDLE_SHAPE = {
   format: OutputFormat.ESM,
@@ -39,7 +44,7 @@ export const BUNDLE_SHAPE = {
 } as const;
 
 export interface ApiFunctionProps {
-  /** Base name of the handler file in functions/ (see shared/routes.ts). */
+  /** Base name of the handler file in src/handlers/ (see src/facts/routes.ts). */
   readonly handler: string;
   /** Function-specific environment, on top of the logging variables every function gets. */
   readonly environment?: Readonly<Record<string, string>>;
@@ -57,8 +62,10 @@ export interface ApiFunctionProps {
   readonly removalPolicy: RemovalPolicy;
 }
 
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
 /**
- * One handler of functions/ as a Lambda function, with the defaults every function of the store
+ * One handler of src/handlers/ as a Lambda function, with the defaults every function of the store
  * shares: Node.js 24 on arm64, an ESM bundle built by the local esbuild, the time budget of
  * time-budget.ts, JSON logs in its own log group, a role that can write to that log group and
  * nothing else until a construct grants it exactly what it needs, and the `live` alias that API
@@ -82,7 +89,7 @@ export class ApiFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, 'functions', `${props.handler}.ts`),
+      entry: join(PROJECT_ROOT, HANDLERS_DIR, `${props.handler}.ts`),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
@@ -110,7 +117,7 @@ export class ApiFunction extends Construct {
         // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
         logLevel: EsbuildLogLevel.WARNING,
         // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, which cost
-        // 8 % of the time to first response): shared/stack-traces.ts reads it when an error is logged.
+        // 8 % of the time to first response): src/runtime/stack-traces.ts reads it when an error is logged.
         sourceMap: true,
         // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
         sourcesContent: false,
@@ -131,5 +138,18 @@ export class ApiFunction extends Construct {
     });
 
     this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
+  }
+}
+
+/** Throws when the SDK settings in src/dynamodb/dynamodb-client.ts no longer fit inside the function timeout. */
+function assertTimeBudget(): void {
+  const sdk = dynamoDbCallBudgetMs();
+  const fn = FUNCTION_TIMEOUT_MS;
+  if (!(sdk + RESPONSE_RESERVE_MS < fn && fn <= API_GATEWAY_AUTHORIZER_TIMEOUT_MS && fn < API_GATEWAY_INTEGRATION_TIMEOUT_MS)) {
+    throw new Error(
+      `Inconsistent time budget: the DynamoDB SDK may take ${sdk} ms (+${RESPONSE_RESERVE_MS} ms to answer), ` +
+        `the functions time out after ${fn} ms, API Gateway waits ${API_GATEWAY_AUTHORIZER_TIMEOUT_MS} ms for the ` +
+        `authorizer and ${API_GATEWAY_INTEGRATION_TIMEOUT_MS} ms for an integration.`,
+    );
   }
 }

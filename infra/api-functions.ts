@@ -1,12 +1,12 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../shared/environment';
-import { authorizer, routeNotFoundHandler, routes, type OperationId, type Route } from '../shared/routes';
+import { ENV } from '../src/facts/environment';
+import { authorizer, routeNotFoundHandler, routes, type OperationId, type Route } from '../src/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import { PETS_TABLE_ACCESS } from './pets-table-access';
-import type { LogLevel } from './stages';
+import type { LogLevel } from './api-function';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
 /** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
@@ -34,7 +34,7 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * Every function of the API, built from shared/routes.ts: one per route, routeNotFound for unmatched
+ * Every function of the API, built from src/facts/routes.ts: one per route, routeNotFound for unmatched
  * requests, and the authorizer. Each gets the environment and the DynamoDB access it needs, no more.
  */
 export class ApiFunctions extends Construct {

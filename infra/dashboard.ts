@@ -13,8 +13,8 @@ import {
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/metric-names';
-import { SERVICE_NAME } from '../shared/service';
+import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../src/facts/metric-names';
+import { SERVICE_NAME } from '../src/facts/service';
 
 export interface DashboardProps {
   /** The API whose traffic, errors and latency are shown. */
@@ -23,7 +23,7 @@ export interface DashboardProps {
   readonly functions: ReadonlyMap<string, IFunction>;
   /** Tables shown, by name. */
   readonly tables: ReadonlyMap<string, TableV2>;
-  /** Namespace of the stage's business metrics (shared/metric-names.ts). */
+  /** Namespace of the stage's business metrics (src/facts/metric-names.ts). */
   readonly metricsNamespace: string;
   /** Alarms whose state heads the dashboard. */
   readonly alarms: readonly IAlarm[];

@@ -15,7 +15,7 @@ import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { AlarmSubscription, AlarmThresholds } from './stages';
-import { FUNCTION_TIMEOUT_MS } from './time-budget';
+import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 
 export interface MonitoringProps {
   /** The API whose error rates and latency are watched. */

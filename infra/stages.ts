@@ -1,10 +1,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
-import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from './cors-policy';
+import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
 
-export type { CorsConfig } from './cors-policy';
+export type { CorsConfig } from '../src/http/cors-policy';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -14,8 +15,7 @@ export interface LatencyGoals {
   readonly warmP99Ms: number;
 }
 
-/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (shared/logger.ts) that Lambda's application log level also knows. */
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (src/runtime/logger.ts) that Lambda's application log level also knows. */
 
 export interface ThrottleConfig {
   /** Steady-state requests per second across the whole API (API Gateway's default route throttling). */
@@ -74,7 +74,7 @@ export interface StageConfig {
   readonly logRetention: RetentionDays;
   /**
    * Memory of each function, in MB. CPU share grows with it, so it bounds cold starts and latency;
-   * each is the cheapest setting that meets `latencyGoals` with 10 % to spare (bench/memory-sizing.ts)
+   * each is the cheapest setting that meets `latencyGoals` with 10 % to spare (tools/bench/memory-sizing.ts)
    * by `npm run bench`'s estimate.
    */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;

@@ -1,9 +1,9 @@
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../infra/cors-policy';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../src/http/cors-policy';
 import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
 
 /**
  * API Gateway's CORS for HTTP APIs, emulated from the same policy the deployed API is configured
- * with (infra/cors-policy.ts), as AWS documents it ("Configuring CORS for an HTTP API"):
+ * with (src/http/cors-policy.ts), as AWS documents it ("Configuring CORS for an HTTP API"):
  * - API Gateway answers a preflight itself, before any route or authorizer: 204 with the allowed
  *   origin, methods, headers and max age when the origin is allowed, and no CORS headers when it is not;
  * - to any other request from an allowed origin it adds `Access-Control-Allow-Origin` and

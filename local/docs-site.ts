@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildOpenApiDocument } from '../contract/openapi-document';
-import { BASE_PATH } from '../shared/routes';
+import { BASE_PATH } from '../src/facts/routes';
 
 /**
  * The local server's documentation pages, outside the API (they are not routes of the deployed

@@ -8,11 +8,11 @@ import {
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { API_KEYS_TABLE } from '../shared/auth/api-keys-table';
-import { ENV } from '../shared/environment';
-import { IDEMPOTENCY_TABLE } from '../shared/idempotency/idempotency-table';
-import { metricsNamespace } from '../shared/metric-names';
-import { PETS_TABLE } from '../shared/pets/pets-table';
+import { API_KEYS_TABLE } from '../src/dynamodb/api-keys-table';
+import { ENV } from '../src/facts/environment';
+import { IDEMPOTENCY_TABLE } from '../src/dynamodb/idempotency-table';
+import { metricsNamespace } from '../src/facts/metric-names';
+import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */

@@ -9,7 +9,7 @@ import { interceptOutput } from './output-interception.mjs';
 
 const { bundleUrl, functionName, timeoutMs } = workerData;
 
-// The functions write their lines straight to file descriptors 1 and 2 (shared/output.ts); a
+// The functions write their lines straight to file descriptors 1 and 2 (src/runtime/output.ts); a
 // worker shares them with the whole process, so every write becomes a message, in order.
 interceptOutput((stream, bytes) => parentPort.postMessage({ type: 'output', stream, text: Buffer.from(bytes).toString('utf8') }), { swallow: true });
 

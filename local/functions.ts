@@ -5,18 +5,17 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
-import { FUNCTION_TIMEOUT_MS } from '../infra/time-budget';
-import { PROJECT_ROOT } from '../project-root';
-import { type OutputStream, writeLine } from '../shared/output';
+import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
+import { HANDLERS_DIR, PROJECT_ROOT, SOURCE_DIR } from '../project-root';
+import { type OutputStream, writeLine } from '../src/runtime/output';
 
-const SOURCE_DIRS = ['functions', 'shared'];
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');
 const INSTANCE_SCRIPT = new URL('./function-instance.mjs', import.meta.url);
 
 export interface FunctionRuntime {
   /**
-   * Invokes functions/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
+   * Invokes src/handlers/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
    * FunctionTimeoutError when the handler outlives the function timeout.
    */
   invoke(name: string, event: unknown): Promise<unknown>;
@@ -52,11 +51,11 @@ interface Instance {
 }
 
 /**
- * Runs the handlers in functions/ the way Lambda does: each is bundled on its own with esbuild and
+ * Runs the handlers in src/handlers/ the way Lambda does: each is bundled on its own with esbuild and
  * runs as an instance of its own, in a worker thread with its own environment, module instance,
  * config and SDK clients, as a Lambda instance has its own sandbox. `environment` is what the
  * stack would set on the function; it is laid over this process's environment, which the instance
- * never writes back to. With `watch`, a change under functions/ or shared/ retires every instance,
+ * never writes back to. With `watch`, a change under src/ retires every instance,
  * so the next request gets a fresh build: the server, and the data in its DynamoDB, stay up.
  */
 export async function createFunctionRuntime(options: {
@@ -66,9 +65,9 @@ export async function createFunctionRuntime(options: {
   environment?: Readonly<Record<string, string>>;
   /** Variables laid over one function's environment, by handler file name: a fault a test injects. */
   environmentOf?: (name: string) => Readonly<Record<string, string>> | undefined;
-  /** Folder holding functions/ and shared/; the project itself unless a test says otherwise. */
+  /** Folder holding src/; the project itself unless a test says otherwise. */
   sourceRoot?: string;
-  /** Every function's timeout; the deployed one (infra/time-budget.ts) unless a test says otherwise. */
+  /** Every function's timeout; the deployed one (src/facts/time-budget.ts) unless a test says otherwise. */
   timeoutMs?: number;
 }): Promise<FunctionRuntime> {
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
@@ -86,7 +85,7 @@ export async function createFunctionRuntime(options: {
   async function start(name: string): Promise<Instance> {
     const outfile = join(buildDir, `${name}.${++builds}.mjs`);
     await build({
-      entryPoints: [join(sourceRoot, 'functions', `${name}.ts`)],
+      entryPoints: [join(sourceRoot, HANDLERS_DIR, `${name}.ts`)],
       outfile,
       bundle: true,
       platform: 'node',
@@ -144,11 +143,11 @@ export async function createFunctionRuntime(options: {
 
   // chokidar rather than fs.watch: an editor's atomic save (a temporary file renamed over the
   // source, as vim, `sed -i` and JetBrains' safe write do) replaces the watched inode, and fs.watch
-  // then never reported that file again, silently (test/tools/watch-mode.test.ts).
+  // then never reported that file again, silently (test/local/watch-mode.test.ts).
   let watcher: FSWatcher | undefined;
   if (options.watch) {
     watcher = watch(
-      SOURCE_DIRS.map((dir) => join(sourceRoot, dir)),
+      [join(sourceRoot, SOURCE_DIR)],
       { ignoreInitial: true },
     );
     watcher.on('all', (_event, path) => {

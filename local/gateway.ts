@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import type { CorsConfig } from '../infra/cors-policy';
-import { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey } from '../shared/routes';
+import type { CorsConfig } from '../src/http/cors-policy';
+import { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey } from '../src/facts/routes';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -16,11 +16,10 @@ import {
 } from './api-gateway-events';
 import { CorsEmulation } from './cors';
 import type { FunctionRuntime } from './functions';
+import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
 
 /** API Gateway's own payload limit for HTTP APIs. Our functions enforce a much smaller one. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** API Gateway's maximum integration timeout for HTTP APIs. */
-const INTEGRATION_TIMEOUT_MS = 30_000;
 
 export interface GatewayOptions {
   readonly functions: Pick<FunctionRuntime, 'invoke'>;
@@ -77,7 +76,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
       ...(match && Object.keys(match.pathParameters).length > 0 ? { pathParameters: match.pathParameters } : {}),
     };
 
-    // With CORS on, the stage has an OPTIONS route without the authorizer (shared/routes.ts), and
+    // With CORS on, the stage has an OPTIONS route without the authorizer (src/facts/routes.ts), and
     // OPTIONS requests that are not preflights land there.
     if (cors.enabled && request.method === 'OPTIONS' && !match && rawPath !== '/') {
       return invokeIntegration(routeNotFoundHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
@@ -114,7 +113,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
       return await Promise.race([
         functions.invoke(name, event),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new IntegrationTimeoutError()), INTEGRATION_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new IntegrationTimeoutError()), API_GATEWAY_INTEGRATION_TIMEOUT_MS);
         }),
       ]);
     } finally {

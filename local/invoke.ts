@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { authorizer, routeNotFoundHandler, routes } from '../shared/routes';
-import { ENV } from '../shared/environment';
+import { authorizer, routeNotFoundHandler, routes } from '../src/facts/routes';
+import { ENV } from '../src/facts/environment';
 import {
   createLocalClient,
   DEFAULT_DYNAMODB_PORT,
@@ -21,7 +21,7 @@ import { createFunctionRuntime } from './functions';
 const usage = `Usage: npm run invoke -- <function> <event.json | ->
 
   <function>  an operation (${routes.map((route) => route.operationId).join(', ')}) or a handler file
-              in functions/ (${[...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler].join(', ')})
+              in src/handlers/ (${[...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler].join(', ')})
   <event>     a JSON event file (see events/), or - to read it from standard input
 
 Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) to find a running local API's DynamoDB,

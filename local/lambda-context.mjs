@@ -1,6 +1,6 @@
 // The context object Lambda's Node.js runtime hands a handler, written once for everything that
 // invokes handlers outside Lambda: the local runtime (local/functions.ts), the tests' factories
-// (test/helpers/events.ts), the bundle check's runner (test/infra/lambda-runner.ts) and the bench's
+// (tools/lambda/events.ts), the bundle check's runner (tools/lambda/lambda-runner.ts) and the bench's
 // warm runner. Plain JavaScript, typed by lambda-context.d.mts: the two runners load it in a bare
 // Node, with nothing compiled.
 

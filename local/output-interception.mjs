@@ -1,5 +1,5 @@
 // Stdout and stderr, intercepted where functions write them: file descriptors 1 and 2 through
-// fs.writeSync (shared/output.ts), and the process's two streams. One mechanism for the local
+// fs.writeSync (src/runtime/output.ts), and the process's two streams. One mechanism for the local
 // runtime's function instances (local/function-instance.mjs), the bench's warm runner and the tests'
 // output capture. Plain JavaScript, typed by output-interception.d.mts: the two runners load it in a
 // bare Node, with nothing compiled.
@@ -9,7 +9,7 @@ import { syncBuiltinESMExports } from 'node:module';
 /**
  * Calls `observe(stream, bytes)` with every write to stdout or stderr until the returned function is
  * called. A write goes on as it was made (to the descriptor, or to the stream) unless `swallow`, and
- * is observed once it has: a direct write a full non-blocking pipe refused, and that shared/output.ts
+ * is observed once it has: a direct write a full non-blocking pipe refused, and that src/runtime/output.ts
  * then hands to the stream, is seen once, as the stream's.
  */
 export function interceptOutput(observe, { swallow = false } = {}) {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PREFLIGHT_MAX_AGE_SECONDS } from '../infra/cors-policy';
-import { writeLine } from '../shared/output';
-import { ENV } from '../shared/environment';
+import { PREFLIGHT_MAX_AGE_SECONDS } from '../src/http/cors-policy';
+import { writeLine } from '../src/runtime/output';
+import { ENV } from '../src/facts/environment';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { startLocalApi } from './local-api';
@@ -67,7 +67,7 @@ try {
       `  Storage           ${storage(dynamoDbEndpoint, dataDir)}`,
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
       allowOrigins.length > 0 ? `  CORS origins      ${allowOrigins.join(', ')}  (CORS_ALLOW_ORIGINS)` : '',
-      flags.watch ? '  Watching          functions/ and shared/ (handlers reload on change)' : '',
+      flags.watch ? '  Watching          src/ (handlers reload on change)' : '',
       '',
       `  curl -H "Authorization: Bearer ${api.apiKey}" ${api.baseUrl}/pets`,
       '',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { matchRoute } from '../../shared/routes';
+import { matchRoute } from '../../src/facts/routes';
 import { PROJECT_ROOT } from '../../project-root';
 
 type JsonObject = Record<string, any>;

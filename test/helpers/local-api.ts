@@ -1,8 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
-import { authorizer } from '../../shared/routes';
+import { authorizer } from '../../src/facts/routes';
 import { fetchDocumented } from './contract';
-import { documentClient } from './pets';
+import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
+import { createLocalClient } from '../../local/dynamodb-local';
 
 export interface TestApi extends LocalApi {
   /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
@@ -53,4 +54,10 @@ export async function startTestApi(options: Partial<LocalApiOptions> = {}): Prom
       return (await response.json()) as Record<string, unknown>;
     },
   };
+}
+
+/** A DynamoDB document client on the test API's own dynalite. */
+export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
+  const client = createLocalClient(api.dynamoDbEndpoint);
+  return documentClientOver(client);
 }

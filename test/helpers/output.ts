@@ -12,7 +12,7 @@ export interface CapturedOutput {
 
 /**
  * Captures this process's stdout and stderr until stop(): the streams, and file descriptors 1 and 2,
- * where the functions write their JSON lines (shared/output.ts). Writes still reach the terminal
+ * where the functions write their JSON lines (src/runtime/output.ts). Writes still reach the terminal
  * unless `silent`.
  */
 export function captureOutput(options: { silent?: boolean } = {}): CapturedOutput {

@@ -1,10 +1,9 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { DynamoApiKeyStore } from '../../shared/auth/dynamo-api-key-store';
-import { documentClientOver } from '../../shared/dynamodb';
-import type { PetStatus } from '../../shared/pets/pet-schemas';
-import { DynamoPetStore } from '../../shared/pets/dynamo-pet-store';
-import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';
+import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
+import type { PetStatus } from '../../src/domain/pets/pet-schemas';
+import { DynamoPetStore } from '../../src/dynamodb/dynamo-pet-store';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { nextLink } from './http';
 import type { TestApi } from './local-api';
 
@@ -75,12 +74,6 @@ export async function walkPets(
 /** Ids of every pet the API lists, in order. */
 export async function listedIds(api: TestApi, status?: PetStatus): Promise<number[]> {
   return (await walkPets(api, { status })).pets.map((pet) => pet.id);
-}
-
-/** A DynamoDB document client on the test API's own dynalite. */
-export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
-  const client = createLocalClient(api.dynamoDbEndpoint);
-  return documentClientOver(client);
 }
 
 export function petStore(client: DynamoDBDocumentClient): DynamoPetStore {

@@ -5,9 +5,9 @@ import { HttpUrlIntegration, HttpLambdaIntegration } from 'aws-cdk-lib/aws-apiga
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import type { CorsConfig } from '../../infra/cors-policy';
+import type { CorsConfig } from '../../src/http/cors-policy';
 import { AnimalStoreHttpApi } from '../../infra/animal-store-http-api';
-import { preflightRoute, routes } from '../../shared/routes';
+import { preflightRoute, routes } from '../../src/facts/routes';
 
 /** The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {

@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../../infra/api-function';
-import { FUNCTION_TIMEOUT_MS } from '../../infra/time-budget';
-import { ENV } from '../../shared/environment';
+import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
+import { ENV } from '../../src/facts/environment';
 
 /** One ApiFunction on a bare stack (it bundles the handler once, as `cdk synth` does). */
 function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> = {}) {

@@ -5,9 +5,9 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreApp } from '../../infra/animal-store-app';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
-import { FUNCTION_TIMEOUT_MS } from '../../infra/time-budget';
-import { METRICS, metricsNamespace } from '../../shared/metric-names';
-import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from './synth';
+import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
+import { METRICS, metricsNamespace } from '../../src/facts/metric-names';
+import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
 
 /** What ops meet after `cdk deploy`: where it lands, how traffic moves, who hears alarms, what they see. */
 

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../project-root';
 import { createAnimalStoreApp, type AnimalStoreApp } from '../../infra/animal-store-app';
 import { staging, stages } from '../../infra/stages';
-import { routes } from '../../shared/routes';
-import { synthesize } from './synth';
+import { routes } from '../../src/facts/routes';
+import { synthesize } from '../../tools/lambda/synth';
 
 // Rules and template checks do not look inside bundles: skip bundling to keep this file fast. The
 // bundled synthesis of stacks.test.ts and bundles.test.ts runs the very same checks.

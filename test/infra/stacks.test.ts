@@ -4,14 +4,14 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../infra/api-function';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
-import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../infra/time-budget';
-import { dynamoDbCallBudgetMs } from '../../shared/dynamodb';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../src/facts/time-budget';
+import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
 import { tableDefinitions } from '../../local/dynamodb-local';
-import { IDEMPOTENCY_TABLE } from '../../shared/idempotency/idempotency-table';
-import { PETS_TABLE } from '../../shared/pets/pets-table';
+import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
+import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { type PetsTableAccess, PETS_TABLE_ACCESS } from '../../infra/pets-table-access';
-import { routeKey, routes } from '../../shared/routes';
-import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from './synth';
+import { routeKey, routes } from '../../src/facts/routes';
+import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
 
 let synthesis: Synthesis;
 beforeAll(() => {

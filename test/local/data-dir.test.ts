@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEV_KEY_NAME } from '../../local/local-api';
-import { revokeKeysNamed } from '../../shared/auth/manage-api-keys';
+import { revokeKeysNamed } from '../../src/domain/auth/manage-api-keys';
 import { startTestApi } from '../helpers/local-api';
 import { apiKeyStore } from '../helpers/pets';
 

@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFunctionRuntime, FunctionTimeoutError, type FunctionRuntime } from '../../local/functions';
+import { HANDLERS_DIR } from '../../project-root';
 
 /** The local function runtime's Lambda behaviour: its timeout and what a timeout does to the instance. */
 
@@ -11,9 +12,9 @@ const TIMEOUT_MS = 300;
 let runtime: FunctionRuntime;
 
 beforeAll(async () => {
-  await mkdir(join(root, 'functions'), { recursive: true });
+  await mkdir(join(root, HANDLERS_DIR), { recursive: true });
   await writeFile(
-    join(root, 'functions', 'clock.ts'),
+    join(root, HANDLERS_DIR, 'clock.ts'),
     [
       '// Which module instance answered: a cold start makes a new one.',
       'const instance = Math.random();',
@@ -24,7 +25,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  await writeFile(join(root, 'functions', 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
+  await writeFile(join(root, HANDLERS_DIR, 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
   runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
 });
 afterAll(async () => {

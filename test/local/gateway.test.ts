@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../local/gateway';
-import { authorizer, routeNotFoundHandler } from '../../shared/routes';
+import { authorizer, routeNotFoundHandler } from '../../src/facts/routes';
 import { rawRequest, type RawRequest } from '../helpers/http';
 
 /**

@@ -37,7 +37,7 @@ afterAll(async () => {
   restoreEnv?.();
 });
 
-const keys = (args: string[], env: Record<string, string> = aws) => runCli('scripts/keys.ts', args, env);
+const keys = (args: string[], env: Record<string, string> = aws) => runCli('tools/keys.ts', args, env);
 
 describe('npm run keys', () => {
   it('refuses to guess the store, and says what to pass', async () => {

@@ -8,7 +8,8 @@ import { runCli } from '../helpers/cli';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { closedPort } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { documentClient, storedPets } from '../helpers/pets';
+import { documentClient } from '../helpers/local-api';
+import { storedPets } from '../helpers/pets';
 
 const DEV_KEY = 'smoke-test-dev-key-0123456789';
 const STEPS = 5;
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 /** `npm run smoke -- <args>`, with SMOKE_BASE_URL and SMOKE_API_KEY unset unless given. */
 const smoke = (args: string[], env: Record<string, string> = {}) =>
-  runCli('scripts/smoke.ts', args, { SMOKE_BASE_URL: '', SMOKE_API_KEY: '', ...env });
+  runCli('tools/smoke.ts', args, { SMOKE_BASE_URL: '', SMOKE_API_KEY: '', ...env });
 
 /** The PASS/FAIL line of each step, in order. */
 function stepLines(stdout: string): string[] {

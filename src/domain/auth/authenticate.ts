@@ -1,0 +1,51 @@
+import { timingSafeEqual } from 'node:crypto';
+import { logger } from '../../runtime/logger';
+import type { ApiKeyStore } from './api-key-store';
+import { hashApiKey, readBearerToken } from './api-keys';
+import type { AuthorizerContext } from './authorizer-context';
+
+/**
+ * How long one function instance trusts a key lookup. API Gateway's own authorizer cache cannot be
+ * used (see docs/authentication.md), so this in-memory cache is what keeps DynamoDB off the hot path.
+ * It is the bound on revocation: a revoked key stops working within this time on every instance.
+ */
+export const KEY_CACHE_TTL_MS = 30_000;
+const KEY_CACHE_MAX_ENTRIES = 10_000;
+
+export interface AuthenticatorOptions {
+  readonly cacheTtlMs?: number;
+  readonly now?: () => number;
+}
+
+export type Authenticate = (authorization: string | undefined) => Promise<AuthorizerContext>;
+
+/** Creates the key check used by the authorizer: bearer token → verdict, with a short cache. */
+export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOptions = {}): Authenticate {
+  const { cacheTtlMs = KEY_CACHE_TTL_MS, now = Date.now } = options;
+  const cache = new Map<string, { verdict: AuthorizerContext; expiresAt: number }>();
+
+  return async (authorization) => {
+    const token = readBearerToken(authorization);
+    if (token === undefined) return { outcome: 'missing' };
+    if (token === null) return { outcome: 'invalid' };
+
+    const keyHash = hashApiKey(token);
+    const cached = cache.get(keyHash);
+    if (cached && cached.expiresAt > now()) return cached.verdict;
+
+    let verdict: AuthorizerContext;
+    try {
+      const record = await store.findByHash(keyHash);
+      const matches =
+        record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
+      verdict = matches && record.revokedAt === undefined ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
+    } catch (error) {
+      // Never cache an outage: the next request should try the store again.
+      logger.error('API key lookup failed', error instanceof Error ? error : String(error));
+      return { outcome: 'unavailable' };
+    }
+    if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(keyHash, { verdict, expiresAt: now() + cacheTtlMs });
+    return verdict;
+  };
+}

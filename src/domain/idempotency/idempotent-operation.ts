@@ -1,0 +1,110 @@
+import { hash } from 'node:crypto';
+import type { InvocationClock } from '../../runtime/deadline';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency-errors';
+import type { IdempotencyScope } from './idempotency-key';
+import { isLive, type IdempotencyStore } from './idempotency-store';
+
+/**
+ * How long a key is honoured: a replay within this time gets the original answer marked as a replay.
+ * 24 hours, as Stripe and the IETF httpapi draft's examples do; afterwards the pet itself still
+ * settles a retry (docs/idempotency.md).
+ */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/** An operation's answer, and whether it is the stored answer of an earlier request. */
+export type Outcome<TResult> = TResult & { readonly replayed: boolean };
+
+/**
+ * Claims in a row that may find the key's record gone or void by the time it is read (its request
+ * failed and released it, or it expired); then another request is racing for the key.
+ */
+const MAX_CLAIMS = 3;
+
+/**
+ * Makes an operation idempotent per Idempotency-Key:
+ * - the first request with a key records "in progress", runs the operation and records its result;
+ * - the same key and input within IDEMPOTENCY_TTL_SECONDS returns that result, marked `replayed`;
+ * - the same key with another input is IdempotencyKeyReusedError (the input's hash is kept);
+ * - the same key while the first is running is IdempotencyKeyInUseError, until it ends or until its
+ *   Lambda deadline passes (a crashed request cannot hold its key longer);
+ * - an operation that throws records nothing: its retry runs again. That is why only validated
+ *   input reaches here (a bad request is not an outcome worth keeping) and why a 5xx is thrown, not
+ *   returned.
+ * The key is scoped to the API key: the record's id hashes both. Without a key the operation runs
+ * as it is.
+ *
+ * Our own rather than Powertools' idempotency utility, by measurement (`npm run bench`): loading it
+ * (42 KiB of a 408 KiB bundle: its JMESPath engine, LRU cache and commons) cost 3.5 ms of createPet's
+ * cold start, 101.8 ms against 98.3 ms with it stubbed (median of 31, floor 93.3 ms), every cold
+ * start, keyed request or not. The records keep Powertools' format (docs/idempotency.md).
+ */
+export function makeIdempotentOperation<TInput, TResult extends Record<string, unknown>>(options: {
+  /** Prefix of the record ids: the operation's name, stable across deploys. */
+  readonly name: string;
+  readonly store: IdempotencyStore;
+  readonly operation: (input: TInput, scope: IdempotencyScope | undefined) => Promise<Outcome<TResult>>;
+}): (input: TInput, scope: IdempotencyScope | undefined, clock: InvocationClock) => Promise<Outcome<TResult>> {
+  const { name, store, operation } = options;
+
+  return async (input, scope, clock) => {
+    if (scope === undefined) return operation(input, undefined);
+    const id = `${name}#${hashJson({ idempotencyKey: scope.idempotencyKey, keyId: scope.keyId })}`;
+    const validation = hashJson(input);
+
+    for (let claims = 1; ; claims++) {
+      const now = Date.now();
+      const claim = await store.claim(
+        {
+          id,
+          status: 'INPROGRESS',
+          expiration: Math.round(now / 1000 + IDEMPOTENCY_TTL_SECONDS),
+          inProgressExpiration: now + clock.getRemainingTimeInMillis(),
+          validation,
+        },
+        now,
+      );
+      if (claim.outcome === 'claimed') break;
+      if (claim.outcome === 'held' && isLive(claim.record, Date.now())) {
+        const held = claim.record;
+        if (held.validation !== validation) throw new IdempotencyKeyReusedError();
+        if (held.status === 'INPROGRESS') throw new IdempotencyKeyInUseError();
+        return { ...(held.data as TResult), replayed: true };
+      }
+      if (claims === MAX_CLAIMS) throw new IdempotencyKeyInUseError();
+    }
+
+    let result: Outcome<TResult>;
+    try {
+      result = await operation(input, scope);
+    } catch (error) {
+      // Best effort: a claim that cannot be released holds its key until its request's deadline,
+      // no longer (inProgressExpiration); the operation's error is the answer either way.
+      await store.release(id).catch(() => undefined);
+      throw error;
+    }
+    await store.complete({
+      id,
+      status: 'COMPLETED',
+      expiration: Math.round(Date.now() / 1000 + IDEMPOTENCY_TTL_SECONDS),
+      validation,
+      data: result,
+    });
+    return result;
+  };
+}
+
+/**
+ * SHA-256 (base64) of a value's JSON with object keys sorted, so that the same body with its fields
+ * in another order is the same request. The same digest Powertools computes for these inputs.
+ */
+function hashJson(value: unknown): string {
+  return hash('sha256', JSON.stringify(sortKeys(value)), 'base64');
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+  return sorted;
+}

@@ -1,0 +1,105 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { callStore } from './dynamodb-client';
+import type { ClaimResult, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '../domain/idempotency/idempotency-store';
+import { IDEMPOTENCY_TABLE } from './idempotency-table';
+
+const { partitionKey, expiryAttribute, statusAttribute, inProgressExpiryAttribute, validationAttribute, dataAttribute } = IDEMPOTENCY_TABLE;
+
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async claim(record: InProgressRecord, now: number): Promise<ClaimResult> {
+    let held: Record<string, unknown> | undefined;
+    try {
+      await callStore(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: toItem(record),
+            // Free, expired, or held by a request whose Lambda deadline has passed (it died holding it).
+            ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :nowSeconds OR (#status = :inProgress AND #inProgressExpiry < :now)',
+            ExpressionAttributeNames: {
+              '#id': partitionKey,
+              '#expiry': expiryAttribute,
+              '#status': statusAttribute,
+              '#inProgressExpiry': inProgressExpiryAttribute,
+            },
+            ExpressionAttributeValues: { ':nowSeconds': now / 1000, ':now': now, ':inProgress': 'INPROGRESS' },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      return { outcome: 'claimed' };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      held = error.Item === undefined ? undefined : unmarshall(error.Item);
+    }
+    // DynamoDB returns the record that failed the condition; dynalite does not, so read it. Strongly
+    // consistent: the write it looks for may be milliseconds old.
+    held ??= await this.read(record.id);
+    if (held === undefined) return { outcome: 'vanished' };
+    const existing = toRecord(held);
+    // "Condition failed" is ambiguous: the SDK retries a PutItem whose answer was lost, and the retry
+    // fails on the record its own first attempt wrote. A record identical to ours (both expiry
+    // timestamps to the millisecond, and the input's hash) is ours: another request would have to
+    // start in the same millisecond with the same deadline and body, and even then the pets table
+    // settles both to one pet.
+    return isSameClaim(existing, record) ? { outcome: 'claimed' } : { outcome: 'held', record: existing };
+  }
+
+  async complete(record: CompletedRecord): Promise<void> {
+    await callStore(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [partitionKey]: record.id },
+          UpdateExpression: 'SET #expiry = :expiry, #status = :status, #data = :data, #validation = :validation',
+          ExpressionAttributeNames: { '#expiry': expiryAttribute, '#status': statusAttribute, '#data': dataAttribute, '#validation': validationAttribute },
+          ExpressionAttributeValues: { ':expiry': record.expiration, ':status': record.status, ':data': record.data, ':validation': record.validation },
+        }),
+      ),
+    );
+  }
+
+  async release(id: string): Promise<void> {
+    await callStore(() => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [partitionKey]: id } })));
+  }
+
+  private async read(id: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await callStore(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [partitionKey]: id }, ConsistentRead: true })),
+    );
+    return Item;
+  }
+}
+
+function toItem(record: InProgressRecord): Record<string, unknown> {
+  return {
+    [partitionKey]: record.id,
+    [statusAttribute]: record.status,
+    [expiryAttribute]: record.expiration,
+    [inProgressExpiryAttribute]: record.inProgressExpiration,
+    [validationAttribute]: record.validation,
+  };
+}
+
+function toRecord(item: Record<string, unknown>): IdempotencyRecord {
+  const common = { id: item[partitionKey] as string, expiration: item[expiryAttribute] as number, validation: item[validationAttribute] as string };
+  return item[statusAttribute] === 'COMPLETED'
+    ? { ...common, status: 'COMPLETED', data: item[dataAttribute] as Record<string, unknown> }
+    : { ...common, status: 'INPROGRESS', inProgressExpiration: item[inProgressExpiryAttribute] as number };
+}
+
+function isSameClaim(stored: IdempotencyRecord, ours: InProgressRecord): boolean {
+  return (
+    stored.status === 'INPROGRESS' &&
+    stored.validation === ours.validation &&
+    stored.expiration === ours.expiration &&
+    stored.inProgressExpiration === ours.inProgressExpiration
+  );
+}

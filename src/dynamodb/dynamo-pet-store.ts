@@ -1,0 +1,93 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { callStore } from './dynamodb-client';
+import { petFieldsOf, type PetRecord } from '../domain/pets/pet-schemas';
+import type { InsertResult, ListPage, ListQuery, PetStore } from '../domain/pets/pet-store';
+import { createdKey, PETS_TABLE } from './pets-table';
+
+export class DynamoPetStore implements PetStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
+    try {
+      await callStore(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: toItem(pet, creationToken),
+            // The id is random; this condition is what makes it unique.
+            ConditionExpression: 'attribute_not_exists(#id)',
+            ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
+          }),
+        ),
+      );
+      return { outcome: 'inserted' };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    // "Condition failed" is ambiguous: our own earlier attempt may have written the item. Only the
+    // token stored with it tells. A strongly consistent read, because the write it looks for may be
+    // milliseconds old; it happens only on this rare path (a lost answer, a replayed key, a collision).
+    const { Item } = await callStore(() =>
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: pet.id }, ConsistentRead: true }),
+      ),
+    );
+    if (Item !== undefined && Item[PETS_TABLE.creationTokenAttribute] === creationToken) {
+      return { outcome: 'exists', existing: toRecord(Item) };
+    }
+    return { outcome: 'taken' };
+  }
+
+  async get(id: number): Promise<PetRecord | undefined> {
+    const { Item } = await callStore(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: id } })),
+    );
+    return Item === undefined ? undefined : toRecord(Item);
+  }
+
+  async list({ status, limit, after }: ListQuery): Promise<ListPage> {
+    const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
+    const partition = status ?? PETS_TABLE.collection;
+    const { Items = [] } = await callStore(() =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#partition = :partition',
+          ExpressionAttributeNames: { '#partition': index.partitionKey },
+          ExpressionAttributeValues: { ':partition': partition },
+          ScanIndexForward: false,
+          // One item beyond the page tells whether a next page exists, so the last page has no next link.
+          Limit: limit + 1,
+          ExclusiveStartKey:
+            after === undefined
+              ? undefined
+              : {
+                  [PETS_TABLE.partitionKey]: after.id,
+                  [index.partitionKey]: partition,
+                  [index.sortKey]: createdKey(after.createdAt, after.id),
+                },
+        }),
+      ),
+    );
+    return { pets: Items.slice(0, limit).map(toRecord), hasMore: Items.length > limit };
+  }
+}
+
+/** A pet as the table stores it: the record, its index keys and the token of the request that wrote it. */
+export function toItem(pet: PetRecord, creationToken: string): Record<string, unknown> {
+  return {
+    ...pet,
+    collection: PETS_TABLE.collection,
+    createdKey: createdKey(pet.createdAt, pet.id),
+    [PETS_TABLE.creationTokenAttribute]: creationToken,
+  };
+}
+
+function toRecord(item: Record<string, unknown>): PetRecord {
+  return { id: item.id as number, ...petFieldsOf(item), createdAt: item.createdAt as string };
+}

@@ -1,0 +1,115 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ConfiguredRetryStrategy } from '@smithy/util-retry';
+import { deadlineSignal } from '../runtime/deadline';
+import { StoreUnavailableError } from '../domain/store-errors';
+
+/**
+ * SDK time budget of one DynamoDB call (src/facts/time-budget.ts checks it against the function
+ * timeout at synthesis). Each attempt, connecting included, gives up after 1 s: DynamoDB answers a
+ * single-item request in milliseconds, so an attempt still open after a second is stuck.
+ * `throwOnRequestTimeout` is what makes that true: without it the handler only logs a warning and
+ * waits for the socket forever.
+ */
+export const DYNAMODB_ATTEMPT_TIMEOUT_MS = 1_000;
+export const DYNAMODB_MAX_ATTEMPTS = 3;
+/**
+ * Wait before the n-th retry. Short and fixed rather than the SDK's jittered default (up to 1 s, 2 s
+ * for throttling): a client is waiting, and after three attempts it gets a 503 with Retry-After,
+ * which moves the backing off to it.
+ */
+export function dynamoDbRetryDelayMs(retry: number): number {
+  return 100 * 2 ** (retry - 1);
+}
+
+/**
+ * The longest one DynamoDB call can take before the SDK gives up on its own: every attempt may spend
+ * the whole attempt timeout, plus the backoff between attempts: 3 × 1 s + 100 ms + 200 ms = 3.3 s.
+ */
+export function dynamoDbCallBudgetMs(): number {
+  let budget = DYNAMODB_MAX_ATTEMPTS * DYNAMODB_ATTEMPT_TIMEOUT_MS;
+  for (let retry = 1; retry < DYNAMODB_MAX_ATTEMPTS; retry++) budget += dynamoDbRetryDelayMs(retry);
+  return budget;
+}
+
+/**
+ * A call given at least this long before the deadline ends on its own first: its budget, plus a
+ * second for timers that fire late on a busy event loop (the time-budget tests see up to 0.75 s).
+ */
+const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
+
+/**
+ * The document client our stores use; call once per function instance, at module scope. Every call
+ * it makes ends at the invocation's deadline (src/runtime/deadline.ts) on top of the per-attempt timeout.
+ */
+export function createDocumentClient(): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+      requestTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    }),
+  });
+  return endAtDeadline(documentClientOver(client));
+}
+
+/**
+ * A document client over any DynamoDB client, marshalling as the functions' does (an attribute left
+ * undefined, an optional field not given, is dropped rather than refused): the one the tools, the
+ * local runtime and the tests use to read and write what the stores read and write.
+ */
+export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
+
+/**
+ * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The
+ * SDK then aborts the attempt in flight, skips the remaining retries and interrupts the backoff, for
+ * every store alike, since all of them call `send` on this client.
+ */
+function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
+  const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const bounded = (command: unknown, options: { abortSignal?: AbortSignal } = {}) => {
+    const deadline = deadlineSignal(SELF_ENDING_CALL_MS);
+    if (deadline === undefined) return send(command, options);
+    const abortSignal = options.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
+    return send(command, { ...options, abortSignal });
+  };
+  return Object.assign(client, { send: bounded });
+}
+
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  // The invocation's deadline passed (src/runtime/deadline.ts).
+  'AbortError',
+]);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    UNAVAILABLE_ERROR_NAMES.has(error.name) ||
+    (code !== undefined && NETWORK_ERROR_CODES.has(code)) ||
+    ($metadata?.httpStatusCode ?? 0) >= 500
+  );
+}
+
+/** Runs a store operation, turning throttling and outages into StoreUnavailableError. */
+export async function callStore<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw isStoreUnavailable(error) ? new StoreUnavailableError(error) : error;
+  }
+}

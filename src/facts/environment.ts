@@ -1,0 +1,22 @@
+/**
+ * The environment variables the functions read, named once: infra/ sets them on the deployed
+ * functions, local/ on the local stage, and src/ reads them, all through these
+ * names, so a misspelt one is a compile error rather than a function refusing its configuration at
+ * cold start. The POWERTOOLS_ names are Powertools' own, kept so its documentation still applies.
+ */
+export const ENV = {
+  /** The pets table (every route function). */
+  petsTable: 'PETS_TABLE_NAME',
+  /** The API keys table (the authorizer). */
+  apiKeysTable: 'API_KEYS_TABLE_NAME',
+  /** The Idempotency-Key records table (createPet). */
+  idempotencyTable: 'IDEMPOTENCY_TABLE_NAME',
+  /** Signs pagination cursors (listPets). */
+  cursorSecret: 'CURSOR_SECRET',
+  /** The functions' log level (src/runtime/logger.ts). */
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+  /** The CloudWatch namespace of the business metrics (src/runtime/metrics.ts). */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** Turns the business metrics off (the unit tests). */
+  metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
+} as const;

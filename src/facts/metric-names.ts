@@ -1,0 +1,30 @@
+/**
+ * The business metrics the functions publish (src/runtime/metrics.ts, CloudWatch embedded metric
+ * format) and the dashboard and alarms read: one list, so a renamed metric cannot leave a graph
+ * silently empty. Plain constants: infra/ reads them without loading the runtime.
+ */
+
+/** CloudWatch namespace of a stage's metrics: one per stage, so staging never pollutes production's graphs. */
+export function metricsNamespace(stageName: string): string {
+  return `AnimalStore/${stageName}`;
+}
+
+export const METRICS = {
+  /** A pet was stored (replays not counted). Unit: Count. */
+  petsCreated: 'PetsCreated',
+  /** A create with an Idempotency-Key was answered from its record instead of running again. Unit: Count. */
+  idempotentReplays: 'IdempotentReplays',
+  /** The authorizer refused a request; dimension REFUSAL_REASON_DIMENSION says why. Unit: Count. */
+  authorizationsRefused: 'AuthorizationsRefused',
+  /** Powertools' own cold-start metric (captureColdStartMetric), dimension `function_name`. Unit: Count. */
+  coldStart: 'ColdStart',
+} as const;
+
+/** Dimension of `AuthorizationsRefused`: the authorizer's verdict (`missing`, `invalid`, `unavailable`). */
+export const REFUSAL_REASON_DIMENSION = 'reason';
+
+/**
+ * Dimensions every metric carries besides its own: src/runtime/metrics.ts adds `service` (SERVICE_NAME in
+ * src/facts/service.ts); the dashboard must name the same set to find a metric.
+ */
+export const SERVICE_DIMENSION = 'service';

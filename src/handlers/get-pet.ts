@@ -1,0 +1,23 @@
+import * as v from 'valibot';
+import { readConfig, RequiredString } from '../runtime/config';
+import { createDocumentClient } from '../dynamodb/dynamodb-client';
+import { ENV } from '../facts/environment';
+import { NotFoundError } from '../http/errors';
+import { createHttpHandler } from '../http/handler';
+import { PetIdPathSchema } from '../http/pet-parameters';
+import { ok } from '../http/responses';
+import { DynamoPetStore } from '../dynamodb/dynamo-pet-store';
+import type { PetStore } from '../domain/pets/pet-store';
+import { getPet } from '../domain/pets/pet-operations';
+
+export function createGetPetHandler({ store }: { readonly store: PetStore }) {
+  return createHttpHandler('getPet', async (event) => {
+    const path = v.safeParse(PetIdPathSchema, event.pathParameters);
+    if (!path.success) throw new NotFoundError();
+    return ok(await getPet(store, path.output.petId));
+  });
+}
+
+const config = readConfig({ [ENV.petsTable]: RequiredString });
+
+export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]) });

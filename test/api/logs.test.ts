@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
+import { ENV } from '../../src/facts/environment';
+import { writeLine } from '../../src/runtime/output';
+import { closedPort } from '../helpers/http';
+import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { captureOutput, type CapturedOutput } from '../helpers/output';
+import { apiKeyStore, postPet } from '../helpers/pets';
+
+const DEV_KEY = 'logs-dev-key-0123456789abcdef';
+const UNKNOWN_KEY = 'pets_unknownKeyThatMustNotBeLogged0123456789';
+const BASIC_CREDENTIALS = 'c2VjcmV0LXVzZXI6c2VjcmV0LXBhc3N3b3Jk';
+
+let api: TestApi;
+let output: CapturedOutput;
+let issuedKey: string;
+/** apigw-requestid of the responses whose failure must be logged. */
+const failed: Record<'internal' | 'unavailable', string> = { internal: '', unavailable: '' };
+
+beforeAll(async () => {
+  // Every function logs everything it can.
+  const debug = { [ENV.logLevel]: 'DEBUG' };
+  const accessLog = (line: string) => writeLine('stdout', line);
+  api = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: () => debug });
+  issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
+  // Two more stages of the API, each with a route function that fails: its table is missing, its DynamoDB unreachable.
+  const missingTable = await startTestApi({
+    devApiKey: DEV_KEY,
+    accessLog,
+    functionEnvironment: routeFunctionsOnly({ [ENV.petsTable]: 'animal-store-local-missing-table' }, debug),
+  });
+  const unreachable = await startTestApi({
+    devApiKey: DEV_KEY,
+    accessLog,
+    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }, debug),
+  });
+
+  output = captureOutput({ silent: true });
+  try {
+    expect((await api.request('/nope')).status).toBe(404);
+
+    const internal = await missingTable.request('/pets/1');
+    expect(internal.status).toBe(500);
+    failed.internal = internal.headers.get('apigw-requestid')!;
+
+    const unavailable = await unreachable.request('/pets');
+    expect(unavailable.status).toBe(503);
+    failed.unavailable = unavailable.headers.get('apigw-requestid')!;
+
+    const sends: Array<() => Promise<Response>> = [
+      () => postPet(api, { name: 'Logged', categoryId: 1 }),
+      () => postPet(api, '{'),
+      () => postPet(api, '{}', { 'content-type': 'text/plain' }),
+      () => postPet(api, ' '.repeat(20_000)),
+      () => api.request('/pets', { method: 'DELETE' }),
+      () => api.request('/nope', { headers: { authorization: `Bearer ${issuedKey}` } }), // allowed: 404
+      () => api.request('/pets', { anonymous: true }),
+      () => api.request('/pets', { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } }),
+      () => api.request('/pets', { headers: { authorization: `Basic ${BASIC_CREDENTIALS}` } }),
+      () => api.request('/nope', { headers: { authorization: `Bearer ${UNKNOWN_KEY}x` } }),
+      () => api.request('/pets/1', { headers: { authorization: `bearer ${DEV_KEY.toUpperCase()}` } }),
+    ];
+    for (const send of sends) await (await send()).arrayBuffer();
+  } finally {
+    output.stop();
+    await missingTable.close();
+    await unreachable.close();
+  }
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('logs', () => {
+  it('are JSON lines, each carrying a request id', () => {
+    const lines = output.lines.filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      expect(typeof entry.requestId, line).toBe('string');
+      expect(entry.requestId, line).not.toBe('');
+    }
+  });
+
+  it.each(['internal', 'unavailable'] as const)('record the %s failure under its request id', (kind) => {
+    const entries = output.json().filter((entry) => entry.requestId === failed[kind] && 'level' in entry);
+    expect(entries.some((entry) => entry.level === 'ERROR' || entry.level === 'WARN')).toBe(true);
+  });
+
+  it('never contain an API key, credentials or an Authorization header', () => {
+    const text = output.lines.join('\n');
+    for (const secret of [DEV_KEY, DEV_KEY.toUpperCase(), issuedKey, UNKNOWN_KEY, BASIC_CREDENTIALS]) {
+      expect(text.includes(secret), `a log line contains ${secret.slice(0, 6)}…`).toBe(false);
+    }
+    expect(text).not.toMatch(/"authorization"\s*:/i);
+    expect(text).not.toMatch(/\b(?:Bearer|Basic) [A-Za-z0-9]/i);
+  });
+});

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
+import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
+import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { expectError } from '../helpers/http';
+import { documentClient, startTestApi, type TestApi } from '../helpers/local-api';
+import {
+  apiKeyStore,
+  idempotencyRecords,
+  newPet,
+  postPet,
+  postPetWithKey,
+  storedPets,
+  type PetBody,
+} from '../helpers/pets';
+
+/**
+ * Faults between the functions and DynamoDB, injected at the network: the local API is started on a
+ * fault-injecting proxy in front of dynalite (DYNAMODB_ENDPOINT, as a developer can), and every test
+ * reads what the tables hold afterwards straight from dynalite, behind the proxy's back.
+ */
+let dynamoDb: LocalDynamoDb;
+let proxy: FaultProxy;
+let api: TestApi;
+let tables: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  dynamoDb = await startDynalite({ port: 0 });
+  proxy = await startFaultProxy(dynamoDb.endpoint);
+  api = await startTestApi({ dynamoDbEndpoint: proxy.endpoint });
+  tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+  // Cold-starts the authorizer and caches the key's verdict while the store works, so that faults
+  // aimed at the pets table meet the create function, not the key lookup.
+  expect((await api.request('/pets?limit=1')).status).toBe(200);
+});
+afterEach(async () => {
+  proxy.clear();
+  await proxy.acceptConnections();
+});
+afterAll(async () => {
+  tables?.destroy();
+  await api?.close();
+  await proxy?.close();
+  await dynamoDb?.close();
+});
+
+const PETS = { table: LOCAL_TABLES.pets };
+const IDEMPOTENCY = { table: LOCAL_TABLES.idempotency };
+
+/** The stored pets of one body's name: each test uses its own name, so this is what it created. */
+async function petsNamed(name: unknown): Promise<PetBody[]> {
+  return (await storedPets(tables)).filter((pet) => pet.name === name);
+}
+
+async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
+  const started = performance.now();
+  const response = await send();
+  return { response, ms: performance.now() - started };
+}
+
+function expectRetryAfter(response: Response): void {
+  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+}
+
+/** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
+async function createUntilDone(body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await postPetWithKey(api, body, key);
+    if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
+describe('when the answer to a write is lost after the write', () => {
+  it('answers 201 and stores exactly that one pet: the SDK retried, and its own earlier write is not a collision', async () => {
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...PETS, times: 1 });
+    const body = newPet();
+    const response = await postPet(api, body);
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as PetBody;
+    expect(await petsNamed(body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
+    expect(proxy.requests.filter((request) => request.operation === 'PutItem' && request.table === PETS.table)).toHaveLength(2);
+  });
+
+  it('answers 201, not 409, when the answers to both the key claim and the pet write are lost', async () => {
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...IDEMPOTENCY, times: 1 });
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...PETS, times: 1 });
+    const body = newPet();
+    const recordsBefore = (await idempotencyRecords(tables)).length;
+    const response = await postPetWithKey(api, body, randomUUID());
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as PetBody;
+    expect(await petsNamed(body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
+    const records = await idempotencyRecords(tables);
+    expect(records).toHaveLength(recordsBefore + 1);
+    expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);
+  });
+
+  it('keeps every 201 to exactly one pet, and no pet that no 201 announced, with 1 in 10 write answers lost', async () => {
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...PETS, every: 10 });
+    const prefix = `steady-loss-${randomUUID()}`;
+    const created: number[] = [];
+    const workers = Array.from({ length: 4 }, async (_, worker) => {
+      for (let index = 0; index < 15; index++) {
+        const response = await postPet(api, newPet({ name: `${prefix} ${worker}-${index}` }));
+        expect(response.status).toBe(201);
+        created.push(((await response.json()) as PetBody).id);
+      }
+    });
+    await Promise.all(workers);
+    const stored = (await storedPets(tables)).filter((pet) => pet.name.startsWith(prefix));
+    expect(stored.map((pet) => pet.id).sort()).toEqual([...created].sort());
+    expect(proxy.requests.filter((request) => request.fault === 'lose-response').length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('settles a 503 whose write landed to exactly one pet when the client retries with the same key', async () => {
+    // Every attempt's answer lost: the first wrote the pet, the SDK gives up, the client gets 503.
+    proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...PETS, times: 3 });
+    const body = newPet();
+    const key = randomUUID();
+    const first = await postPetWithKey(api, body, key);
+    expectRetryAfter(first);
+    await expectError(first, 503, 'service_unavailable');
+    const [written] = await petsNamed(body.name);
+    expect(written).toBeDefined();
+
+    const retry = await createUntilDone(body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retry.json()) as PetBody).id).toBe(written!.id);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+  });
+
+  it('settles a 503 after the pet was written but its record could not be completed: 409 while the key is held, then the pet', async () => {
+    // The record's completion never reaches DynamoDB: the pet exists, the record stays in progress.
+    proxy.inject({ fault: 'drop-request', operation: 'UpdateItem', ...IDEMPOTENCY, times: 3 });
+    const body = newPet();
+    const key = randomUUID();
+    await expectError(await postPetWithKey(api, body, key), 503, 'service_unavailable');
+    expect(await petsNamed(body.name)).toHaveLength(1);
+
+    const held = await postPetWithKey(api, body, key);
+    expectRetryAfter(held);
+    await expectError(held, 409, 'idempotency_key_in_use');
+
+    const settled = await createUntilDone(body, key);
+    expect(settled.status).toBe(201);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(((await settled.json()) as PetBody).id).toBe((await petsNamed(body.name))[0]!.id);
+  });
+});
+
+describe('when DynamoDB refuses connections', () => {
+  it('answers 503 with Retry-After at once, stores nothing, and creates the pet once the store is back', async () => {
+    const body = newPet();
+    const key = randomUUID();
+    const recordsBefore = await idempotencyRecords(tables);
+    await proxy.refuseConnections();
+    const { response, ms } = await timed(() => postPetWithKey(api, body, key));
+    expectRetryAfter(response);
+    await expectError(response, 503, 'service_unavailable');
+    expect(ms).toBeLessThan(dynamoDbCallBudgetMs());
+    expect(await petsNamed(body.name)).toEqual([]);
+    expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
+
+    await proxy.acceptConnections();
+    const retry = await createUntilDone(body, key);
+    expect(retry.status).toBe(201);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+  });
+});
+
+describe('when DynamoDB accepts a request and never answers', () => {
+  it('answers 503 with Retry-After within the function timeout, and stores nothing', async () => {
+    proxy.inject({ fault: 'stall', operation: 'PutItem', ...PETS });
+    const body = newPet();
+    const key = randomUUID();
+    const { response, ms } = await timed(() => postPetWithKey(api, body, key));
+    expectRetryAfter(response);
+    await expectError(response, 503, 'service_unavailable');
+    expect(ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    expect(await petsNamed(body.name)).toEqual([]);
+
+    proxy.clear();
+    const retry = await createUntilDone(body, key);
+    expect(retry.status).toBe(201);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+  });
+
+  it('answers a listing 503 with Retry-After within the function timeout', async () => {
+    proxy.inject({ fault: 'stall', operation: 'Query' });
+    const { response, ms } = await timed(() => api.request('/pets'));
+    expectRetryAfter(response);
+    await expectError(response, 503, 'service_unavailable');
+    expect(ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  });
+
+  it("answers our 503, not API Gateway's 500, when the authorizer's key lookup stalls", async () => {
+    const fresh = await issueApiKey(apiKeyStore(tables), `stalled lookup ${randomUUID()}`);
+    proxy.inject({ fault: 'stall', operation: 'GetItem', table: LOCAL_TABLES.apiKeys });
+    const { response, ms } = await timed(() => api.request('/pets', { headers: { authorization: `Bearer ${fresh.apiKey}` } }));
+    expectRetryAfter(response);
+    await expectError(response, 503, 'service_unavailable');
+    expect(ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  });
+});
+
+describe('when DynamoDB throttles', () => {
+  it('answers 503 with Retry-After, stores nothing, and lets the retry through once it stops', async () => {
+    proxy.inject({ fault: 'throttle', operation: 'PutItem', ...PETS });
+    const body = newPet();
+    const key = randomUUID();
+    const response = await postPetWithKey(api, body, key);
+    expectRetryAfter(response);
+    await expectError(response, 503, 'service_unavailable');
+    expect(await petsNamed(body.name)).toEqual([]);
+    expect(proxy.requests.filter((request) => request.fault === 'throttle').length).toBeGreaterThanOrEqual(3);
+
+    proxy.clear();
+    const retry = await createUntilDone(body, key);
+    expect(retry.status).toBe(201);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+  });
+});

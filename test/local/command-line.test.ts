@@ -1,0 +1,182 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { PROJECT_ROOT } from '../../project-root';
+import { documentClient } from '../helpers/local-api';
+import { petStore } from '../helpers/pets';
+
+describe('npm start', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServerProcess({ DEV_API_KEY: 'readme-dev-key-0123456789' });
+  });
+  afterAll(() => server?.stop());
+
+  it('prints the base URL ending in /v1 and the key from DEV_API_KEY', () => {
+    expect(server.baseUrl).toMatch(/^http:\/\/localhost:\d+\/v1$/);
+    expect(server.apiKey).toBe('readme-dev-key-0123456789');
+  });
+
+  it('prints where the API reference is, and serves it and the OpenAPI document without a key', async () => {
+    expect(server.docsUrl).toBe(server.baseUrl.replace(/\/v1$/, '/docs'));
+    const page = await fetch(server.docsUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui-bundle.js');
+    const document = (await (await fetch(server.docsUrl.replace(/\/docs$/, '/openapi.json'))).json()) as {
+      servers: Array<{ url: string }>;
+    };
+    expect(document.servers[0]?.url).toBe(server.baseUrl);
+  });
+
+  it('serves the API to a client sending that key', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  });
+
+  it('writes one JSON access-log line per request, without the key', async () => {
+    await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const accessLines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{"requestId"'));
+    expect(accessLines.length).toBeGreaterThan(0);
+    expect(JSON.parse(accessLines.at(-1)!)).toMatchObject({ httpMethod: 'GET', path: '/v1/pets', status: 200 });
+    const logLines = server.output().split('\n').filter((line) => line.startsWith('{'));
+    expect(logLines.join('\n')).not.toContain(server.apiKey);
+  });
+
+  describe('npm run keys', () => {
+    const keys = (...args: string[]) => runCli('tools/keys.ts', [...args, '--local'], { DYNAMODB_PORT: server.dynamoDbPort });
+
+    it('creates a key that the running API accepts, lists it, and revokes it', async () => {
+      const created = await keys('create', '--name', 'integration test');
+      expect(created.code).toBe(0);
+      const apiKey = /\b(pets_[\w-]{43})\b/.exec(created.stdout)?.[1];
+      const keyId = /\b(key_[0-9a-f]{16})\b/.exec(created.stdout)?.[1];
+      expect(apiKey).toBeDefined();
+      const call = () => fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect((await call()).status).toBe(200);
+
+      const listed = await keys('list');
+      expect(listed.stdout).toMatch(new RegExp(`${keyId}.*active.*integration test`));
+      expect(listed.stdout).not.toContain(apiKey);
+
+      const revoked = await keys('revoke', keyId!);
+      expect(revoked.code).toBe(0);
+      expect((await keys('list')).stdout).toMatch(new RegExp(`${keyId}.*revoked`));
+    });
+
+    it('says so, and fails, when revoking a key that does not exist', async () => {
+      const result = await keys('revoke', 'key_0000000000000000');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('No key key_0000000000000000');
+    });
+
+    it('requires a name to create a key', async () => {
+      const result = await keys('create');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--name');
+    });
+  });
+});
+
+describe('npm start with DYNAMODB_ENDPOINT', () => {
+  let dynamoDb: LocalDynamoDb;
+  let server: RunningServer;
+  beforeAll(async () => {
+    dynamoDb = await startDynalite({ port: 0 });
+    server = await startServerProcess({ DYNAMODB_ENDPOINT: dynamoDb.endpoint });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await dynamoDb?.close();
+  });
+
+  it('keeps its pets in that DynamoDB, creating the tables there, instead of starting its own', async () => {
+    expect(server.output()).toContain(`the DynamoDB at ${dynamoDb.endpoint} (DYNAMODB_ENDPOINT)`);
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Kept elsewhere', categoryId: 1 }),
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: number };
+    const stored = await petStore(documentClient({ dynamoDbEndpoint: dynamoDb.endpoint })).get(id);
+    expect(stored).toMatchObject({ id, name: 'Kept elsewhere' });
+  });
+
+  it.each([
+    ['not a URL', '127.0.0.1 port 8000', 'DYNAMODB_ENDPOINT must be a URL'],
+    ['not http', 'ftp://127.0.0.1:8000', 'DYNAMODB_ENDPOINT must be an http or https URL'],
+  ])('refuses an endpoint that is %s, naming the setting', async (_, value, message) => {
+    const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_ENDPOINT: value });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe('npm start on a port already in use', () => {
+  it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Port ${port} is in use: set ${setting} to a free port.`);
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+describe('npm run keys without a running API', () => {
+  it('asks whether npm start is running', async () => {
+    const result = await runCli('tools/keys.ts', ['list', '--local'], { DYNAMODB_PORT: '1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Is npm start running?');
+  });
+});
+
+describe('npm run invoke', () => {
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
+
+  it('invokes createPet with the sample event and prints an API Gateway result', async () => {
+    const result = await invoke('createPet', 'events/create-pet.json');
+    expect(result.code).toBe(0);
+    const output = JSON.parse(result.stdout.slice(result.stdout.indexOf('{\n'))) as { statusCode: number; body: string };
+    expect(output.statusCode).toBe(201);
+    expect(JSON.parse(output.body)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
+  });
+
+  it.each([
+    ['listPets', 'events/list-pets.json', 200],
+    ['getPet', 'events/get-pet.json', 404],
+    ['route-not-found', 'events/route-not-found.json', 405],
+  ])('invokes %s with %s', async (name, event, status) => {
+    const result = await invoke(name, event);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`"statusCode": ${status}`);
+  });
+
+  it('invokes the authorizer, which reports an unknown key as invalid', async () => {
+    const result = await invoke('authorize', 'events/authorize.json');
+    expect(result.stdout).toContain('"outcome": "invalid"');
+  });
+
+  it('reads the event from standard input with -', async () => {
+    const event = await readFile(join(PROJECT_ROOT, 'events/list-pets.json'), 'utf8');
+    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
+    expect(result.stdout).toContain('"statusCode": 200');
+  });
+
+  it('lists the functions when given an unknown one', async () => {
+    const result = await invoke('deletePet', 'events/list-pets.json');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('listPets, createPet, getPet');
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFunctionRuntime } from '../../local/functions';
+
+// Inside the project, so the bundles resolve packages from its node_modules like the real ones.
+const root = resolve(import.meta.dirname, '../../.build', `watch-test-${process.pid}`);
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+async function writeSource(path: string, text: string) {
+  await mkdir(join(root, path, '..'), { recursive: true });
+  await writeFile(join(root, path), text);
+}
+
+/** Saves as vim, `sed -i` and JetBrains' safe write do: a temporary file renamed over the original. */
+async function saveAtomically(path: string, text: string) {
+  const temporary = join(root, `${path}.tmp-${Date.now()}`);
+  await writeFile(temporary, text);
+  await rename(temporary, join(root, path));
+}
+
+describe('watch mode', () => {
+  it('serves the new code of a handler after its source, or a shared module it imports, changes', async () => {
+    await writeSource('src/lib/greeting.ts', "export const greeting = 'hello';\n");
+    await writeSource(
+      'src/handlers/greet.ts',
+      "import { greeting } from '../lib/greeting';\nexport const handler = async () => greeting;\n",
+    );
+    const reloaded: string[] = [];
+    const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root, onReload: (file) => reloaded.push(file) });
+    try {
+      expect(await runtime.invoke('greet', {})).toBe('hello');
+
+      await writeSource('src/lib/greeting.ts', "export const greeting = 'hello again';\n");
+      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('src', 'lib', 'greeting.ts'));
+      expect(await runtime.invoke('greet', {})).toBe('hello again');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('keeps seeing a file after it is saved atomically (a temporary file renamed over it), then edited again', async () => {
+    await writeSource('src/lib/word.ts', "export const word = 'one';\n");
+    await writeSource('src/handlers/say.ts', "import { word } from '../lib/word';\nexport const handler = async () => word;\n");
+    const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root });
+    try {
+      expect(await runtime.invoke('say', {})).toBe('one');
+      await saveAtomically('src/lib/word.ts', "export const word = 'two';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('two');
+      await saveAtomically('src/lib/word.ts', "export const word = 'three';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('three');
+      await writeSource('src/lib/word.ts', "export const word = 'four';\n");
+      await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('four');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('keeps serving the loaded code when watching is off', async () => {
+    await writeSource('src/handlers/fixed.ts', 'export const handler = async () => 1;\n');
+    const runtime = await createFunctionRuntime({ sourceRoot: root });
+    try {
+      expect(await runtime.invoke('fixed', {})).toBe(1);
+      await writeSource('src/handlers/fixed.ts', 'export const handler = async () => 2;\n');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await runtime.invoke('fixed', {})).toBe(1);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_HANDLER } from '../../../src/http/handler';
+import { authorizer, BASE_PATH, routeNotFoundHandler, routeKey, routes, type Route } from '../../../src/facts/routes';
+import { HANDLERS_DIR, PROJECT_ROOT } from '../../../project-root';
+import { snapshotEnv } from '../../helpers/env';
+import { closedPort } from '../../helpers/http';
+import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
+
+/**
+ * No route can be open by accident: every deployed function is named by the route table, and every
+ * one of them but the authorizer is built with createHttpHandler, which refuses a request the
+ * authorizer did not allow. A handler written by hand would skip that check, and nothing else in
+ * front of it (API Gateway passes every request on, see docs/authentication.md) would stop it.
+ */
+const FUNCTIONS_DIR = join(PROJECT_ROOT, HANDLERS_DIR);
+const functionFiles = readdirSync(FUNCTIONS_DIR)
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -'.ts'.length))
+  .sort();
+
+const routeHandlers = [...routes.map((route) => route.handler), routeNotFoundHandler];
+const namedFunctions = [...new Set<string>([...routeHandlers, authorizer.handler])].sort();
+
+type Handler = ((event: unknown, context: unknown) => Promise<unknown>) & { [HTTP_HANDLER]?: true };
+const modules = new Map<string, { handler?: Handler }>();
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  restoreEnv = snapshotEnv();
+  // Each function reads its configuration at cold start (import). Give every one what any of them
+  // needs, and a DynamoDB that refuses at once, so a handler that reached the store without
+  // checking the caller would fail the assertions below, not hang or touch a real table.
+  Object.assign(process.env, {
+    PETS_TABLE_NAME: 'entrypoints-pets',
+    API_KEYS_TABLE_NAME: 'entrypoints-api-keys',
+    IDEMPOTENCY_TABLE_NAME: 'entrypoints-idempotency',
+    CURSOR_SECRET: 'entrypoints-cursor-secret-of-32-characters',
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'entrypoints',
+    AWS_SECRET_ACCESS_KEY: 'entrypoints',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}`,
+  });
+  for (const name of functionFiles) {
+    modules.set(name, await import(pathToFileURL(join(FUNCTIONS_DIR, `${name}.ts`)).href));
+  }
+});
+afterAll(() => restoreEnv?.());
+
+describe('the src/handlers/ folder', () => {
+  it('holds exactly the functions the route table names: each route handler, routeNotFound and the authorizer', () => {
+    expect(functionFiles).toEqual(namedFunctions);
+  });
+
+  it.each(functionFiles)('src/handlers/%s.ts exports a handler function', (name) => {
+    expect(typeof modules.get(name)?.handler).toBe('function');
+  });
+});
+
+// Every file but the authorizer, so a stray one fails here as well as above.
+const httpFunctions = functionFiles.filter((name) => name !== authorizer.handler);
+
+describe.each(httpFunctions)('the function %s', (name) => {
+  it('is built with createHttpHandler', () => {
+    expect(modules.get(name)?.handler?.[HTTP_HANDLER], `src/handlers/${name}.ts must export createHttpHandler(...)`).toBe(true);
+  });
+
+  it.each([
+    ['no authorizer context (a route deployed without the authorizer)', undefined],
+    ['a missing key', { outcome: 'missing' as const }],
+    ['an invalid key', { outcome: 'invalid' as const }],
+  ])('answers 401 unauthorized to a request with %s', async (_, verdict) => {
+    const route = routes.find((candidate) => candidate.handler === name) as Route | undefined;
+    // routeNotFound serves whatever no route matched; an unknown path stands for all of them.
+    const rawPath = route ? BASE_PATH + route.path.replace(/\{\w+\}/g, '1') : `${BASE_PATH}/nowhere`;
+    const method = route?.method ?? 'GET';
+    const event = httpEvent({
+      method,
+      rawPath,
+      routeKey: route ? routeKey(route) : '$default',
+      headers: { 'content-type': 'application/json' },
+      body: method === 'POST' ? JSON.stringify({ name: 'Rex', categoryId: 1 }) : undefined,
+      authorizer: verdict,
+    });
+    const response = (await modules.get(name)!.handler!(event, lambdaContext())) as { statusCode: number; body: string };
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'unauthorized', status: 401 });
+  });
+});

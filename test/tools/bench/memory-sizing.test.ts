@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { FULL_VCPU_MB, SIZING_MARGIN, cheapestMeetingGoals, estimateSizes, timeAt } from '../../../tools/bench/memory-sizing';
+
+describe('the memory estimate of npm run bench', () => {
+  it('stretches CPU time by the vCPU share the memory buys and keeps the time spent waiting', () => {
+    expect(timeAt(FULL_VCPU_MB, 10, 4)).toBeCloseTo(10);
+    expect(timeAt(FULL_VCPU_MB / 2, 10, 4)).toBeCloseTo(6 + 8);
+    expect(timeAt(2 * FULL_VCPU_MB, 10, 4)).toBeCloseTo(10);
+  });
+
+  it('picks the cheapest setting that meets both goals', () => {
+    const estimates = estimateSizes({ coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    expect(estimates.map((estimate) => estimate.meetsGoals)).toEqual([false, false, true, true]);
+    expect(cheapestMeetingGoals(estimates)?.memoryMiB).toBe(512);
+  });
+
+  it('counts a setting as meeting a goal only with the margin to spare, so noise between runs does not change the choice', () => {
+    // At 512 MB, 100 ms of cold-start CPU is estimated at 100 × 1769 / 512 ≈ 345.5 ms.
+    const atGoal = { coldStartMs: 346, warmP99Ms: 50 };
+    const justWithinMargin = { coldStartMs: 346 / (1 - SIZING_MARGIN), warmP99Ms: 50 };
+    const measured = { coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } };
+    expect(cheapestMeetingGoals(estimateSizes(measured, atGoal))?.memoryMiB).toBe(1024);
+    expect(cheapestMeetingGoals(estimateSizes(measured, justWithinMargin))?.memoryMiB).toBe(512);
+  });
+
+  it('finds none when no setting meets the goals', () => {
+    const estimates = estimateSizes({ coldStart: { wallMs: 900, cpuMs: 900 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    expect(cheapestMeetingGoals(estimates)).toBeUndefined();
+  });
+});

@@ -1,0 +1,25 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { createDocumentClient } from '../../../src/dynamodb/dynamodb-client';
+import { toItem } from '../../../src/dynamodb/dynamo-pet-store';
+import { PETS_TABLE } from '../../../src/dynamodb/pets-table';
+import { ENV } from '../../../src/facts/environment';
+import { answer, required } from './floor';
+
+const client = createDocumentClient();
+const tableName = required(ENV.petsTable);
+
+/** createPet's floor: the body parsed as it comes, one conditional PutItem of the same item. */
+export const handler = async (event: APIGatewayProxyEventV2) => {
+  const pet = { ...JSON.parse(event.body ?? '{}'), id: randomInt(1, 2 ** 48), createdAt: new Date().toISOString() };
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: toItem(pet, randomUUID()),
+      ConditionExpression: 'attribute_not_exists(#id)',
+      ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
+    }),
+  );
+  return answer(201, pet);
+};

@@ -1,0 +1,49 @@
+import type { ACCESS_LOG_FIELDS } from '../../infra/animal-store-http-api';
+
+/**
+ * Log bytes a request costs outside the functions' own output, for the bill: what Lambda writes per
+ * invocation in the JSON log format the functions use (platform.start and platform.report, shaped as
+ * AWS documents them), and API Gateway's access log line in the stack's format. Sample values of
+ * typical length: an estimate, printed as such.
+ */
+const REQUEST_ID = '6d1e2b7a-8c1f-4c5e-9b1a-3f2d1e0c9a8b';
+
+const PLATFORM_LINES = [
+  { time: '2026-11-23T12:00:00.000Z', type: 'platform.start', record: { requestId: REQUEST_ID, version: '12' } },
+  {
+    time: '2026-11-23T12:00:00.004Z',
+    type: 'platform.report',
+    record: {
+      requestId: REQUEST_ID,
+      metrics: { durationMs: 3.61, billedDurationMs: 4, memorySizeMB: 512, maxMemoryUsedMB: 92 },
+      status: 'success',
+    },
+  },
+];
+
+const ACCESS_LOG_SAMPLE: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
+  requestId: 'Jx2gHhHbDoEEMYw=',
+  requestTime: '23/Nov/2026:12:00:00 +0000',
+  ip: '203.0.113.17',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+  httpMethod: 'GET',
+  path: '/v1/pets',
+  routeKey: 'GET /v1/pets',
+  status: '200',
+  protocol: 'HTTP/1.1',
+  responseLength: '2417',
+  responseLatency: '21',
+  integrationLatency: '17',
+  integrationStatus: '200',
+  integrationError: '-',
+  authorizerOutcome: 'allowed',
+  keyId: 'key_3f9a1c0d2b7e4a61',
+  authorizerError: '-',
+  error: '-',
+};
+
+/** Bytes Lambda logs for one invocation of a function, beside what the function writes itself. */
+export const PLATFORM_BYTES_PER_INVOCATION = PLATFORM_LINES.reduce((bytes, line) => bytes + JSON.stringify(line).length + 1, 0);
+
+/** Bytes of one access log line. */
+export const ACCESS_LOG_BYTES_PER_REQUEST = JSON.stringify(ACCESS_LOG_SAMPLE).length + 1;

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toItem } from '../../src/dynamodb/dynamo-pet-store';
+import { PET_STATUSES, type PetRecord } from '../../src/domain/pets/pet-schemas';
+
+/** BatchWriteItem's limit. */
+const BATCH = 25;
+/** Batches in flight at once. */
+const PARALLEL = 8;
+
+/**
+ * Adds pets to the table, written as the store writes them (toItem) so the indexes hold them as they
+ * would hold real ones: statuses in turn (one in four without), one creation per second going back
+ * from now. Ids count up from `firstId`, so repeated seeding never collides.
+ */
+export async function seedPets(client: DynamoDBDocumentClient, tableName: string, count: number, firstId: number): Promise<PetRecord[]> {
+  const now = Date.now();
+  const pets: PetRecord[] = Array.from({ length: count }, (_, index) => {
+    const status = [...PET_STATUSES, undefined][index % (PET_STATUSES.length + 1)];
+    return {
+      id: firstId + index,
+      name: `Bench pet ${firstId + index}`,
+      categoryId: 1 + (index % 7),
+      createdAt: new Date(now - (count - index) * 1000).toISOString(),
+      ...(status === undefined ? {} : { status }),
+    };
+  });
+  const batches: PetRecord[][] = [];
+  for (let index = 0; index < pets.length; index += BATCH) batches.push(pets.slice(index, index + BATCH));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < batches.length) {
+        let requests: Record<string, any>[] = batches[next++]!.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID()) } }));
+        while (requests.length > 0) {
+          const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+          requests = UnprocessedItems?.[tableName] ?? [];
+        }
+      }
+    }),
+  );
+  return pets;
+}

@@ -1,0 +1,66 @@
+// The warm benchmark's Lambda instance (tools/bench/warm.ts): run by the Lambda runtime's Node, it imports
+// each subject's bundle with that subject's environment, then invokes the subjects in interleaved
+// batches, so a function and its floor share the same process, the same moment and the same noise.
+// Plain JavaScript: it must load in a bare Node with nothing compiled.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
+import { interceptOutput } from '../../local/output-interception.mjs';
+
+const [configFile, resultFile] = process.argv.slice(2);
+const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
+
+// Bytes each subject writes to its log, for the bill's log ingestion, written as they are.
+let current;
+interceptOutput((_stream, bytes) => {
+  if (current !== undefined) current.logBytes += bytes.length;
+});
+
+const loaded = [];
+for (const subject of subjects) {
+  Object.assign(process.env, subject.env);
+  // A query string gives each subject its own module instance, even when two share a bundle.
+  const module = await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
+  loaded.push({ ...subject, handler: module.handler, next: 0, latenciesMs: [], cpuUs: 0, requests: 0, logBytes: 0, statuses: {} });
+}
+
+async function invoke(subject, record) {
+  const event = subject.events[subject.next++ % subject.events.length];
+  const started = performance.now();
+  const result = await subject.handler(event, lambdaContextFromEnvironment(`bench-${subject.next}`, 'bench'));
+  const elapsed = performance.now() - started;
+  if (record) {
+    subject.latenciesMs.push(elapsed);
+    const status = result?.statusCode ?? result?.context?.outcome ?? 'ok';
+    subject.statuses[status] = (subject.statuses[status] ?? 0) + 1;
+  }
+}
+
+for (const subject of loaded) for (let i = 0; i < warmup; i++) await invoke(subject, false);
+
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 === 0 ? loaded : [...loaded].reverse();
+  for (const subject of order) {
+    current = subject;
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < batch; i++) await invoke(subject, true);
+    const used = process.cpuUsage(cpu);
+    subject.cpuUs += used.user + used.system;
+    subject.requests += batch;
+    current = undefined;
+  }
+}
+
+writeFileSync(
+  resultFile,
+  JSON.stringify(
+    loaded.map(({ label, latenciesMs, cpuUs, requests, logBytes, statuses }) => ({
+      label,
+      latenciesMs,
+      cpuUsPerRequest: cpuUs / requests,
+      logBytesPerRequest: logBytes / requests,
+      statuses,
+    })),
+  ),
+);

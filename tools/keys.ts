@@ -1,0 +1,150 @@
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
+import { issueApiKey } from '../src/domain/auth/manage-api-keys';
+import { stages } from '../infra/stages';
+import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
+
+/**
+ * `npm run keys -- <command>`: issue, list and revoke API keys, in the store you name: `--local` (the
+ * running `npm start`), `--stage <name>` (a deployed stage, found from its stack's outputs with your
+ * AWS credentials), or `--table` with `--region` (a keys table named directly). It never guesses: a
+ * key issued into the wrong store is a key that silently does not work, or one that works where it
+ * should not.
+ */
+const usage = `Usage: npm run keys -- <command> <where> [options]
+
+Commands:
+  create --name <name>   issue a key; it is printed once and stored only as a hash
+  list                   list keys (id, name, created, revoked), never the keys themselves
+  revoke <keyId>         revoke a key; the API rejects it within 60 seconds
+
+Where (exactly one):
+  --local                the running local API (npm start): http://127.0.0.1:$DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}),
+                         or --endpoint <url>
+  --stage <name>         a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its keys table and region come
+                         from the stack's outputs; needs credentials for the stage's account
+                         (AWS_PROFILE) allowed by the stack's KeyAdministrationPolicyArn policy
+  --table <name>         a keys table named directly (stack output ApiKeysTableName),
+    --region <region>    in this region, for operators who may not read the stack`;
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    local: { type: 'boolean' },
+    stage: { type: 'string' },
+    table: { type: 'string' },
+    region: { type: 'string' },
+    endpoint: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+const [command, ...rest] = positionals;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+if (options.help || command === undefined) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(options.help ? 0 : 2);
+}
+
+/** The keys table to work on, and how to reach it. */
+interface Target {
+  readonly client: DynamoDBClient;
+  readonly table: string;
+  /** Names the store in messages. */
+  readonly where: string;
+  /** What to say when the store cannot be reached. */
+  readonly unreachable: (reason: string) => string;
+}
+
+async function resolveTarget(): Promise<Target> {
+  const chosen = [options.local && '--local', options.stage !== undefined && '--stage', options.table !== undefined && '--table'].filter(Boolean);
+  if (chosen.length === 0) {
+    fail('Say which store: --local for the running npm start, or --stage <name> for a deployed stage (or --table with --region).');
+  }
+  if (chosen.length > 1) fail(`Choose one store, not ${chosen.join(' and ')}.`);
+  if (options.local) {
+    const endpoint = options.endpoint ?? `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+    return {
+      client: createLocalClient(endpoint, { maxAttempts: 2 }),
+      table: LOCAL_TABLES.apiKeys,
+      where: `the local API (${endpoint})`,
+      unreachable: (reason) => `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Is npm start running?`,
+    };
+  }
+  if (options.stage !== undefined) {
+    const deployed = await findDeployedStage(options.stage);
+    const table = requireOutput(deployed, 'ApiKeysTableName');
+    return {
+      client: new DynamoDBClient({ region: deployed.region, maxAttempts: 2 }),
+      table,
+      where: `the ${deployed.stage.name} stage (table ${table}, ${deployed.region})`,
+      unreachable: (reason) => `Could not use the ${deployed.stage.name} stage's keys table ${table}: ${reason}`,
+    };
+  }
+  if (options.region === undefined) fail('--table needs --region: the region of that table.');
+  return {
+    client: new DynamoDBClient({ region: options.region, maxAttempts: 2, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }),
+    table: options.table!,
+    where: `table ${options.table} (${options.region})`,
+    unreachable: (reason) => `Could not use table ${options.table}: ${reason}`,
+  };
+}
+
+let target: Target;
+try {
+  target = await resolveTarget();
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof StageLookupError ? 2 : 1);
+}
+const { client, where } = target;
+const store = new DynamoApiKeyStore(documentClientOver(client), target.table);
+
+try {
+  switch (command) {
+    case 'create': {
+      if (!options.name?.trim()) fail('create needs --name <name>: who or what the key is for.');
+      const { apiKey, record } = await issueApiKey(store, options.name.trim());
+      process.stdout.write(
+        `Created ${record.keyId} (${record.name}) in ${where}.\n\n  ${apiKey}\n\n` +
+          'This is the only time the key is shown: store it in a secret manager now.\n',
+      );
+      break;
+    }
+    case 'list': {
+      const records = await store.list();
+      if (records.length === 0) process.stdout.write(`No keys in ${where}.\n`);
+      for (const record of records) {
+        const state = record.revokedAt ? `revoked ${record.revokedAt}` : 'active';
+        process.stdout.write(`${record.keyId}  ${record.createdAt}  ${state.padEnd(32)}  ${record.name}\n`);
+      }
+      break;
+    }
+    case 'revoke': {
+      const [keyId] = rest;
+      if (!keyId) fail('revoke needs the key id, e.g. npm run keys -- revoke key_0123456789abcdef');
+      if (!(await store.revoke(keyId, new Date()))) {
+        process.stderr.write(`No key ${keyId} in ${where}.\n`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`Revoked ${keyId} in ${where}; the API rejects it within 60 seconds.\n`);
+      }
+      break;
+    }
+    default:
+      fail(`Unknown command "${command}".`);
+  }
+} catch (error) {
+  process.stderr.write(`${target.unreachable(error instanceof Error ? error.message : String(error))}\n`);
+  process.exitCode = 1;
+} finally {
+  client.destroy();
+}

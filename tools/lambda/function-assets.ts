@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import type { CfnElement } from 'aws-cdk-lib';
+import type { ApiFunction } from '../../infra/api-function';
+import type { FunctionName } from '../../infra/api-functions';
+import type { TableNames } from '../../local/dynamodb-local';
+import { authorizer, routeNotFoundHandler, routes } from '../../src/facts/routes';
+import type { Synthesis, SynthesizedStage } from './synth';
+
+export type { FunctionName } from '../../infra/api-functions';
+
+/** One function as `cdk deploy` would upload and configure it. */
+export interface FunctionAsset {
+  readonly name: FunctionName;
+  /** Base name of its handler file in src/handlers/ (and of its floor in tools/bench/floors/). */
+  readonly handler: string;
+  /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
+  readonly taskRoot: string;
+  /** MemorySize of the template. */
+  readonly memoryMiB: number;
+  /** Timeout of the template, in milliseconds. */
+  readonly timeoutMs: number;
+  /**
+   * The environment Lambda would give the function, template references resolved to local tables
+   * and a stand-in for the cursor secret, pointed at a local DynamoDB.
+   */
+  environment(local: LocalResources): Record<string, string>;
+}
+
+export interface LocalResources {
+  readonly tables: TableNames;
+  /** DynamoDB endpoint the functions' SDK calls. */
+  readonly dynamoDbEndpoint: string;
+  /** Stands in for the secret the template resolves from Secrets Manager. */
+  readonly cursorSecret: string;
+}
+
+/** The function of every handler of a synthesized stage. */
+export function functionAssets(synthesis: Synthesis, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
+  const { stack } = stage;
+  const functions = new Map<FunctionName, [string, ApiFunction]>([
+    ...routes.map((route): [FunctionName, [string, ApiFunction]] => [route.operationId, [route.handler, stack.functions.routes.get(route.handler)!]]),
+    ['routeNotFound', [routeNotFoundHandler, stack.functions.routeNotFound]],
+    ['authorizer', [authorizer.handler, stack.functions.authorizer]],
+  ]);
+  const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);
+  return new Map(
+    [...functions].map(([name, [handler, target]]) => {
+      const resource = stage.json.Resources[logicalId(target.function.node.defaultChild)]!;
+      const { Environment, MemorySize, Timeout } = resource.Properties!;
+      const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
+      const environment = (local: LocalResources): Record<string, string> => {
+        const references: Record<string, string> = {
+          [logicalId(stack.petsTable.table.node.defaultChild)]: local.tables.pets,
+          [logicalId(stack.apiKeysTable.table.node.defaultChild)]: local.tables.apiKeys,
+          [logicalId(stack.idempotencyTable.table.node.defaultChild)]: local.tables.idempotency,
+        };
+        const resolve = (variable: string, value: unknown): string => {
+          if (typeof value === 'string') return value;
+          const json = JSON.stringify(value);
+          if (json.includes('{{resolve:secretsmanager:')) return local.cursorSecret;
+          const ref = (value as { Ref?: string }).Ref;
+          if (ref !== undefined && references[ref] !== undefined) return references[ref];
+          throw new Error(`Cannot resolve ${variable}=${json} of ${name}: teach tools/lambda/function-assets.ts the new variable.`);
+        };
+        return {
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          LANG: 'en_US.UTF-8',
+          TZ: ':UTC',
+          LAMBDA_TASK_ROOT: taskRoot,
+          AWS_LAMBDA_FUNCTION_NAME: `${stage.config.stackName}-${target.node.id}`,
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(MemorySize),
+          AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+          AWS_REGION: 'us-east-1',
+          AWS_DEFAULT_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          AWS_ENDPOINT_URL_DYNAMODB: local.dynamoDbEndpoint,
+          FUNCTION_TIMEOUT_MS: String(Timeout * 1000),
+          ...Object.fromEntries(
+            Object.entries(Environment.Variables as Record<string, unknown>).map(([variable, value]) => [variable, resolve(variable, value)]),
+          ),
+        };
+      };
+      const asset: FunctionAsset = { name, handler, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment };
+      return [name, asset] as const;
+    }),
+  );
+}

@@ -1,0 +1,407 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { PETS_TABLE } from '../src/dynamodb/pets-table';
+import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
+import { ErrorSchema } from '../src/http/error-schema';
+import type { ErrorCode } from '../src/facts/error-codes';
+import { IDEMPOTENCY_KEY_HEADER } from '../src/domain/idempotency/idempotency-key';
+import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
+import type { Pet } from '../src/domain/pets/pet-schemas';
+import type { NewPet } from '../src/domain/pets/pet-schemas';
+import { BASE_PATH } from '../src/facts/routes';
+
+/**
+ * `npm run smoke`: a short read/create/read sequence against any stage, run after a deploy (between
+ * staging and production) to show the stage answers as the contract says, with the authorizer in
+ * front. It prints PASS or FAIL per step and exits 0 only when every step passed.
+ */
+const DEFAULT_TIMEOUT_SECONDS = 10;
+/** What the smoke pet is named, followed by the run's time, so ops can tell it from real pets. */
+const SMOKE_PET_PREFIX = 'smoke-test';
+
+const usage = `Usage: npm run smoke -- (--stage <name> | --local | --base-url <url>) --key <api key> [--timeout <seconds>]
+
+Runs these steps against a stage and prints PASS or FAIL for each; exits 0 only if all pass:
+  1. GET /pets without a key is 401 with the Error body (the authorizer is in front)
+  2. GET /pets with the key is 200 with a list of pets
+  3. POST /pets creates one pet (201 with Location), sent with an Idempotency-Key
+  4. GET <Location> returns that same pet
+  5. an unknown path is 404 with the Error body
+  6. with --stage or --local: the pet is deleted from the pets table, and GET <Location> is 404
+
+Where:
+  --stage <name>       a deployed stage: its BaseUrl and PetsTableName come from the stack's outputs
+                       (AWS credentials for the stage's account, allowed by the stack's
+                       SmokeTestPolicyArn policy); the run cleans up after itself
+  --local              the running npm start (http://localhost:$PORT${BASE_PATH}, PORT 3000 by default,
+                       DynamoDB on $DYNAMODB_PORT); cleans up after itself
+  --base-url <url>     any other base URL, with or without the trailing ${BASE_PATH}; or set
+                       SMOKE_BASE_URL. It cannot clean up: it prints the command that would
+  --key <api key>      an API key of that stage; or set SMOKE_API_KEY (preferred), which keeps
+                       the key out of your shell history if you set it without typing it on a
+                       command line: read -rs SMOKE_API_KEY && export SMOKE_API_KEY
+  --timeout <seconds>  time budget of each step (default ${DEFAULT_TIMEOUT_SECONDS})
+
+What it leaves behind: nothing with --stage or --local. The API has no delete operation, so step 6
+deletes step 3's pet from the table directly, and only a pet named "${SMOKE_PET_PREFIX} <time>" (the
+delete is conditional on the name). With --base-url alone the pet stays: exactly one per run (a retry
+inside the step reuses the Idempotency-Key), with status "sold", so it is never listed among
+available pets; the run prints the command that removes it.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+/** Where the smoke pet is deleted from once the steps are done. */
+interface Cleanup {
+  readonly client: DynamoDBDocumentClient;
+  readonly table: string;
+}
+
+/** The smoke test's settings, from the command line or the environment. */
+interface Settings {
+  /** Ends in BASE_PATH, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly timeoutMs: number;
+  /** Absent with --base-url: nothing to delete with. */
+  readonly cleanup?: Cleanup;
+}
+
+function parseSmokeArgs() {
+  return parseArgs({
+    options: {
+      'base-url': { type: 'string' },
+      stage: { type: 'string' },
+      local: { type: 'boolean' },
+      key: { type: 'string' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+async function readSettings(): Promise<Settings> {
+  let parsed: ReturnType<typeof parseSmokeArgs>;
+  try {
+    parsed = parseSmokeArgs();
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  const { values: options } = parsed;
+  if (options.help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  const apiKey = (options.key ?? process.env.SMOKE_API_KEY)?.trim();
+  if (!apiKey) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
+  const timeoutMs = parseTimeout(options.timeout);
+  const chosen = [options.stage !== undefined && '--stage', options.local && '--local'].filter(Boolean);
+  if (chosen.length > 1) fail('Choose --stage or --local, not both.');
+  if (options.stage !== undefined) {
+    try {
+      const deployed = await findDeployedStage(options.stage);
+      const cleanup = { client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
+      return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
+    } catch (error) {
+      if (!(error instanceof StageLookupError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+  }
+  if (options.local) {
+    const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+    const cleanup = { client: documentClientOver(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
+    const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
+    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
+  }
+  const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
+  if (!baseUrl) fail('Say which stage: --stage <name>, --local, or --base-url <url> (or SMOKE_BASE_URL).');
+  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs };
+}
+
+/** `https://host`, `https://host/v1` and `https://host/v1/` all name the same API. */
+function normalizeBaseUrl(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    fail(`--base-url must be an http(s) URL such as https://abc123.execute-api.eu-west-1.amazonaws.com${BASE_PATH}; got "${input}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`--base-url must be an http or https URL; got "${input}".`);
+  if (url.search || url.hash || url.username || url.password) {
+    fail(`--base-url must be the API's address only, without credentials, query or fragment; got "${input}".`);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path.endsWith(BASE_PATH) ? path : path + BASE_PATH}`;
+}
+
+function parseTimeout(input: string | undefined): number {
+  if (input === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(input);
+  if (!/^\d+(\.\d+)?$/.test(input) || seconds <= 0 || seconds > 60) fail(`--timeout must be a number of seconds from 0 to 60; got "${input}".`);
+  return Math.round(seconds * 1000);
+}
+
+/** Why a step failed, in words an operator can act on. */
+class StepFailure extends Error {}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** One HTTP exchange within a step's time budget; never follows redirects (they could carry the key elsewhere). */
+async function call(url: string, init: RequestInit, signal: AbortSignal, timeoutMs: number): Promise<Answer> {
+  try {
+    const response = await fetch(url, { ...init, signal, redirect: 'manual' });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  } catch (error) {
+    if (signal.aborted) throw new StepFailure(`no answer within ${timeoutMs / 1000} s from ${url}`);
+    throw new StepFailure(`could not reach ${url}: ${networkReason(error)}`);
+  }
+}
+
+/** fetch() says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS error) is in its cause. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return '(empty body)';
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+function expectStatus(answer: Answer, status: number): void {
+  if (answer.status === status) return;
+  const location = answer.status >= 300 && answer.status < 400 ? ` (redirected to ${answer.headers.get('location')})` : '';
+  throw new StepFailure(`expected ${status}, got ${answer.status}${location}: ${excerpt(answer.text)}`);
+}
+
+function parseJson(answer: Answer): unknown {
+  if (!/^application\/json\b/.test(answer.headers.get('content-type') ?? '')) {
+    throw new StepFailure(`expected a JSON body, got Content-Type ${answer.headers.get('content-type')}: ${excerpt(answer.text)}`);
+  }
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    throw new StepFailure(`the body is not valid JSON: ${excerpt(answer.text)}`);
+  }
+}
+
+/** Our Error body exactly (code, message, status, nothing else), not API Gateway's own `{"message": …}`. */
+function expectError(answer: Answer, status: number, code: ErrorCode): void {
+  expectStatus(answer, status);
+  const body = parseJson(answer);
+  const parsed = v.safeParse(ErrorSchema, body);
+  const keys = typeof body === 'object' && body !== null ? Object.keys(body).sort().join() : '';
+  if (!parsed.success || keys !== 'code,message,status' || parsed.output.code !== code || parsed.output.status !== status) {
+    throw new StepFailure(`expected the Error body {"code":"${code}","message":…,"status":${status}}, got ${excerpt(answer.text)}`);
+  }
+}
+
+function expectShape<TSchema extends v.GenericSchema>(schema: TSchema, answer: Answer, what: string): v.InferOutput<TSchema> {
+  const parsed = v.safeParse(schema, parseJson(answer));
+  if (!parsed.success) throw new StepFailure(`expected ${what}, got ${excerpt(answer.text)}`);
+  return parsed.output;
+}
+
+interface Step {
+  readonly title: string;
+  /** A step that needs an earlier one's result; skipped (and failed) when that one failed. */
+  readonly needs?: () => string | undefined;
+  /** Resolves with a short note on success; throws StepFailure otherwise. */
+  run(signal: AbortSignal): Promise<string>;
+}
+
+/** The created pet, for steps 4 and the closing note. */
+interface Created {
+  readonly pet: Pet;
+  readonly location: string;
+}
+
+function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
+  steps: Step[];
+  created: () => Created | undefined;
+  deleted: () => boolean;
+} {
+  const withKey = { authorization: `Bearer ${apiKey}` };
+  const send = (url: string, init: RequestInit, signal: AbortSignal) => call(url, init, signal, timeoutMs);
+  let created: Created | undefined;
+  let deleted = false;
+
+  const steps: Step[] = [
+    {
+      title: 'GET /pets without a key is 401 with the Error body',
+      async run(signal) {
+        expectError(await send(`${baseUrl}/pets`, {}, signal), 401, 'unauthorized');
+        return 'the authorizer is in front';
+      },
+    },
+    {
+      title: 'GET /pets with the key is 200 with a list of pets',
+      async run(signal) {
+        const answer = await send(`${baseUrl}/pets`, { headers: withKey }, signal);
+        expectStatus(answer, 200);
+        const pets = expectShape(PetListSchema, answer, 'a JSON array of pets');
+        return `${pets.length} on the first page`;
+      },
+    },
+    {
+      title: 'POST /pets creates a pet, 201 with Location',
+      async run(signal) {
+        const newPet = { name: `${SMOKE_PET_PREFIX} ${new Date().toISOString()}`, categoryId: 1, status: 'sold' } satisfies NewPet;
+        const init = {
+          method: 'POST',
+          headers: { ...withKey, 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: randomUUID() },
+          body: JSON.stringify(newPet),
+        };
+        const { answer, retries } = await createOnce(() => send(`${baseUrl}/pets`, init, signal), signal);
+        expectStatus(answer, 201);
+        const pet = expectShape(PetSchema, answer, 'the created pet');
+        if (pet.name !== newPet.name || pet.categoryId !== newPet.categoryId || pet.status !== newPet.status) {
+          throw new StepFailure(`the created pet differs from the one sent: ${excerpt(answer.text)}`);
+        }
+        const location = answer.headers.get('location');
+        if (!location) throw new StepFailure('the 201 has no Location header');
+        created = { pet, location };
+        return `pet ${pet.id} at ${location}${retries.length > 0 ? `, after retrying ${retries.join(', ')}` : ''}`;
+      },
+    },
+    {
+      title: 'GET <Location> returns the same pet',
+      needs: () => (created ? undefined : 'step 3 created no pet'),
+      async run(signal) {
+        const { pet, location } = created!;
+        // The key goes only to the stage under test: a Location elsewhere is a failure, not a hop.
+        if (!URL.canParse(location) || new URL(location).origin !== new URL(baseUrl).origin) {
+          throw new StepFailure(`Location ${location} is not on ${new URL(baseUrl).origin}`);
+        }
+        const answer = await send(location, { headers: withKey }, signal);
+        expectStatus(answer, 200);
+        const fetched = expectShape(PetSchema, answer, 'a pet');
+        if (!isDeepStrictEqual(fetched, pet)) throw new StepFailure(`expected ${JSON.stringify(pet)}, got ${excerpt(answer.text)}`);
+        return `pet ${pet.id}`;
+      },
+    },
+    {
+      title: 'an unknown path is 404 with the Error body',
+      async run(signal) {
+        expectError(await send(`${baseUrl}/${SMOKE_PET_PREFIX}-no-such-route`, { headers: withKey }, signal), 404, 'not_found');
+        return 'the $default route answers';
+      },
+    },
+  ];
+  if (cleanup) {
+    steps.push({
+      title: 'the smoke pet is deleted from the pets table, and GET <Location> is 404',
+      needs: () => (created ? undefined : 'step 3 created no pet'),
+      async run(signal) {
+        const { pet, location } = created!;
+        await deleteSmokePet(cleanup, pet, signal);
+        deleted = true;
+        expectError(await send(location, { headers: withKey }, signal), 404, 'not_found');
+        return `pet ${pet.id} removed from ${cleanup.table}`;
+      },
+    });
+  }
+  return { steps, created: () => created, deleted: () => deleted };
+}
+
+/**
+ * Deletes the smoke pet straight from the table (the API has no delete), and only if it still carries
+ * the smoke name: a wrong id can never remove a real pet.
+ */
+async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: AbortSignal): Promise<void> {
+  try {
+    await client.send(
+      new DeleteCommand({
+        TableName: table,
+        Key: { [PETS_TABLE.partitionKey]: pet.id },
+        ConditionExpression: 'begins_with(#name, :prefix)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':prefix': `${SMOKE_PET_PREFIX} ` },
+      }),
+      { abortSignal: signal },
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new StepFailure(`pet ${pet.id} is not a smoke pet; left alone`);
+    throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Sends the create, and again with the same Idempotency-Key after a lost answer, a 5xx or a 409,
+ * as the API asks of clients (README, Reliability): the stage still ends with one pet, and a
+ * passing step says it needed a retry. Gives up when the step's time budget runs out.
+ */
+async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
+  const retries: string[] = [];
+  for (;;) {
+    let answer: Answer;
+    try {
+      answer = await send();
+    } catch (error) {
+      if (signal.aborted || retries.length >= 2) throw error;
+      retries.push((error as Error).message);
+      continue;
+    }
+    if ((answer.status < 500 && answer.status !== 409) || retries.length >= 2) return { answer, retries };
+    retries.push(String(answer.status));
+    const waitSeconds = Math.min(Number(answer.headers.get('retry-after')) || 0.2, 1);
+    await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
+  }
+}
+
+async function runSteps(settings: Settings): Promise<boolean> {
+  const { steps, created, deleted } = defineSteps(settings);
+  process.stdout.write(`Smoke test of ${settings.baseUrl}\n`);
+  let passed = 0;
+  for (const [index, step] of steps.entries()) {
+    const label = `${index + 1}/${steps.length}  ${step.title}`;
+    const missing = step.needs?.();
+    if (missing !== undefined) {
+      process.stdout.write(`FAIL  ${label}: not run, ${missing}\n`);
+      continue;
+    }
+    const started = performance.now();
+    try {
+      const note = await step.run(AbortSignal.timeout(settings.timeoutMs));
+      passed++;
+      process.stdout.write(`PASS  ${label} (${note}; ${Math.round(performance.now() - started)} ms)\n`);
+    } catch (error) {
+      const reason = error instanceof StepFailure ? error.message : `unexpected error: ${String(error)}`;
+      process.stdout.write(`FAIL  ${label}: ${reason}\n`);
+    }
+  }
+  process.stdout.write(`\n${passed} of ${steps.length} steps passed.\n`);
+  const pet = created()?.pet;
+  if (pet && !deleted()) {
+    process.stdout.write(
+      `\nCreated pet ${pet.id} ("${pet.name}", status ${pet.status}). The API has no delete operation;\n` +
+        'to remove the pet from a deployed stage, with PetsTableName from its stack outputs:\n\n' +
+        `  aws dynamodb delete-item --table-name <PetsTableName> --key '{"id":{"N":"${pet.id}"}}'\n`,
+    );
+  }
+  return passed === steps.length;
+}
+
+const settings = await readSettings();
+const { hostname, protocol } = new URL(settings.baseUrl);
+if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
+  process.stderr.write(`Warning: ${settings.baseUrl} is plain http: the API key crosses the network unencrypted.\n`);
+}
+try {
+  process.exitCode = (await runSteps(settings)) ? 0 : 1;
+} finally {
+  settings.cleanup?.client.destroy();
+}
