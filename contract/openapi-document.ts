@@ -200,7 +200,9 @@ function errorResponses(route: Route): Record<string, JsonObject> {
     responses[String(status)] = {
       description:
         `${STATUS_TEXT[status]}: \`code\` is ${codes.map((code) => `\`${code}\``).join(' or ')}.` +
-        (gateway ? ` API Gateway may also answer ${status} itself (${gateway.when}), with its own body \`{"message": …}\`: see GatewayError.` : ''),
+        (gateway
+          ? ` API Gateway may also answer ${status} itself (${gateway.when}), with its own body \`{"message": …}\`: see GatewayError.`
+          : ''),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: {
         'application/json': {
@@ -235,7 +237,8 @@ function parameters(route: Route): JsonObject[] {
       const { description, ...propertySchema } = property;
       list.push({
         // Header names are case-insensitive; the document writes them as clients usually do.
-        name: location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
+        name:
+          location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
         in: location,
         required: object.required?.includes(name) ?? false,
         description: description ?? OPERATIONS[route.operationId].parameters?.[name],
@@ -388,12 +391,12 @@ export function buildOpenApiDocument(): JsonObject {
         Object.entries(GATEWAY_ANSWERS)
           .filter(([status]) => !ROUTE_ERRORS.some((code) => ERROR_CODES[code] === Number(status)))
           .map(([status, { when, message }]) => [
-          `Gateway${status}`,
-          {
-            description: `Answered by API Gateway itself when ${when}, with its own body, not the Error body.`,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/GatewayError' }, example: { message } } },
-          },
-        ]),
+            `Gateway${status}`,
+            {
+              description: `Answered by API Gateway itself when ${when}, with its own body, not the Error body.`,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/GatewayError' }, example: { message } } },
+            },
+          ]),
       ),
       securitySchemes: {
         apiKey: {

@@ -24,6 +24,8 @@ export const ROUTE_SCHEMAS = {
 } as const satisfies { readonly [TOperation in OperationId]: RouteSchemas<TOperation> };
 
 /** An operation's schemas, by part: undefined for a part it does not read. */
-export function schemasOf(operationId: OperationId): Partial<Record<RequestPart, v.GenericSchema>> & { readonly response: v.GenericSchema } {
+export function schemasOf(
+  operationId: OperationId,
+): Partial<Record<RequestPart, v.GenericSchema>> & { readonly response: v.GenericSchema } {
   return ROUTE_SCHEMAS[operationId];
 }

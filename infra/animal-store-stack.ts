@@ -142,8 +142,14 @@ export class AnimalStoreStack extends Stack {
       value: this.smokeTestPolicy.managedPolicyArn,
       description: 'Managed policy for `npm run smoke -- --stage`: attach it to whoever (or whatever pipeline) runs the smoke test.',
     });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Every alarm of the stage notifies this topic.' });
-    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The stage\'s CloudWatch dashboard.' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'Every alarm of the stage notifies this topic.',
+    });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.dashboard.dashboard.dashboardName,
+      description: "The stage's CloudWatch dashboard.",
+    });
     new CfnOutput(this, 'CursorSecretArn', {
       value: cursorSecret.secret.secretArn,
       description: 'Secret that signs pagination cursors; rotate it with cursorSecretGeneration in infra/stages.ts.',

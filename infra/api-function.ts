@@ -8,11 +8,7 @@ import { Construct } from 'constructs';
 import { HANDLERS_DIR, PROJECT_ROOT } from '../project-root';
 import { ENV } from '../src/facts/environment';
 import { dynamoDbCallBudgetMs } from '../src/dynamodb/dynamodb-client';
-import {
-  API_GATEWAY_AUTHORIZER_TIMEOUT_MS,
-  API_GATEWAY_INTEGRATION_TIMEOUT_MS,
-  FUNCTION_TIMEOUT_MS,
-} from '../src/facts/time-budget';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 import { RESPONSE_RESERVE_MS } from '../src/runtime/deadline';
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
@@ -132,7 +128,9 @@ export class ApiFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_inputDir, outputDir) => [`node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`],
+          afterBundling: (_inputDir, outputDir) => [
+            `node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`,
+          ],
         },
       },
     });

@@ -74,7 +74,11 @@ export class ApiFunctions extends Construct {
       }),
     );
 
-    this.routeNotFound = new ApiFunction(this, 'RouteNotFound', { ...defaults, memoryMiB: props.memoryMiB.routeNotFound, handler: routeNotFoundHandler });
+    this.routeNotFound = new ApiFunction(this, 'RouteNotFound', {
+      ...defaults,
+      memoryMiB: props.memoryMiB.routeNotFound,
+      handler: routeNotFoundHandler,
+    });
 
     this.authorizer = new ApiFunction(this, 'Authorizer', {
       ...defaults,

@@ -69,9 +69,18 @@ export class Dashboard extends Construct {
         ],
         [new TextWidget({ markdown: '## Functions', width: WIDTH, height: 1 })],
         [
-          graph('Duration p99 (ms)', perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' }))),
-          graph('Errors', perFunction((fn) => fn.metricErrors(sum))),
-          graph('Throttles', perFunction((fn) => fn.metricThrottles(sum))),
+          graph(
+            'Duration p99 (ms)',
+            perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' })),
+          ),
+          graph(
+            'Errors',
+            perFunction((fn) => fn.metricErrors(sum)),
+          ),
+          graph(
+            'Throttles',
+            perFunction((fn) => fn.metricThrottles(sum)),
+          ),
           graph(
             'Concurrent executions',
             perFunction((fn) => fn.metric('ConcurrentExecutions', { period: PERIOD, statistic: 'Maximum' })),
@@ -79,12 +88,24 @@ export class Dashboard extends Construct {
         ],
         [new TextWidget({ markdown: '## DynamoDB', width: WIDTH, height: 1 })],
         [
-          graph('Consumed read capacity', perTable((table) => table.metricConsumedReadCapacityUnits(sum), 'RCU'), WIDTH / 3),
-          graph('Consumed write capacity', perTable((table) => table.metricConsumedWriteCapacityUnits(sum), 'WCU'), WIDTH / 3),
-          graph('Throttle events', [
-            ...perTable((table) => table.metric('ReadThrottleEvents', sum), 'reads'),
-            ...perTable((table) => table.metric('WriteThrottleEvents', sum), 'writes'),
-          ], WIDTH / 3),
+          graph(
+            'Consumed read capacity',
+            perTable((table) => table.metricConsumedReadCapacityUnits(sum), 'RCU'),
+            WIDTH / 3,
+          ),
+          graph(
+            'Consumed write capacity',
+            perTable((table) => table.metricConsumedWriteCapacityUnits(sum), 'WCU'),
+            WIDTH / 3,
+          ),
+          graph(
+            'Throttle events',
+            [
+              ...perTable((table) => table.metric('ReadThrottleEvents', sum), 'reads'),
+              ...perTable((table) => table.metric('WriteThrottleEvents', sum), 'writes'),
+            ],
+            WIDTH / 3,
+          ),
         ],
         [new TextWidget({ markdown: `## Business metrics (namespace \`${props.metricsNamespace}\`)`, width: WIDTH, height: 1 })],
         [
@@ -100,7 +121,14 @@ export class Dashboard extends Construct {
   }
 
   private business(namespace: string, metricName: string): Metric {
-    return new Metric({ namespace, metricName, dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME }, period: PERIOD, statistic: 'Sum', label: metricName });
+    return new Metric({
+      namespace,
+      metricName,
+      dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME },
+      period: PERIOD,
+      statistic: 'Sum',
+      label: metricName,
+    });
   }
 }
 

@@ -1,13 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  TreatMissingData,
-  type IAlarm,
-  type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarm, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -103,13 +96,23 @@ export class Monitoring extends Construct {
         description: `${thresholds.serverErrorRatePercent} % or more of API requests answered with a 5xx. Check the access log's status and integrationError, then the function alarms.`,
       }),
       this.addAlarm('ApiLatencyP99', {
-        metric: this.whenBusy(api, 'latency', { latency: api.metricLatency({ period: this.period, statistic: 'p99' }) }, 'p99 latency (ms)'),
+        metric: this.whenBusy(
+          api,
+          'latency',
+          { latency: api.metricLatency({ period: this.period, statistic: 'p99' }) },
+          'p99 latency (ms)',
+        ),
         threshold: thresholds.p99LatencyMs,
         description: `The slowest 1 % of API requests took ${thresholds.p99LatencyMs} ms or more. Check the functions' Duration and DynamoDB latency on the dashboard.`,
       }),
     ];
     this.addAlarm('ApiClientErrorRate', {
-      metric: this.whenBusy(api, '100 * FILL(clientErrors, 0) / requests', { clientErrors: api.metricClientError(apiMetric) }, '4xx responses (%)'),
+      metric: this.whenBusy(
+        api,
+        '100 * FILL(clientErrors, 0) / requests',
+        { clientErrors: api.metricClientError(apiMetric) },
+        '4xx responses (%)',
+      ),
       threshold: thresholds.clientErrorRatePercent,
       description:
         `${thresholds.clientErrorRatePercent} % or more of API requests answered with a 4xx: throttling (429, check the ` +

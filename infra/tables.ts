@@ -96,9 +96,7 @@ export class ApiKeysTable extends Construct {
 
   /** The authorizer's only access: looking one key up by its hash. */
   grantKeyLookup(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }),
-    );
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }));
   }
 
   /**

@@ -1,10 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  APIGatewayRequestAuthorizerEventV2,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 
 /**
  * Builds the events an API Gateway HTTP API sends (payload format 2.0) and reads the results it
@@ -69,7 +65,13 @@ function requestParts(request: IncomingRequest): RequestParts {
   const cookies: string[] = [];
   for (const [name, value] of request.headers) {
     const key = name.toLowerCase();
-    if (key === 'cookie') cookies.push(...value.split(';').map((cookie) => cookie.trim()).filter(Boolean));
+    if (key === 'cookie')
+      cookies.push(
+        ...value
+          .split(';')
+          .map((cookie) => cookie.trim())
+          .filter(Boolean),
+      );
     else headers[key] = key in headers ? `${headers[key]},${value}` : value;
   }
   headers['x-forwarded-for'] = request.sourceIp;
@@ -148,11 +150,7 @@ export function buildAuthorizerEvent(
 const TEXT_MEDIA_TYPE = /^(?:text\/|application\/(?:json|xml|javascript)\b|application\/[\w.+-]+\+(?:json|xml)\b)/i;
 
 /** The integration event (payload 2.0) for a route, with the authorizer's context. */
-export function buildHttpEvent(
-  request: IncomingRequest,
-  route: RouteContext,
-  authorizerContext: unknown,
-): APIGatewayProxyEventV2 {
+export function buildHttpEvent(request: IncomingRequest, route: RouteContext, authorizerContext: unknown): APIGatewayProxyEventV2 {
   const parts = requestParts(request);
   // A "text" body that is not valid UTF-8 is passed as base64, so its bytes reach the function intact.
   const isText = TEXT_MEDIA_TYPE.test(parts.headers['content-type'] ?? '') && isUtf8(request.body);

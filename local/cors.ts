@@ -22,7 +22,12 @@ export class CorsEmulation {
 
   /** A browser's preflight: OPTIONS with the origin and the method it asks about. */
   isPreflight(request: IncomingRequest): boolean {
-    return this.enabled && request.method === 'OPTIONS' && header(request, 'origin') !== undefined && header(request, 'access-control-request-method') !== undefined;
+    return (
+      this.enabled &&
+      request.method === 'OPTIONS' &&
+      header(request, 'origin') !== undefined &&
+      header(request, 'access-control-request-method') !== undefined
+    );
   }
 
   /** API Gateway's own answer to a preflight. */
@@ -86,7 +91,9 @@ export function parseAllowedOrigins(variable: string, value: string | undefined)
       throw new Error(`${variable} must list origins such as http://localhost:5173 (or *), got "${origin}"`);
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      throw new Error(`${variable} must list origins, scheme://host[:port] with no path or trailing slash, such as http://localhost:5173 (or *), got "${origin}"`);
+      throw new Error(
+        `${variable} must list origins, scheme://host[:port] with no path or trailing slash, such as http://localhost:5173 (or *), got "${origin}"`,
+      );
     }
     return origin;
   });

@@ -11,7 +11,9 @@ const { bundleUrl, functionName, timeoutMs } = workerData;
 
 // The functions write their lines straight to file descriptors 1 and 2 (src/runtime/output.ts); a
 // worker shares them with the whole process, so every write becomes a message, in order.
-interceptOutput((stream, bytes) => parentPort.postMessage({ type: 'output', stream, text: Buffer.from(bytes).toString('utf8') }), { swallow: true });
+interceptOutput((stream, bytes) => parentPort.postMessage({ type: 'output', stream, text: Buffer.from(bytes).toString('utf8') }), {
+  swallow: true,
+});
 
 let handler;
 try {
@@ -23,7 +25,15 @@ try {
 }
 
 parentPort.on('message', async ({ id, event }) => {
-  const context = createLambdaContext({ functionName, memoryLimitInMB: 256, timeoutMs, awsRequestId: crypto.randomUUID(), logStreamName: 'local', region: 'local', accountId: '000000000000' });
+  const context = createLambdaContext({
+    functionName,
+    memoryLimitInMB: 256,
+    timeoutMs,
+    awsRequestId: crypto.randomUUID(),
+    logStreamName: 'local',
+    region: 'local',
+    accountId: '000000000000',
+  });
   try {
     parentPort.postMessage({ type: 'result', id, result: await handler(event, context) });
   } catch (error) {
@@ -32,5 +42,7 @@ parentPort.on('message', async ({ id, event }) => {
 });
 
 function describe(error) {
-  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: 'Error', message: String(error) };
+  return error instanceof Error
+    ? { name: error.name, message: error.message, stack: error.stack }
+    : { name: 'Error', message: String(error) };
 }

@@ -146,10 +146,7 @@ export async function createFunctionRuntime(options: {
   // then never reported that file again, silently (test/local/watch-mode.test.ts).
   let watcher: FSWatcher | undefined;
   if (options.watch) {
-    watcher = watch(
-      [join(sourceRoot, SOURCE_DIR)],
-      { ignoreInitial: true },
-    );
+    watcher = watch([join(sourceRoot, SOURCE_DIR)], { ignoreInitial: true });
     watcher.on('all', (_event, path) => {
       for (const instance of instances.values()) void instance.then(retire, () => undefined);
       instances = new Map();

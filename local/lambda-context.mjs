@@ -5,7 +5,15 @@
 // Node, with nothing compiled.
 
 /** The context of one invocation, its clock starting now. */
-export function createLambdaContext({ functionName, memoryLimitInMB, timeoutMs, awsRequestId, logStreamName, region = 'us-east-1', accountId = '123456789012' }) {
+export function createLambdaContext({
+  functionName,
+  memoryLimitInMB,
+  timeoutMs,
+  awsRequestId,
+  logStreamName,
+  region = 'us-east-1',
+  accountId = '123456789012',
+}) {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: true,

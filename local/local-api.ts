@@ -75,7 +75,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const environment = await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
     const client = createLocalClient(dynamoDb.endpoint);
     const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
-    const keyFile = options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
+    const keyFile =
+      options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
     const apiKey = await registerDevKey(keys, options.devApiKey, keyFile).finally(() => client.destroy());
 
     const functions = await createFunctionRuntime({
@@ -91,7 +92,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       if (!hasValidHost(req)) {
         res.on('error', () => undefined);
         const body = JSON.stringify({ message: 'Bad Request' });
-        res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+        res
+          .writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' })
+          .end(body);
         return;
       }
       serveDocs(req, res)
@@ -151,7 +154,8 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
 }
 
 /** A host name or address literal, with an optional port: nothing that could smuggle a path or a second URL. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 function hasValidHost(req: IncomingMessage): boolean {
   const hosts: string[] = [];

@@ -20,7 +20,8 @@ export function interceptOutput(observe, { swallow = false } = {}) {
     if (fd !== 1 && fd !== 2) return writeSync(fd, buffer, ...rest);
     const name = fd === 1 ? 'stdout' : 'stderr';
     const offset = typeof buffer !== 'string' && typeof rest[0] === 'number' ? rest[0] : 0;
-    const bytes = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength).subarray(offset);
+    const bytes =
+      typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength).subarray(offset);
     const written = swallow ? bytes.length : writeSync(fd, bytes);
     observe(name, bytes.subarray(0, written));
     return written;

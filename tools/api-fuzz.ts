@@ -37,33 +37,47 @@ const QUERY_NAMES = ['limit', 'status', 'cursor', 'stauts', 'petId', '__proto__'
 
 /** Path segments: the route table's own paths with their parameters filled, mutated, and unknown ones. */
 const pathArbitrary: fc.Arbitrary<string> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom(...routes.map((route) => route.path)).chain((path) =>
-    path.includes('{petId}')
-      ? fc
-          .oneof(
-            fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String),
-            fc.constantFrom('007', 'abc', '-1', '1.0', '1e3', '%00', '__proto__', 'constructor', ''),
-            fc.stringMatching(/^[A-Za-z0-9._~%-]{0,20}$/),
-          )
-          .map((id) => path.replace('{petId}', id))
-      : fc.constant(path),
-  ) },
-  { weight: 1, arbitrary: fc.constantFrom('/pets/', '/pets//1', '/pets/1/owner', '/', '', '/nope', '/pets/%2e%2e', '/__proto__', '/pets/constructor') },
+  {
+    weight: 8,
+    arbitrary: fc
+      .constantFrom(...routes.map((route) => route.path))
+      .chain((path) =>
+        path.includes('{petId}')
+          ? fc
+              .oneof(
+                fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String),
+                fc.constantFrom('007', 'abc', '-1', '1.0', '1e3', '%00', '__proto__', 'constructor', ''),
+                fc.stringMatching(/^[A-Za-z0-9._~%-]{0,20}$/),
+              )
+              .map((id) => path.replace('{petId}', id))
+          : fc.constant(path),
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('/pets/', '/pets//1', '/pets/1/owner', '/', '', '/nope', '/pets/%2e%2e', '/__proto__', '/pets/constructor'),
+  },
   { weight: 1, arbitrary: fc.stringMatching(/^(\/[A-Za-z0-9._~%-]{0,12}){1,4}$/) },
 );
 
-const queryArbitrary: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 2, arbitrary: fc
-  .array(
-    fc.tuple(
-      fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.stringMatching(/^[A-Za-z0-9_.-]{1,8}$/)),
-      fc.oneof(
-        fc.constantFrom('1', '01', '100', '101', '0', '-1', '1.5', 'available', 'sold', 'nope', '', 'eyJ2IjoxfQ.c2ln'),
-        fc.string({ maxLength: 40 }),
-      ),
-    ),
-    { maxLength: 3 },
-  )
-  .map((pairs) => (pairs.length === 0 ? '' : `?${new URLSearchParams(pairs).toString()}`)) });
+const queryArbitrary: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('') },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.stringMatching(/^[A-Za-z0-9_.-]{1,8}$/)),
+          fc.oneof(
+            fc.constantFrom('1', '01', '100', '101', '0', '-1', '1.5', 'available', 'sold', 'nope', '', 'eyJ2IjoxfQ.c2ln'),
+            fc.string({ maxLength: 40 }),
+          ),
+        ),
+        { maxLength: 3 },
+      )
+      .map((pairs) => (pairs.length === 0 ? '' : `?${new URLSearchParams(pairs).toString()}`)),
+  },
+);
 
 const validPetArbitrary = fc.record(
   {
@@ -80,7 +94,11 @@ const textBodyArbitrary: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .tuple(validPetArbitrary, fc.constantFrom('drop', 'extra', 'wrong-type', 'proto', 'constructor', 'duplicate', 'float', 'huge', 'surrogate'), fc.jsonValue())
+      .tuple(
+        validPetArbitrary,
+        fc.constantFrom('drop', 'extra', 'wrong-type', 'proto', 'constructor', 'duplicate', 'float', 'huge', 'surrogate'),
+        fc.jsonValue(),
+      )
       .map(([pet, mutation, value]) => {
         const json = JSON.stringify(pet);
         switch (mutation) {
@@ -106,7 +124,12 @@ const textBodyArbitrary: fc.Arbitrary<string> = fc.oneof(
       }),
   },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 6 }).map((value) => JSON.stringify(value) ?? 'null') },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 3_000 }).map((depth) => `{"name":"Deep","categoryId":1,"x":${'['.repeat(depth)}${']'.repeat(depth)}}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1, max: 3_000 })
+      .map((depth) => `{"name":"Deep","categoryId":1,"x":${'['.repeat(depth)}${']'.repeat(depth)}}`),
+  },
   {
     weight: 1,
     arbitrary: fc.integer({ min: -64, max: 64 }).map((delta) => {
@@ -124,7 +147,16 @@ const bodyArbitrary: fc.Arbitrary<Buffer | undefined> = fc.oneof(
 
 const contentTypeArbitrary = fc.oneof(
   { weight: 8, arbitrary: fc.constant('application/json') },
-  { weight: 2, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/merge-patch+json', 'text/plain', 'application/json; charset=latin1', '') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-8',
+      'application/merge-patch+json',
+      'text/plain',
+      'application/json; charset=latin1',
+      '',
+    ),
+  },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
 
@@ -149,7 +181,10 @@ function anyRequestArbitrary(): fc.Arbitrary<FuzzRequest> {
       method: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('GET', 'POST') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
       path: pathArbitrary,
       query: queryArbitrary,
-      key: fc.oneof({ weight: 6, arbitrary: fc.constant<KeyKind>('valid') }, { weight: 1, arbitrary: fc.constantFrom<KeyKind>('none', 'wrong', 'malformed') }),
+      key: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<KeyKind>('valid') },
+        { weight: 1, arbitrary: fc.constantFrom<KeyKind>('none', 'wrong', 'malformed') },
+      ),
       contentType: contentTypeArbitrary,
       idempotencyKey: fc.option(fc.oneof(fc.uuid(), fc.string({ maxLength: 300 }), fc.constantFrom('reused-key', '')), { freq: 4 }),
       encoding: fc.option(fc.constantFrom('gzip', 'identity', 'br'), { freq: 10 }),
@@ -209,12 +244,18 @@ const PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort().join(
  * Every property one case must hold; a thrown Error names the one that broke. `before` is the newest
  * pet's id before the request.
  */
-export async function checkCase(client: DynamoDBDocumentClient, request: FuzzRequest, answer: FuzzAnswer, before: number | undefined): Promise<void> {
+export async function checkCase(
+  client: DynamoDBDocumentClient,
+  request: FuzzRequest,
+  answer: FuzzAnswer,
+  before: number | undefined,
+): Promise<void> {
   const text = answer.body.toString('utf8');
   if (answer.status >= 500) throw new Error(`a ${answer.status}: ${text.slice(0, 300)}`);
   if (request.key !== 'valid' && answer.status !== 401) throw new Error(`a caller without a valid key got ${answer.status}, not 401`);
   if (answer.status >= 400) {
-    if (!/^application\/json\b/.test(String(answer.headers['content-type']))) throw new Error(`error ${answer.status} without JSON Content-Type`);
+    if (!/^application\/json\b/.test(String(answer.headers['content-type'])))
+      throw new Error(`error ${answer.status} without JSON Content-Type`);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -230,7 +271,12 @@ export async function checkCase(client: DynamoDBDocumentClient, request: FuzzReq
   if (answer.status === 201) {
     const pet = JSON.parse(text) as { id: number };
     const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLES.pets, Key: { id: pet.id } }));
-    const stored = Item && { id: Item.id, name: Item.name, categoryId: Item.categoryId, ...(Item.status === undefined ? {} : { status: Item.status }) };
+    const stored = Item && {
+      id: Item.id,
+      name: Item.name,
+      categoryId: Item.categoryId,
+      ...(Item.status === undefined ? {} : { status: Item.status }),
+    };
     if (JSON.stringify(stored) !== JSON.stringify(pet)) throw new Error(`a 201 returned ${text} but stored ${JSON.stringify(stored)}`);
   } else if (after !== before) {
     throw new Error(`a ${answer.status} stored pet ${after}`);
@@ -252,7 +298,10 @@ export function curlFor(request: FuzzRequest, baseUrl = 'http://localhost:3000')
   if (request.body) {
     const text = request.body.toString('utf8');
     const printable = Buffer.from(text, 'utf8').equals(request.body) && text.length < 2_000;
-    parts.push(printable ? '--data-binary' : '--data-binary', printable ? quote(text) : `@<(printf %s ${quote(request.body.toString('base64'))} | base64 -d)`);
+    parts.push(
+      printable ? '--data-binary' : '--data-binary',
+      printable ? quote(text) : `@<(printf %s ${quote(request.body.toString('base64'))} | base64 -d)`,
+    );
   }
   return parts.join(' ');
 }

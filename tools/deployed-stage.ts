@@ -16,7 +16,8 @@ export class StageLookupError extends Error {}
 /** The stage named `name` in infra/stages.ts, or a StageLookupError listing the known ones. */
 export function findStage(name: string): StageConfig {
   const stage = stages.find((candidate) => candidate.name === name);
-  if (!stage) throw new StageLookupError(`Unknown stage "${name}": the stages are ${stages.map((s) => s.name).join(', ')} (infra/stages.ts).`);
+  if (!stage)
+    throw new StageLookupError(`Unknown stage "${name}": the stages are ${stages.map((s) => s.name).join(', ')} (infra/stages.ts).`);
   return stage;
 }
 
@@ -45,7 +46,9 @@ export async function findDeployedStage(name: string): Promise<DeployedStage> {
         '(infra/stages.ts). Use credentials for that account.',
     );
   }
-  const outputs = Object.fromEntries((stack.Outputs ?? []).flatMap((output) => (output.OutputKey && output.OutputValue ? [[output.OutputKey, output.OutputValue]] : [])));
+  const outputs = Object.fromEntries(
+    (stack.Outputs ?? []).flatMap((output) => (output.OutputKey && output.OutputValue ? [[output.OutputKey, output.OutputValue]] : [])),
+  );
   return { stage, region: stage.region, outputs };
 }
 

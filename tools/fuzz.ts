@@ -59,6 +59,11 @@ if (result.failed) {
   );
   process.exit(1);
 }
-const seen = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
-process.stdout.write(`\n${result.numRuns} cases held in ${seconds} s, seed ${seed}; the server ${alive ? 'is still up' : 'is DOWN'}.\nStatuses: ${seen}\n`);
+const seen = [...statuses]
+  .sort(([a], [b]) => a - b)
+  .map(([status, count]) => `${status}×${count}`)
+  .join(' ');
+process.stdout.write(
+  `\n${result.numRuns} cases held in ${seconds} s, seed ${seed}; the server ${alive ? 'is still up' : 'is DOWN'}.\nStatuses: ${seen}\n`,
+);
 process.exit(alive ? 0 : 1);

@@ -65,7 +65,9 @@ interface Target {
 }
 
 async function resolveTarget(): Promise<Target> {
-  const chosen = [options.local && '--local', options.stage !== undefined && '--stage', options.table !== undefined && '--table'].filter(Boolean);
+  const chosen = [options.local && '--local', options.stage !== undefined && '--stage', options.table !== undefined && '--table'].filter(
+    Boolean,
+  );
   if (chosen.length === 0) {
     fail('Say which store: --local for the running npm start, or --stage <name> for a deployed stage (or --table with --region).');
   }

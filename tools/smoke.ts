@@ -107,7 +107,10 @@ async function readSettings(): Promise<Settings> {
   if (options.stage !== undefined) {
     try {
       const deployed = await findDeployedStage(options.stage);
-      const cleanup = { client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })), table: requireOutput(deployed, 'PetsTableName') };
+      const cleanup = {
+        client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })),
+        table: requireOutput(deployed, 'PetsTableName'),
+      };
       return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
     } catch (error) {
       if (!(error instanceof StageLookupError)) throw error;
@@ -145,7 +148,8 @@ function normalizeBaseUrl(input: string): string {
 function parseTimeout(input: string | undefined): number {
   if (input === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
   const seconds = Number(input);
-  if (!/^\d+(\.\d+)?$/.test(input) || seconds <= 0 || seconds > 60) fail(`--timeout must be a number of seconds from 0 to 60; got "${input}".`);
+  if (!/^\d+(\.\d+)?$/.test(input) || seconds <= 0 || seconds > 60)
+    fail(`--timeout must be a number of seconds from 0 to 60; got "${input}".`);
   return Math.round(seconds * 1000);
 }
 

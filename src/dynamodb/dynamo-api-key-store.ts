@@ -1,12 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  paginateScan,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { callStore } from './dynamodb-client';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/auth/api-key-store';
 import { API_KEYS_TABLE } from './api-keys-table';

@@ -2,7 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { callStore } from './dynamodb-client';
-import type { ClaimResult, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '../domain/idempotency/idempotency-store';
+import type {
+  ClaimResult,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyStore,
+  InProgressRecord,
+} from '../domain/idempotency/idempotency-store';
 import { IDEMPOTENCY_TABLE } from './idempotency-table';
 
 const { partitionKey, expiryAttribute, statusAttribute, inProgressExpiryAttribute, validationAttribute, dataAttribute } = IDEMPOTENCY_TABLE;
@@ -22,7 +28,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
             TableName: this.tableName,
             Item: toItem(record),
             // Free, expired, or held by a request whose Lambda deadline has passed (it died holding it).
-            ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :nowSeconds OR (#status = :inProgress AND #inProgressExpiry < :now)',
+            ConditionExpression:
+              'attribute_not_exists(#id) OR #expiry < :nowSeconds OR (#status = :inProgress AND #inProgressExpiry < :now)',
             ExpressionAttributeNames: {
               '#id': partitionKey,
               '#expiry': expiryAttribute,
@@ -59,8 +66,18 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           TableName: this.tableName,
           Key: { [partitionKey]: record.id },
           UpdateExpression: 'SET #expiry = :expiry, #status = :status, #data = :data, #validation = :validation',
-          ExpressionAttributeNames: { '#expiry': expiryAttribute, '#status': statusAttribute, '#data': dataAttribute, '#validation': validationAttribute },
-          ExpressionAttributeValues: { ':expiry': record.expiration, ':status': record.status, ':data': record.data, ':validation': record.validation },
+          ExpressionAttributeNames: {
+            '#expiry': expiryAttribute,
+            '#status': statusAttribute,
+            '#data': dataAttribute,
+            '#validation': validationAttribute,
+          },
+          ExpressionAttributeValues: {
+            ':expiry': record.expiration,
+            ':status': record.status,
+            ':data': record.data,
+            ':validation': record.validation,
+          },
         }),
       ),
     );
@@ -89,7 +106,11 @@ function toItem(record: InProgressRecord): Record<string, unknown> {
 }
 
 function toRecord(item: Record<string, unknown>): IdempotencyRecord {
-  const common = { id: item[partitionKey] as string, expiration: item[expiryAttribute] as number, validation: item[validationAttribute] as string };
+  const common = {
+    id: item[partitionKey] as string,
+    expiration: item[expiryAttribute] as number,
+    validation: item[validationAttribute] as string,
+  };
   return item[statusAttribute] === 'COMPLETED'
     ? { ...common, status: 'COMPLETED', data: item[dataAttribute] as Record<string, unknown> }
     : { ...common, status: 'INPROGRESS', inProgressExpiration: item[inProgressExpiryAttribute] as number };

@@ -32,9 +32,7 @@ export class DynamoPetStore implements PetStore {
     // token stored with it tells. A strongly consistent read, because the write it looks for may be
     // milliseconds old; it happens only on this rare path (a lost answer, a replayed key, a collision).
     const { Item } = await callStore(() =>
-      this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: pet.id }, ConsistentRead: true }),
-      ),
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: pet.id }, ConsistentRead: true })),
     );
     if (Item !== undefined && Item[PETS_TABLE.creationTokenAttribute] === creationToken) {
       return { outcome: 'exists', existing: toRecord(Item) };

@@ -172,7 +172,9 @@ export function matchRoute(method: string, rawPath: string): RouteMatch | undefi
 
 /** The methods served at a raw path, for a 405's `Allow` header; empty when the path is unknown. */
 export function allowedMethods(rawPath: string): HttpMethod[] {
-  return routeTemplates().filter(({ pattern }) => pattern.test(rawPath)).map(({ route }) => route.method);
+  return routeTemplates()
+    .filter(({ pattern }) => pattern.test(rawPath))
+    .map(({ route }) => route.method);
 }
 
 function safeDecode(value: string): string {

@@ -19,7 +19,14 @@ export interface CorsConfig {
 export const CORS_ALLOW_HEADERS: readonly string[] = ['authorization', 'content-type', IDEMPOTENCY_KEY_HEADER];
 
 /** Response headers browsers may read: pagination, the created resource, replays, and deprecation notices. */
-export const CORS_EXPOSE_HEADERS: readonly string[] = ['link', 'location', IDEMPOTENT_REPLAYED_HEADER, 'retry-after', 'deprecation', 'sunset'];
+export const CORS_EXPOSE_HEADERS: readonly string[] = [
+  'link',
+  'location',
+  IDEMPOTENT_REPLAYED_HEADER,
+  'retry-after',
+  'deprecation',
+  'sunset',
+];
 
 /** How long browsers may cache a preflight answer: every stage's, and the local API's. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;

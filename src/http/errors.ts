@@ -50,8 +50,7 @@ export class UnauthorizedError extends ApiError {
         ? 'An API key is required: send it as "Authorization: Bearer <API key>".'
         : 'The API key is invalid or has been revoked.',
       {
-        'www-authenticate':
-          reason === 'missing' ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"',
+        'www-authenticate': reason === 'missing' ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"',
       },
     );
   }

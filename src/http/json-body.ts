@@ -23,10 +23,13 @@ export function parseJsonBody(text: string): unknown {
   try {
     // A plain text (no \u escape, only short integers) holds no unpaired surrogate and no number
     // JSON.parse would round: the reviver, which costs ten times the parse, could change nothing.
-    value = plain && text.isWellFormed() ? JSON.parse(text) : JSON.parse(text, function reviver(this: unknown, key: string, raw: unknown, context?: { source?: string }) {
-      if (unpaired === undefined && (!key.isWellFormed() || (typeof raw === 'string' && !raw.isWellFormed()))) unpaired = key;
-      return typeof raw === 'number' ? exactNumber(raw, context?.source) : raw;
-    });
+    value =
+      plain && text.isWellFormed()
+        ? JSON.parse(text)
+        : JSON.parse(text, function reviver(this: unknown, key: string, raw: unknown, context?: { source?: string }) {
+            if (unpaired === undefined && (!key.isWellFormed() || (typeof raw === 'string' && !raw.isWellFormed()))) unpaired = key;
+            return typeof raw === 'number' ? exactNumber(raw, context?.source) : raw;
+          });
   } catch {
     throw new InvalidBodyError('The request body is not valid JSON.');
   }

@@ -38,12 +38,19 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('invalid_cursor', 'The cursor is invalid or belongs to a different listing; start again without it.');
   }
   if (error instanceof IdempotencyKeyInUseError) {
-    return new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry shortly to get its answer.', {
-      'retry-after': '1',
-    });
+    return new ApiError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still in progress; retry shortly to get its answer.',
+      {
+        'retry-after': '1',
+      },
+    );
   }
   if (error instanceof IdempotencyKeyReusedError) {
-    return new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for each new pet.');
+    return new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body; use a new key for each new pet.',
+    );
   }
   return new InternalError();
 }

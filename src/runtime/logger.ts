@@ -111,7 +111,8 @@ export class Logger {
 
   private write(level: Exclude<LogLevel, 'SILENT'>, message: string, extra: LogExtra | undefined): void {
     if (LEVELS[level] < this.threshold) return;
-    const own = extra === undefined ? {} : extra instanceof Error ? { error: serializeError(extra) } : typeof extra === 'string' ? { extra } : extra;
+    const own =
+      extra === undefined ? {} : extra instanceof Error ? { error: serializeError(extra) } : typeof extra === 'string' ? { extra } : extra;
     const entry = { level, message, timestamp: new Date().toISOString(), service: this.serviceName, ...this.context, ...this.keys, ...own };
     // Warnings and errors go to stderr, as Powertools writes them.
     writeLine(LEVELS[level] >= LEVELS.WARN ? 'stderr' : 'stdout', JSON.stringify(entry));

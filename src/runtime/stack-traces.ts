@@ -45,7 +45,11 @@ export function withSourcePositions<T>(error: T): T {
   const map = loadSourceMap();
   if (map === null) return error;
   error.stack = error.stack.replace(FRAME, (frame, line: string, column: string) => {
-    const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+    const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
+      originalSource?: string;
+      originalLine?: number;
+      originalColumn?: number;
+    };
     if (entry.originalSource === undefined) return frame;
     return `${entry.originalSource}:${entry.originalLine! + 1}:${entry.originalColumn! + 1}`;
   });

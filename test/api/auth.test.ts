@@ -49,7 +49,11 @@ const WITHOUT_TOKEN: Credential[] = [
 
 /** A token was sent, and it is not a valid key. */
 const WITH_BAD_TOKEN: Credential[] = [
-  { label: 'a token with a space in it', header: () => `Bearer ${DEV_KEY.slice(0, 8)} ${DEV_KEY.slice(8)}`, challenge: INVALID_TOKEN_CHALLENGE },
+  {
+    label: 'a token with a space in it',
+    header: () => `Bearer ${DEV_KEY.slice(0, 8)} ${DEV_KEY.slice(8)}`,
+    challenge: INVALID_TOKEN_CHALLENGE,
+  },
   { label: 'a token with illegal characters', header: () => 'Bearer abc$def"ghi', challenge: INVALID_TOKEN_CHALLENGE },
   { label: 'an unknown key', header: () => 'Bearer pets_thisKeyWasNeverIssuedByTheService0123456789', challenge: INVALID_TOKEN_CHALLENGE },
   { label: 'the dev key with a character added', header: () => `Bearer ${DEV_KEY}x`, challenge: INVALID_TOKEN_CHALLENGE },
@@ -212,7 +216,6 @@ describe('accepted credentials', () => {
     const { apiKey } = await issueApiKey(keys, 'issued during the test');
     expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
   });
-
 });
 
 describe('revocation', () => {

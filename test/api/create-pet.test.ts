@@ -90,14 +90,13 @@ describe('POST /v1/pets: a valid NewPet', () => {
     expect((JSON.parse(text) as PetBody).categoryId).toBe(value);
   });
 
-  it.each([
-    ['application/json; charset=utf-8'],
-    ['application/json;charset=UTF-8'],
-    ['application/json'],
-  ])('accepts Content-Type %s', async (contentType) => {
-    const response = await postPet(api, newPet(), { 'content-type': contentType });
-    expect(response.status).toBe(201);
-  });
+  it.each([['application/json; charset=utf-8'], ['application/json;charset=UTF-8'], ['application/json']])(
+    'accepts Content-Type %s',
+    async (contentType) => {
+      const response = await postPet(api, newPet(), { 'content-type': contentType });
+      expect(response.status).toBe(201);
+    },
+  );
 
   it('accepts a body of exactly 16384 bytes', async () => {
     const json = JSON.stringify({ name: 'Big', categoryId: 1 });
@@ -164,14 +163,11 @@ describe('POST /v1/pets: invalid fields are rejected with 400 and nothing is sto
     expect(error.message).toContain('categoryId');
   });
 
-  it.each(['id', 'createdAt', 'foo', 'Name', 'category'])(
-    'rejects the unknown field %s with 400 naming it',
-    async (field) => {
-      const response = await expectRejectedWithoutStoring(() => postPet(api, { name: 'Rex', categoryId: 1, [field]: 1 }));
-      const error = await expectError(response, 400, 'invalid_parameter');
-      expect(error.message).toContain(field);
-    },
-  );
+  it.each(['id', 'createdAt', 'foo', 'Name', 'category'])('rejects the unknown field %s with 400 naming it', async (field) => {
+    const response = await expectRejectedWithoutStoring(() => postPet(api, { name: 'Rex', categoryId: 1, [field]: 1 }));
+    const error = await expectError(response, 400, 'invalid_parameter');
+    expect(error.message).toContain(field);
+  });
 
   it('rejects a client-chosen id even when it is a valid id', async () => {
     const response = await expectRejectedWithoutStoring(() => postPet(api, { id: 12345, name: 'Rex', categoryId: 1 }));
@@ -201,16 +197,12 @@ describe('POST /v1/pets: a body that is not a JSON object is rejected with 400 i
 
   it('rejects a JSON body that is not valid UTF-8', async () => {
     const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]);
-    const response = await expectRejectedWithoutStoring(() =>
-      api.request('/pets', { method: 'POST', headers: JSON_TYPE, body }),
-    );
+    const response = await expectRejectedWithoutStoring(() => api.request('/pets', { method: 'POST', headers: JSON_TYPE, body }));
     await expectError(response, 400, 'invalid_body');
   });
 
   it('rejects a request without a body', async () => {
-    const response = await expectRejectedWithoutStoring(() =>
-      api.request('/pets', { method: 'POST', headers: JSON_TYPE }),
-    );
+    const response = await expectRejectedWithoutStoring(() => api.request('/pets', { method: 'POST', headers: JSON_TYPE }));
     await expectError(response, 400, 'invalid_body');
   });
 });

@@ -6,15 +6,7 @@ import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
 import { IDEMPOTENCY_TTL_SECONDS } from '../../src/domain/idempotency/idempotent-operation';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import {
-  apiKeyStore,
-  idempotencyRecords,
-  newPet,
-  postPet,
-  postPetWithKey,
-  storedPets,
-  type PetBody,
-} from '../helpers/pets';
+import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
 
 /** `Idempotency-Key` on POST /v1/pets over HTTP, against dynalite; tables are read directly. */
 let api: TestApi;
@@ -98,7 +90,11 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const body = newPet();
     const { pet: created, recordId: id } = await createWithKey(body, key);
     // Make the record look like a request still running, then like one whose record has expired.
-    await setRecord(id, { status: 'INPROGRESS', in_progress_expiration: Date.now() + 60_000, expiration: Math.floor(Date.now() / 1000) + 60 });
+    await setRecord(id, {
+      status: 'INPROGRESS',
+      in_progress_expiration: Date.now() + 60_000,
+      expiration: Math.floor(Date.now() / 1000) + 60,
+    });
     await expectError(await postPetWithKey(api, body, key), 409, 'idempotency_key_in_use');
     await setRecord(id, { expiration: Math.floor(Date.now() / 1000) - 1 });
     const after = await postPetWithKey(api, body, key);

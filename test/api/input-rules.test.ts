@@ -80,18 +80,19 @@ describe('query parameters: one rule for every operation, from the route table',
   const sample: Record<string, string> = { '{petId}': '1' };
   const pathOf = (path: string) => path.replace(/\{petId\}/, sample['{petId}']!);
 
-  it.each((routes as readonly Route[]).filter((route) => !route.reads.includes('query')).map((route) => [route.operationId, route] as const))(
-    '%s, which takes none, refuses one with 400 naming it, and stores nothing',
-    async (_, route) => {
-      const response = await expectNothingStored(() =>
-        api.request(`${pathOf(route.path)}?status=sold`, {
-          method: route.method,
-          ...(route.method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Unsold', categoryId: 1 }) } : {}),
-        }),
-      );
-      expect((await expectError(response, 400, 'invalid_parameter')).message).toBe('status is not a query parameter of this operation.');
-    },
-  );
+  it.each(
+    (routes as readonly Route[]).filter((route) => !route.reads.includes('query')).map((route) => [route.operationId, route] as const),
+  )('%s, which takes none, refuses one with 400 naming it, and stores nothing', async (_, route) => {
+    const response = await expectNothingStored(() =>
+      api.request(`${pathOf(route.path)}?status=sold`, {
+        method: route.method,
+        ...(route.method === 'POST'
+          ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Unsold', categoryId: 1 }) }
+          : {}),
+      }),
+    );
+    expect((await expectError(response, 400, 'invalid_parameter')).message).toBe('status is not a query parameter of this operation.');
+  });
 
   it('listPets, which takes some, refuses another the same way', async () => {
     const response = await api.request('/pets?stauts=sold');

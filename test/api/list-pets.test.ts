@@ -259,11 +259,7 @@ describe('GET /v1/pets: cursors', () => {
 
   it('rejects an over-long cursor made by padding a real one with 400 invalid_cursor', async () => {
     const cursor = await firstPageCursor('limit=4');
-    await expectError(
-      await api.request(`/pets?limit=4&cursor=${encodeURIComponent(cursor + 'A'.repeat(300))}`),
-      400,
-      'invalid_cursor',
-    );
+    await expectError(await api.request(`/pets?limit=4&cursor=${encodeURIComponent(cursor + 'A'.repeat(300))}`), 400, 'invalid_cursor');
   });
 
   it.each([

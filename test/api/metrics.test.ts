@@ -10,7 +10,9 @@ import { postPet, postPetWithKey } from '../helpers/pets';
 
 /** One CloudWatch embedded-metric-format record, as the functions print it. */
 interface EmfRecord {
-  readonly _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
+  readonly _aws: {
+    CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }>;
+  };
   readonly requestId?: string;
   readonly [key: string]: unknown;
 }

@@ -16,7 +16,9 @@ function expectRetryAfter(response: Response): void {
 describe('when DynamoDB is unreachable', () => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startTestApi({ functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }) });
+    api = await startTestApi({
+      functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }),
+    });
   });
   afterAll(async () => {
     await api?.close();

@@ -8,15 +8,7 @@ import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
 import { documentClient, startTestApi, type TestApi } from '../helpers/local-api';
-import {
-  apiKeyStore,
-  idempotencyRecords,
-  newPet,
-  postPet,
-  postPetWithKey,
-  storedPets,
-  type PetBody,
-} from '../helpers/pets';
+import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
 
 /**
  * Faults between the functions and DynamoDB, injected at the network: the local API is started on a

@@ -105,12 +105,14 @@ describe('openapi.json', () => {
     }
   });
 
-  it("documents the answers API Gateway gives itself, 429 above all, with their own body on every operation", () => {
+  it('documents the answers API Gateway gives itself, 429 above all, with their own body on every operation', () => {
     expect(document.components.schemas.GatewayError).toMatchObject({ required: ['message'], additionalProperties: false });
     for (const candidate of operations) {
       expect(candidate.responses['429']).toEqual({ $ref: '#/components/responses/Gateway429' });
       for (const status of ['500', '503']) {
-        expect(candidate.responses[status].content['application/json'].schema.oneOf).toContainEqual({ $ref: '#/components/schemas/GatewayError' });
+        expect(candidate.responses[status].content['application/json'].schema.oneOf).toContainEqual({
+          $ref: '#/components/schemas/GatewayError',
+        });
       }
     }
   });

@@ -99,4 +99,3 @@ export async function fetchDocumented(url: string, init: RequestInit = {}): Prom
   });
   return response;
 }
-

@@ -8,13 +8,7 @@ import {
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LOCAL_TABLES,
-  createLocalClient,
-  ensureTables,
-  startDynalite,
-  type LocalDynamoDb,
-} from '../../local/dynamodb-local';
+import { LOCAL_TABLES, createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
@@ -91,7 +85,9 @@ function recordedSince(from: number): string[] {
 }
 
 /** The error a send rejects with; fails the test if it resolves. */
-async function failure(send: Promise<unknown>): Promise<Error & { code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } }> {
+async function failure(
+  send: Promise<unknown>,
+): Promise<Error & { code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } }> {
   try {
     await send;
   } catch (error) {

@@ -28,7 +28,9 @@ export function readImportGraph(root: string): ImportGraph {
       .filter((specifier) => specifier.startsWith('.'))
       .map((specifier) => {
         const base = posix.normalize(posix.join(posix.dirname(file), specifier));
-        const found = RESOLVED.map((ending) => base + ending).find((candidate) => existsSync(join(root, candidate)) && statSync(join(root, candidate)).isFile());
+        const found = RESOLVED.map((ending) => base + ending).find(
+          (candidate) => existsSync(join(root, candidate)) && statSync(join(root, candidate)).isFile(),
+        );
         if (!found) throw new Error(`${file} imports ${specifier}, which is no file of the repository`);
         return found;
       });
@@ -69,8 +71,7 @@ const inside = (file: string, folder: string) => file === folder || file.startsW
  * its own folder and those the rule names; the most specific rule (the longest folder) applies.
  */
 export function findViolations(graph: ImportGraph, rules: readonly LayerRule[]): string[] {
-  const ruleOf = (file: string) =>
-    [...rules].sort((a, b) => b.folder.length - a.folder.length).find((rule) => inside(file, rule.folder));
+  const ruleOf = (file: string) => [...rules].sort((a, b) => b.folder.length - a.folder.length).find((rule) => inside(file, rule.folder));
   const violations: string[] = [];
   for (const [file, targets] of graph) {
     const rule = ruleOf(file);

@@ -45,10 +45,7 @@ export interface Walk {
  * Lists pets page by page following `Link: rel="next"` until the last page, as a client would.
  * `limits` gives the page size per page (the last one repeats), so a walk can change it between pages.
  */
-export async function walkPets(
-  api: TestApi,
-  options: { status?: PetStatus; limits?: readonly number[] } = {},
-): Promise<Walk> {
+export async function walkPets(api: TestApi, options: { status?: PetStatus; limits?: readonly number[] } = {}): Promise<Walk> {
   const limits = options.limits ?? [100];
   const pets: PetBody[] = [];
   const links: URL[] = [];

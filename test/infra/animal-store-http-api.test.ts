@@ -12,7 +12,12 @@ import { preflightRoute, routes } from '../../src/facts/routes';
 /** The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
   const stack = new Stack(new App(), 'Bare');
-  const fn = (id: string) => new LambdaFunction(stack, id, { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('export const handler = async () => ({})') });
+  const fn = (id: string) =>
+    new LambdaFunction(stack, id, {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => ({})'),
+    });
   const api = new AnimalStoreHttpApi(stack, 'Api', {
     routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
     routeNotFoundFunction: fn('Fallback'),

@@ -42,7 +42,14 @@ describe('npx cdk synth', () => {
       NPM_CONFIG_USERCONFIG: emptyNpmrc,
       CDK_DOCKER: 'docker-is-not-available',
     };
-    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_REGION', 'AWS_DEFAULT_REGION']) {
+    for (const name of [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'AWS_REGION',
+      'AWS_DEFAULT_REGION',
+    ]) {
       delete env[name];
     }
     for (const name of Object.keys(env)) if (name.startsWith('npm_config_')) delete env[name];

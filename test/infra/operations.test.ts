@@ -46,7 +46,10 @@ describe('pinned environments', () => {
     try {
       expect(templates('999999999999', 'us-east-1')).toEqual(templates('888888888888', 'ap-southeast-2'));
     } finally {
-      for (const [name, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+      for (const [name, value] of [
+        ['CDK_DEFAULT_ACCOUNT', saved.account],
+        ['CDK_DEFAULT_REGION', saved.region],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
@@ -179,7 +182,18 @@ describe.each(stages)('what the $name stage shows and logs', (config: StageConfi
   it('has a dashboard of the API, every function, every table and the business metrics, in the stage’s namespace', () => {
     const [dashboard] = Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Dashboard'));
     const body = JSON.stringify(dashboard!.Properties!.DashboardBody);
-    for (const title of ['Requests', '4xx', '5xx', 'Latency', 'Duration', 'Errors', 'Throttles', 'Concurrent executions', 'Consumed read capacity', 'Throttle events']) {
+    for (const title of [
+      'Requests',
+      '4xx',
+      '5xx',
+      'Latency',
+      'Duration',
+      'Errors',
+      'Throttles',
+      'Concurrent executions',
+      'Consumed read capacity',
+      'Throttle events',
+    ]) {
       expect(body).toContain(title);
     }
     for (const metric of Object.values(METRICS)) expect(body).toContain(metric);
@@ -238,7 +252,11 @@ describe.each(stages)('operator policies of the $name stage', (config: StageConf
     const stage = synthesis.stage(config.name);
     const policy = stage.json.Resources[logicalId(stage, stage.stack.smokeTestPolicy)]!;
     expect(policy.Properties!.PolicyDocument.Statement).toEqual([
-      { Effect: 'Allow', Action: 'dynamodb:DeleteItem', Resource: { 'Fn::GetAtt': [logicalId(stage, stage.stack.petsTable.table), 'Arn'] } },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:DeleteItem',
+        Resource: { 'Fn::GetAtt': [logicalId(stage, stage.stack.petsTable.table), 'Arn'] },
+      },
       { Effect: 'Allow', Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } },
     ]);
     expect(stage.json.Outputs!.SmokeTestPolicyArn!.Value).toEqual({ Ref: logicalId(stage, stage.stack.smokeTestPolicy) });

@@ -187,7 +187,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.authorizer.alias));
     });
 
-    it("lets API Gateway invoke the live alias of the authorizer and of each route function, and never the latest code", () => {
+    it('lets API Gateway invoke the live alias of the authorizer and of each route function, and never the latest code', () => {
       for (const fn of functionsOf(stage).values()) {
         stage.template.hasResourceProperties('AWS::Lambda::Permission', {
           Action: 'lambda:InvokeFunction',
@@ -203,9 +203,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       const integrations = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Integration'));
       expect(integrations).toHaveLength(routes.length + 1);
       for (const integration of integrations) {
-        expect(integration.Properties).toEqual(
-          expect.objectContaining({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' }),
-        );
+        expect(integration.Properties).toEqual(expect.objectContaining({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' }));
       }
     });
 
@@ -298,8 +296,10 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       const pets = ref(stage, stage.stack.petsTable.table);
       const keys = ref(stage, stage.stack.apiKeysTable.table);
       const variables = (handler: string) => {
-        const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE, NODE_OPTIONS, ...own } =
-          functionResource(stage, functionsOf(stage).get(handler)!).Properties!.Environment.Variables;
+        const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE, NODE_OPTIONS, ...own } = functionResource(
+          stage,
+          functionsOf(stage).get(handler)!,
+        ).Properties!.Environment.Variables;
         return own;
       };
       expect(variables('list-pets')).toEqual({ PETS_TABLE_NAME: pets, CURSOR_SECRET: expect.anything() });
@@ -317,8 +317,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(Object.keys(secrets)).toHaveLength(1);
       const [secretId] = Object.keys(secrets);
       expect(secrets[secretId!]!.Properties.GenerateSecretString).toEqual(expect.objectContaining({ PasswordLength: 64 }));
-      const cursorSecret = functionResource(stage, functionsOf(stage).get('list-pets')!).Properties!.Environment.Variables
-        .CURSOR_SECRET;
+      const cursorSecret = functionResource(stage, functionsOf(stage).get('list-pets')!).Properties!.Environment.Variables.CURSOR_SECRET;
       expect(cursorSecret).toEqual({
         'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
       });
@@ -331,7 +330,9 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         const fn = stage.stack.functions.routes.get(route.handler)!;
         const pets = logicalId(stage, stage.stack.petsTable.table);
         const onPets = dynamoDbStatementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes(pets));
-        expect(grantsOf(onPets), route.operationId).toEqual(grantsOf(PETS_TABLE_ACCESS[route.operationId].map((access) => petsStatement(stage, access))));
+        expect(grantsOf(onPets), route.operationId).toEqual(
+          grantsOf(PETS_TABLE_ACCESS[route.operationId].map((access) => petsStatement(stage, access))),
+        );
       }
     });
 
@@ -395,7 +396,9 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
           expect(role.Properties.AssumeRolePolicyDocument.Statement, id).toEqual([
             expect.objectContaining({ Principal: { Service: 'codedeploy.amazonaws.com' } }),
           ]);
-          expect(JSON.stringify(role.Properties.ManagedPolicyArns), id).toMatch(/^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSCodeDeployRoleForLambdaLimited"\]\]\}\]$/);
+          expect(JSON.stringify(role.Properties.ManagedPolicyArns), id).toMatch(
+            /^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSCodeDeployRoleForLambdaLimited"\]\]\}\]$/,
+          );
         }
       }
       const granted = [...functionsOf(stage).values()].flatMap((fn) => statementsOf(stage, fn));
@@ -523,5 +526,4 @@ describe('staging', () => {
       for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy).toBe('Delete');
     }
   });
-
 });

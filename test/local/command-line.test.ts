@@ -45,7 +45,10 @@ describe('npm start', () => {
       .filter((line) => line.startsWith('{"requestId"'));
     expect(accessLines.length).toBeGreaterThan(0);
     expect(JSON.parse(accessLines.at(-1)!)).toMatchObject({ httpMethod: 'GET', path: '/v1/pets', status: 200 });
-    const logLines = server.output().split('\n').filter((line) => line.startsWith('{'));
+    const logLines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(server.apiKey);
   });
 

@@ -178,7 +178,13 @@ describe('the integration event (payload 2.0)', () => {
   });
 
   it('keeps headers named like Object.prototype members as plain headers', async () => {
-    const { event } = await eventsOf({ target: '/v1/pets', headers: [['Constructor', 'a'], ['__proto__', 'b']] });
+    const { event } = await eventsOf({
+      target: '/v1/pets',
+      headers: [
+        ['Constructor', 'a'],
+        ['__proto__', 'b'],
+      ],
+    });
     expect(Object.getOwnPropertyDescriptor(event.headers, 'constructor')?.value).toBe('a');
     expect(Object.getOwnPropertyDescriptor(event.headers, '__proto__')?.value).toBe('b');
   });
@@ -301,7 +307,12 @@ describe('results, mapped as API Gateway maps them', () => {
 
   it('decodes a base64-encoded result body', async () => {
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
-    integrate = () => ({ statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: bytes.toString('base64'), isBase64Encoded: true });
+    integrate = () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+    });
     const response = await send({ target: '/v1/pets' });
     expect(response.body.equals(bytes)).toBe(true);
   });
@@ -322,7 +333,7 @@ describe('results, mapped as API Gateway maps them', () => {
     expect(response.body.toString()).toBe('Hello from Lambda!');
   });
 
-  it("answers 403 {\"message\":\"Forbidden\"} itself when the authorizer says no, without invoking the route", async () => {
+  it('answers 403 {"message":"Forbidden"} itself when the authorizer says no, without invoking the route', async () => {
     authorize = () => ({ isAuthorized: false, context: {} });
     const response = await send({ target: '/v1/pets' });
     expect(response.status).toBe(403);

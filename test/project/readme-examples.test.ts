@@ -47,9 +47,13 @@ let work: string;
 /** Runs a README bash block with the reader's KEY and BASE already set, as the first block sets them. */
 async function paste(block: string): Promise<string> {
   const script = block.replace(/^KEY=.*$/m, `KEY='${server.apiKey}'`).replace(/^BASE=.*$/m, `BASE='${server.baseUrl}'`);
-  const { stdout } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', `KEY='${server.apiKey}'\nBASE='${server.baseUrl}'\n${script}`], {
-    cwd: work,
-  });
+  const { stdout } = await execFileAsync(
+    'bash',
+    ['-euo', 'pipefail', '-c', `KEY='${server.apiKey}'\nBASE='${server.baseUrl}'\n${script}`],
+    {
+      cwd: work,
+    },
+  );
   return stdout;
 }
 
@@ -80,11 +84,16 @@ describe('the README, pasted in order', () => {
 
   it('reads every page with the curl loop, each pet once', async () => {
     const [loop] = blocksUnder('### Reading every page', 'bash') as [string];
-    const pages = (await paste(loop)).trim().split('\n').map((line) => JSON.parse(line) as Array<{ id: number }>);
+    const pages = (await paste(loop))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Array<{ id: number }>);
     const ids = pages.flat().map((pet) => pet.id);
     expect(pages.length).toBeGreaterThan(1);
     expect(new Set(ids).size).toBe(ids.length);
-    const all = (await (await fetch(`${server.baseUrl}/pets?limit=100`, { headers: { authorization: `Bearer ${server.apiKey}` } })).json()) as unknown[];
+    const all = (await (
+      await fetch(`${server.baseUrl}/pets?limit=100`, { headers: { authorization: `Bearer ${server.apiKey}` } })
+    ).json()) as unknown[];
     expect(ids).toHaveLength(all.length);
   });
 

@@ -44,8 +44,22 @@ if (countInstructions && !valgrindInstalled()) {
   process.exit(2);
 }
 const SETTINGS = quick
-  ? { coldRuns: 5, instructionRuns: 1, warm: { rounds: 8, batch: 10, warmup: 50 }, petCounts: [1_000], capacityRequests: 3, local: { requests: 60, concurrency: 4, seed: 50 } }
-  : { coldRuns: 61, instructionRuns: 3, warm: { rounds: 80, batch: 25, warmup: 300 }, petCounts: [1_000, 100_000], capacityRequests: 5, local: { requests: 300, concurrency: 8, seed: 200 } };
+  ? {
+      coldRuns: 5,
+      instructionRuns: 1,
+      warm: { rounds: 8, batch: 10, warmup: 50 },
+      petCounts: [1_000],
+      capacityRequests: 3,
+      local: { requests: 60, concurrency: 4, seed: 50 },
+    }
+  : {
+      coldRuns: 61,
+      instructionRuns: 3,
+      warm: { rounds: 80, batch: 25, warmup: 300 },
+      petCounts: [1_000, 100_000],
+      capacityRequests: 5,
+      local: { requests: 300, concurrency: 8, seed: 200 },
+    };
 
 /** Goal of outcome 2: a function within 5 % of its floor, cold and warm. */
 const MAX_RATIO = 1.05;
@@ -147,7 +161,12 @@ try {
     extraBytes: extraBytes(heaviest),
     ...(await compareColdStarts(
       node,
-      { taskRoot: writePaddedFloor(floorOf(heaviest), extraBytes(heaviest), synthesis.outdir), env: heaviestEnv, event: heaviestEvent, expect: () => {} },
+      {
+        taskRoot: writePaddedFloor(floorOf(heaviest), extraBytes(heaviest), synthesis.outdir),
+        env: heaviestEnv,
+        event: heaviestEvent,
+        expect: () => {},
+      },
       { taskRoot: floorOf(heaviest), env: heaviestEnv, event: heaviestEvent, expect: () => {} },
       SETTINGS.coldRuns,
     )),
@@ -226,7 +245,11 @@ try {
       const replayKey = `bench-replay-${count}`;
       const scenarios: Array<{ scenario: string; name: FunctionName; events: unknown[]; before?: unknown[] }> = [
         { scenario: 'listPets', name: 'listPets', events: Array.from({ length: n }, () => listEvent()) },
-        { scenario: 'listPets ?status=available', name: 'listPets', events: Array.from({ length: n }, () => listEvent({ status: 'available' })) },
+        {
+          scenario: 'listPets ?status=available',
+          name: 'listPets',
+          events: Array.from({ length: n }, () => listEvent({ status: 'available' })),
+        },
         { scenario: 'createPet', name: 'createPet', events: Array.from({ length: n }, () => createEvent()) },
         {
           scenario: 'createPet, new Idempotency-Key',
@@ -282,7 +305,9 @@ try {
   console.log(`Functions run by Node ${versionOf(node)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, against dynalite.`);
   console.log(`Floors: tools/bench/floors/, the same SDK client and the one command each function issues, built alike, no source map.\n`);
 
-  console.log(`Cold start: a fresh process imports the bundle with production's environment and serves one request; median [p25–p75] of ${SETTINGS.coldRuns}, alternated with the floor; ratio: the median of each run's function/floor pair.`);
+  console.log(
+    `Cold start: a fresh process imports the bundle with production's environment and serves one request; median [p25–p75] of ${SETTINGS.coldRuns}, alternated with the floor; ratio: the median of each run's function/floor pair.`,
+  );
   console.table(
     ALL_FUNCTIONS.map((name) => {
       const c = cold.get(name)!;
@@ -332,7 +357,9 @@ try {
     console.log('');
   }
 
-  console.log(`Warm: p50 and CPU per request, ${SETTINGS.warm.rounds} rounds of ${SETTINGS.warm.batch} requests interleaved with the floor in one process.`);
+  console.log(
+    `Warm: p50 and CPU per request, ${SETTINGS.warm.rounds} rounds of ${SETTINGS.warm.batch} requests interleaved with the floor in one process.`,
+  );
   console.table(
     ROUTE_FUNCTIONS.map((name) => {
       const { fn, floor } = warm.get(name)!;
@@ -353,7 +380,7 @@ try {
     }),
   );
 
-  console.log('Authorizer, warm, at each stage\'s log level; the floor looks every key up (GetItem).');
+  console.log("Authorizer, warm, at each stage's log level; the floor looks every key up (GetItem).");
   console.table(
     stages.map((stage) => {
       const a = authorizer.get(stage.name)!;
@@ -374,7 +401,14 @@ try {
   );
 
   console.log('DynamoDB capacity per request, as DynamoDB reports it (ReturnConsumedCapacity), by table size.');
-  console.table(capacity.map((row) => ({ ...row, pets: row.pets.toLocaleString('en'), readUnits: round(row.readUnits), writeUnits: round(row.writeUnits) })));
+  console.table(
+    capacity.map((row) => ({
+      ...row,
+      pets: row.pets.toLocaleString('en'),
+      readUnits: round(row.readUnits),
+      writeUnits: round(row.writeUnits),
+    })),
+  );
   const sameAtEverySize = capacity.every((row) => {
     const first = capacity.find((other) => other.scenario === row.scenario)!;
     return row.readUnits === first.readUnits && row.writeUnits === first.writeUnits;
@@ -384,7 +418,9 @@ try {
     judge('capacity independent of table size', sameAtEverySize ? 0 : 1, 0);
   }
 
-  console.log(`\nLocal API end to end (npm start's stack in one process), ${SETTINGS.local.requests} requests per operation, ${SETTINGS.local.concurrency} at once.`);
+  console.log(
+    `\nLocal API end to end (npm start's stack in one process), ${SETTINGS.local.requests} requests per operation, ${SETTINGS.local.concurrency} at once.`,
+  );
   console.table(localApi.map((row) => ({ ...row, p50Ms: ms(row.p50Ms, 2), p99Ms: ms(row.p99Ms, 2) })));
 
   // Memory: each function's measured CPU stretched to the share of a vCPU each setting buys.
@@ -411,10 +447,19 @@ try {
     sizing.map(({ stage, name, estimates, cheapest, configured }) => ({
       stage: `${stage} (≤ ${stages.find((s) => s.name === stage)!.latencyGoals.coldStartMs} / ${stages.find((s) => s.name === stage)!.latencyGoals.warmP99Ms} ms)`,
       function: name,
-      ...Object.fromEntries(estimates.map((e: SizeEstimate) => [`${e.memoryMiB} MB`, `${ms(e.coldStartMs, 0)} / ${ms(e.warmP99Ms, 0)} ${e.meetsGoals ? '✓' : '✗'}`])),
+      ...Object.fromEntries(
+        estimates.map((e: SizeEstimate) => [
+          `${e.memoryMiB} MB`,
+          `${ms(e.coldStartMs, 0)} / ${ms(e.warmP99Ms, 0)} ${e.meetsGoals ? '✓' : '✗'}`,
+        ]),
+      ),
       cheapest: cheapest?.memoryMiB ?? 'none',
       configured,
-      verdict: judge(`memory ${stage} ${name} (configured ${configured}, cheapest ${cheapest?.memoryMiB ?? 'none'})`, cheapest?.memoryMiB === configured ? 0 : 1, 0),
+      verdict: judge(
+        `memory ${stage} ${name} (configured ${configured}, cheapest ${cheapest?.memoryMiB ?? 'none'})`,
+        cheapest?.memoryMiB === configured ? 0 : 1,
+        0,
+      ),
     })),
   );
 
@@ -429,7 +474,12 @@ try {
     { operation: 'listPets', name: 'listPets' as FunctionName, result: warm.get('listPets')!.fn, capacity: capacityAt('listPets') },
     { operation: 'createPet', name: 'createPet' as FunctionName, result: warm.get('createPet')!.fn, capacity: capacityAt('createPet') },
     { operation: 'getPet', name: 'getPet' as FunctionName, result: warm.get('getPet')!.fn, capacity: capacityAt('getPet') },
-    { operation: 'anonymous (401)', name: 'listPets' as FunctionName, result: warm.get('listPets')!.anonymous, capacity: { readUnits: 0, writeUnits: 0 } },
+    {
+      operation: 'anonymous (401)',
+      name: 'listPets' as FunctionName,
+      result: warm.get('listPets')!.anonymous,
+      capacity: { readUnits: 0, writeUnits: 0 },
+    },
   ].map(({ operation, name, result, capacity: units }) => {
     const anonymous = operation.startsWith('anonymous');
     const auth = anonymous ? productionAuthorizer.missing : productionAuthorizer.cached;
@@ -474,7 +524,13 @@ try {
     authorizer: Object.fromEntries(authorizer),
     capacity,
     localApi,
-    memory: sizing.map(({ stage, name, estimates, cheapest, configured }) => ({ stage, function: name, estimates, cheapest: cheapest?.memoryMiB, configured })),
+    memory: sizing.map(({ stage, name, estimates, cheapest, configured }) => ({
+      stage,
+      function: name,
+      estimates,
+      cheapest: cheapest?.memoryMiB,
+      configured,
+    })),
     bill,
     prices: PRICES,
     verdicts,

@@ -44,7 +44,10 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   let record: Consumption[] = [];
   const server = createServer(async (incoming, outgoing) => {
     try {
-      const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const operation =
+        String(incoming.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
       let body = await readBody(incoming);
       const metered = METERED.has(operation);
       if (metered) body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), ReturnConsumedCapacity: 'TOTAL' }));
@@ -61,7 +64,12 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
       if (metered && answer.statusCode === 200) {
         const consumed = (JSON.parse(answerBody.toString('utf8')) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
         for (const entry of [consumed ?? []].flat() as Array<{ TableName: string; CapacityUnits: number }>) {
-          record.push({ operation, table: entry.TableName, capacityUnits: entry.CapacityUnits, kind: READS.has(operation) ? 'read' : 'write' });
+          record.push({
+            operation,
+            table: entry.TableName,
+            capacityUnits: entry.CapacityUnits,
+            kind: READS.has(operation) ? 'read' : 'write',
+          });
         }
       }
       outgoing.writeHead(answer.statusCode ?? 500, answer.headers);

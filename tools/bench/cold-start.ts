@@ -48,7 +48,10 @@ export function bundleSize(taskRoot: string): BundleSize {
  * event: a cold start as Lambda's INIT and first INVOKE, minus the sandbox and code download.
  */
 export async function compareColdStarts(node: string, fn: ColdSubject, floor: ColdSubject, runs: number): Promise<ColdStartComparison> {
-  const samples = { function: [] as Array<{ ms: number; cpu: number; rss: number }>, floor: [] as Array<{ ms: number; cpu: number; rss: number }> };
+  const samples = {
+    function: [] as Array<{ ms: number; cpu: number; rss: number }>,
+    floor: [] as Array<{ ms: number; cpu: number; rss: number }>,
+  };
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? (['function', 'floor'] as const) : (['floor', 'function'] as const);
     for (const which of order) {

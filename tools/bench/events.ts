@@ -49,7 +49,13 @@ export function typicalEvent(name: FunctionName, requests: BenchRequests): unkno
 
 /** What a function answers when it served its typical event as intended (anything else is a bench bug). */
 export function expectedOutcome(name: FunctionName): number | string {
-  const outcomes: Record<FunctionName, number | string> = { listPets: 200, createPet: 201, getPet: 200, routeNotFound: 404, authorizer: 'allowed' };
+  const outcomes: Record<FunctionName, number | string> = {
+    listPets: 200,
+    createPet: 201,
+    getPet: 200,
+    routeNotFound: 404,
+    authorizer: 'allowed',
+  };
   return outcomes[name];
 }
 

@@ -74,7 +74,11 @@ export async function compareInstructions(node: string, fn: ColdSubject, floor: 
       for (const which of ['function', 'floor'] as const) {
         const subject = which === 'function' ? fn : floor;
         const out = join(work, `${which}-${run}.callgrind`);
-        const invocation = await invokeBundle(wrapper, { taskRoot: subject.taskRoot, env: { ...subject.env, CALLGRIND_OUT: out }, events: [subject.event] });
+        const invocation = await invokeBundle(wrapper, {
+          taskRoot: subject.taskRoot,
+          env: { ...subject.env, CALLGRIND_OUT: out },
+          events: [subject.event],
+        });
         subject.expect(invocation.results[0]);
         counts[which].push(readCounts(out));
       }
@@ -93,7 +97,9 @@ export async function compareInstructions(node: string, fn: ColdSubject, floor: 
 }
 
 function readCounts(file: string): InstructionCount {
-  return countsFromAnnotation(execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 }));
+  return countsFromAnnotation(
+    execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 }),
+  );
 }
 
 /** The counts in callgrind_annotate's inclusive report; a part whose symbol is missing is NaN. */

@@ -56,7 +56,7 @@ export function estimateSizes(measured: MeasuredCost, goals: LatencyGoals): Size
     const coldStartMs = timeAt(memoryMiB, measured.coldStart.wallMs, measured.coldStart.cpuMs);
     const warmP50Ms = timeAt(memoryMiB, measured.warm.p50Ms, measured.warm.cpuMs);
     const warmP99Ms = timeAt(memoryMiB, measured.warm.p99Ms, measured.warm.cpuMs);
-    const durationCostPerMillion = Math.ceil(warmP50Ms) / 1000 * (memoryMiB / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
+    const durationCostPerMillion = (Math.ceil(warmP50Ms) / 1000) * (memoryMiB / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
     return {
       memoryMiB,
       coldStartMs,

@@ -164,7 +164,12 @@ function defineOperations(baseUrl: URL, apiKey: string, petId: number): Operatio
       headers: { ...authorized, 'content-type': 'application/json' },
       requests: createPetRequests(pets),
     },
-    { name: 'listPets', expected: 200, headers: authorized, requests: [{ path: `${pets}?limit=20` }, { path: `${pets}?limit=100&status=available` }] },
+    {
+      name: 'listPets',
+      expected: 200,
+      headers: authorized,
+      requests: [{ path: `${pets}?limit=20` }, { path: `${pets}?limit=100&status=available` }],
+    },
     { name: 'getPet', expected: 200, headers: authorized, requests: [{ path: `${pets}/${petId}` }] },
     { name: 'anonymous', expected: 401, headers: {}, requests: [{ path: pets }] },
   ];
@@ -225,10 +230,13 @@ async function warmUpUntilSettled(
   const settled = new AbortController();
   const started = Date.now();
   const timer = setInterval(() => {
-    readRss(pid).then((bytes) => {
-      samples.push(bytes);
-      if (samples.length >= minSeconds && hasSettled(samples)) settled.abort();
-    }, () => undefined); // a server gone mid-warm-up stops the run through `stopped`
+    readRss(pid).then(
+      (bytes) => {
+        samples.push(bytes);
+        if (samples.length >= minSeconds && hasSettled(samples)) settled.abort();
+      },
+      () => undefined,
+    ); // a server gone mid-warm-up stops the run through `stopped`
   }, 1_000);
   try {
     await runMix(baseUrl, operations, Math.max(MAX_WARM_UP_SECONDS, minSeconds), settled.signal);
@@ -247,12 +255,7 @@ function hasSettled(samples: number[]): boolean {
  * Runs every operation at once, one autocannon instance each, so latency is per operation, for
  * `durationSeconds` or until `until` aborts.
  */
-async function runMix(
-  baseUrl: URL,
-  operations: Operation[],
-  durationSeconds: number,
-  until?: AbortSignal,
-): Promise<OperationReport[]> {
+async function runMix(baseUrl: URL, operations: Operation[], durationSeconds: number, until?: AbortSignal): Promise<OperationReport[]> {
   stopped.signal.throwIfAborted();
   const instances: autocannon.Instance[] = [];
   const stopAll = () => {
@@ -309,7 +312,10 @@ function startRssSampler(pid: number): { stop(): Promise<Memory> } {
   const first = readRss(pid).then((bytes) => samples.push(bytes));
   const timer = setInterval(() => {
     // A sample lost to a dying server is reported by the final one.
-    readRss(pid).then((bytes) => samples.push(bytes), () => undefined);
+    readRss(pid).then(
+      (bytes) => samples.push(bytes),
+      () => undefined,
+    );
   }, 1_000);
   return {
     async stop() {
@@ -361,10 +367,7 @@ function printReport(reports: OperationReport[], memory: Memory): void {
       `allowed +${mib(allowedGrowth(memory.start))})`,
   );
   const failed = reports.filter((report) => report.errors > 0).map((report) => report.name);
-  const verdicts = [
-    failed.length === 0 ? 'no errors' : `errors in ${failed.join(', ')}`,
-    isFlat(memory) ? 'memory flat' : 'memory grew',
-  ];
+  const verdicts = [failed.length === 0 ? 'no errors' : `errors in ${failed.join(', ')}`, isFlat(memory) ? 'memory flat' : 'memory grew'];
   console.log(`${failed.length === 0 && isFlat(memory) ? 'PASS' : 'FAIL'}: ${verdicts.join(', ')}.`);
 }
 

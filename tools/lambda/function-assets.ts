@@ -38,7 +38,10 @@ export interface LocalResources {
 export function functionAssets(synthesis: Synthesis, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
   const { stack } = stage;
   const functions = new Map<FunctionName, [string, ApiFunction]>([
-    ...routes.map((route): [FunctionName, [string, ApiFunction]] => [route.operationId, [route.handler, stack.functions.routes.get(route.handler)!]]),
+    ...routes.map((route): [FunctionName, [string, ApiFunction]] => [
+      route.operationId,
+      [route.handler, stack.functions.routes.get(route.handler)!],
+    ]),
     ['routeNotFound', [routeNotFoundHandler, stack.functions.routeNotFound]],
     ['authorizer', [authorizer.handler, stack.functions.authorizer]],
   ]);
@@ -77,7 +80,10 @@ export function functionAssets(synthesis: Synthesis, stage: SynthesizedStage): R
           AWS_ENDPOINT_URL_DYNAMODB: local.dynamoDbEndpoint,
           FUNCTION_TIMEOUT_MS: String(Timeout * 1000),
           ...Object.fromEntries(
-            Object.entries(Environment.Variables as Record<string, unknown>).map(([variable, value]) => [variable, resolve(variable, value)]),
+            Object.entries(Environment.Variables as Record<string, unknown>).map(([variable, value]) => [
+              variable,
+              resolve(variable, value),
+            ]),
           ),
         };
       };

@@ -36,8 +36,7 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     let verdict: AuthorizerContext;
     try {
       const record = await store.findByHash(keyHash);
-      const matches =
-        record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
+      const matches = record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
       verdict = matches && record.revokedAt === undefined ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
     } catch (error) {
       // Never cache an outage: the next request should try the store again.

@@ -20,9 +20,9 @@ const CursorPayloadSchema = v.strictObject({
  * binding the filter into it means a cursor from one listing can never page through another.
  */
 export function encodeCursor(position: ListPosition, filter: { status?: PetStatus }, secret: string): string {
-  const payload = Buffer.from(
-    JSON.stringify({ v: 1, s: filter.status ?? '', i: position.id, t: position.createdAt }),
-  ).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ v: 1, s: filter.status ?? '', i: position.id, t: position.createdAt })).toString(
+    'base64url',
+  );
   return `${payload}.${sign(payload, secret).toString('base64url')}`;
 }
 
@@ -34,7 +34,12 @@ export function decodeCursor(cursor: string, filter: { status?: PetStatus }, sec
   const expected = sign(payload, secret);
   // Base64 decoding ignores a final character's spare bits, padding and stray characters, so the
   // signature must also be the canonical encoding of what it decodes to: no character can change.
-  if (rest.length > 0 || given.toString('base64url') !== signature || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (
+    rest.length > 0 ||
+    given.toString('base64url') !== signature ||
+    given.length !== expected.length ||
+    !timingSafeEqual(given, expected)
+  ) {
     throw new InvalidCursorError();
   }
   let decoded: unknown;

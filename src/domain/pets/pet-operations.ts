@@ -69,10 +69,7 @@ export interface PetsPage {
   readonly next?: ListPosition;
 }
 
-export async function listPets(
-  store: PetStore,
-  query: { status?: PetStatus; limit: number; after?: ListPosition },
-): Promise<PetsPage> {
+export async function listPets(store: PetStore, query: { status?: PetStatus; limit: number; after?: ListPosition }): Promise<PetsPage> {
   const page = await store.list(query);
   const last = page.pets.at(-1);
   return {

@@ -57,7 +57,10 @@ describe.skipIf(!hasChromium)('a browser app on another origin calling the local
     );
     await page.close();
     // The browser sends its preflight internally, out of the page's sight: the API's access log shows it.
-    const preflights = accessLog.slice(logged).filter((entry) => entry.httpMethod === 'OPTIONS').map((entry) => entry.status);
+    const preflights = accessLog
+      .slice(logged)
+      .filter((entry) => entry.httpMethod === 'OPTIONS')
+      .map((entry) => entry.status);
     return { result, preflights };
   }
 
@@ -65,7 +68,11 @@ describe.skipIf(!hasChromium)('a browser app on another origin calling the local
     const { result, preflights } = await createFrom(allowed.origin);
     expect(preflights).toEqual([204]);
     expect(result).toEqual(
-      expect.objectContaining({ status: 201, location: expect.stringMatching(/\/v1\/pets\/\d+$/), body: expect.objectContaining({ name: 'From the browser' }) }),
+      expect.objectContaining({
+        status: 201,
+        location: expect.stringMatching(/\/v1\/pets\/\d+$/),
+        body: expect.objectContaining({ name: 'From the browser' }),
+      }),
     );
   });
 

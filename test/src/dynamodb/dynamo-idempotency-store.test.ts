@@ -26,11 +26,25 @@ afterAll(async () => {
 const NOW = Date.UTC(2026, 10, 23, 12);
 
 function claimAt(now: number, overrides: Partial<InProgressRecord> = {}): InProgressRecord {
-  return { id: 'createPet#key', status: 'INPROGRESS', expiration: now / 1000 + 86_400, inProgressExpiration: now + 10_000, validation: 'body-1', ...overrides };
+  return {
+    id: 'createPet#key',
+    status: 'INPROGRESS',
+    expiration: now / 1000 + 86_400,
+    inProgressExpiration: now + 10_000,
+    validation: 'body-1',
+    ...overrides,
+  };
 }
 
 function completed(overrides: Partial<CompletedRecord> = {}): CompletedRecord {
-  return { id: 'createPet#key', status: 'COMPLETED', expiration: NOW / 1000 + 86_400, validation: 'body-1', data: { pet: { id: 7, name: 'Rex' } }, ...overrides };
+  return {
+    id: 'createPet#key',
+    status: 'COMPLETED',
+    expiration: NOW / 1000 + 86_400,
+    validation: 'body-1',
+    data: { pet: { id: 7, name: 'Rex' } },
+    ...overrides,
+  };
 }
 
 /** Each store under test, with a way to read a record as it is stored. */
@@ -42,7 +56,11 @@ const stores: Array<[string, () => Promise<{ store: IdempotencyStore; stored: (i
       await ensureTables(client, names);
       const store = new DynamoIdempotencyStore(documents, names.idempotency);
       const stored = async (id: string) =>
-        (await documents.send(new GetCommand({ TableName: names.idempotency, Key: { [IDEMPOTENCY_TABLE.partitionKey]: id }, ConsistentRead: true }))).Item;
+        (
+          await documents.send(
+            new GetCommand({ TableName: names.idempotency, Key: { [IDEMPOTENCY_TABLE.partitionKey]: id }, ConsistentRead: true }),
+          )
+        ).Item;
       return { store, stored };
     },
   ],
@@ -119,7 +137,13 @@ describe('the DynamoDB idempotency store', () => {
     await store.claim(claimAt(NOW), NOW);
     const read = async () =>
       (await documents.send(new GetCommand({ TableName: names.idempotency, Key: { id: 'createPet#key' }, ConsistentRead: true }))).Item;
-    expect(await read()).toEqual({ id: 'createPet#key', status: 'INPROGRESS', expiration: NOW / 1000 + 86_400, in_progress_expiration: NOW + 10_000, validation: 'body-1' });
+    expect(await read()).toEqual({
+      id: 'createPet#key',
+      status: 'INPROGRESS',
+      expiration: NOW / 1000 + 86_400,
+      in_progress_expiration: NOW + 10_000,
+      validation: 'body-1',
+    });
     await store.complete(completed());
     expect(await read()).toEqual({
       id: 'createPet#key',

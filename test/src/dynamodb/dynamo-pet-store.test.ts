@@ -48,7 +48,9 @@ function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {
 
 async function seed(store: DynamoPetStore, count: number) {
   for (let id = 1; id <= count; id += 25) {
-    await Promise.all(Array.from({ length: Math.min(25, count - id + 1) }, (_, offset) => store.insert(pet(id + offset), `seed ${id + offset}`)));
+    await Promise.all(
+      Array.from({ length: Math.min(25, count - id + 1) }, (_, offset) => store.insert(pet(id + offset), `seed ${id + offset}`)),
+    );
   }
 }
 
@@ -60,7 +62,7 @@ describe('the DynamoDB pet store', () => {
     expect((await store.get(7))?.name).toBe('first');
   });
 
-  it('recognises the same request\'s earlier write of an id as its own, storing nothing new', async () => {
+  it("recognises the same request's earlier write of an id as its own, storing nothing new", async () => {
     const store = await newStore();
     const first = pet(7, { name: 'first' });
     await store.insert(first, 'request A');

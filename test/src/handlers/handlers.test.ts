@@ -101,7 +101,10 @@ describe('listPets', () => {
 
   async function seed(count: number) {
     for (let index = 1; index <= count; index++) {
-      await store.insert({ id: index, name: `pet ${index}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, index)).toISOString() }, `token ${index}`);
+      await store.insert(
+        { id: index, name: `pet ${index}`, categoryId: 1, createdAt: new Date(Date.UTC(2026, 0, index)).toISOString() },
+        `token ${index}`,
+      );
     }
   }
 
@@ -136,8 +139,7 @@ describe('listPets', () => {
 
 describe('getPet', () => {
   const getPet = () => createGetPetHandler({ store });
-  const get = (petId: string) =>
-    httpEvent({ rawPath: `/v1/pets/${petId}`, routeKey: 'GET /v1/pets/{petId}', pathParameters: { petId } });
+  const get = (petId: string) => httpEvent({ rawPath: `/v1/pets/${petId}`, routeKey: 'GET /v1/pets/{petId}', pathParameters: { petId } });
 
   it('returns the pet with deprecation headers', async () => {
     await store.insert({ id: 9, name: 'Rex', categoryId: 1, createdAt: '2026-01-01T00:00:00.000Z' }, 'token');

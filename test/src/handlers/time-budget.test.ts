@@ -2,7 +2,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localDynamoDbEnvironment } from '../../../local/dynamodb-local';
 import { RESPONSE_RESERVE_MS, runWithDeadline } from '../../../src/runtime/deadline';
-import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient, dynamoDbCallBudgetMs, isStoreUnavailable } from '../../../src/dynamodb/dynamodb-client';
+import {
+  DYNAMODB_MAX_ATTEMPTS,
+  createDocumentClient,
+  dynamoDbCallBudgetMs,
+  isStoreUnavailable,
+} from '../../../src/dynamodb/dynamodb-client';
 import { DynamoIdempotencyStore } from '../../../src/dynamodb/dynamo-idempotency-store';
 import { DynamoPetStore } from '../../../src/dynamodb/dynamo-pet-store';
 import { startBlackHole, type BlackHole } from '../../helpers/black-hole';

@@ -82,12 +82,17 @@ describe('JSON numbers', () => {
 
 describe('Content-Encoding', () => {
   const encoded = (encoding: string) =>
-    readJsonObject(httpEvent({ method: 'POST', body: '{"name":"Rex"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } }));
+    readJsonObject(
+      httpEvent({ method: 'POST', body: '{"name":"Rex"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } }),
+    );
 
-  it.each(['gzip', 'br', 'deflate', 'GZIP', 'gzip, identity'])('refuses a body labelled %s with 415, saying to send it uncompressed', (encoding) => {
-    expect(() => encoded(encoding)).toThrow(UnsupportedMediaTypeError);
-    expect(() => encoded(encoding)).toThrow(/send the body uncompressed/);
-  });
+  it.each(['gzip', 'br', 'deflate', 'GZIP', 'gzip, identity'])(
+    'refuses a body labelled %s with 415, saying to send it uncompressed',
+    (encoding) => {
+      expect(() => encoded(encoding)).toThrow(UnsupportedMediaTypeError);
+      expect(() => encoded(encoding)).toThrow(/send the body uncompressed/);
+    },
+  );
 
   it('accepts identity, which means no encoding', () => {
     expect(encoded('identity')).toEqual({ name: 'Rex' });

@@ -14,9 +14,14 @@ function written(log: (logger: Logger) => void, level: ConstructorParameters<typ
   return { out: parse(output.byStream.stdout), err: parse(output.byStream.stderr) };
 }
 
-const context = { functionName: 'fn', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:fn', memoryLimitInMB: '512' };
+const context = {
+  functionName: 'fn',
+  awsRequestId: 'req-1',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:fn',
+  memoryLimitInMB: '512',
+};
 
-describe('the functions\' logger', () => {
+describe("the functions' logger", () => {
   it('writes one JSON line per entry at or above its level, warnings and errors to stderr', () => {
     const { out, err } = written((logger) => {
       logger.debug('hidden');
@@ -47,7 +52,13 @@ describe('the functions\' logger', () => {
       logger.info('second');
     }, 'INFO');
     expect(out[0]).toEqual(
-      expect.objectContaining({ cold_start: true, function_name: 'fn', function_request_id: 'req-1', function_memory_size: 512, requestId: 'api-1' }),
+      expect.objectContaining({
+        cold_start: true,
+        function_name: 'fn',
+        function_request_id: 'req-1',
+        function_memory_size: 512,
+        requestId: 'api-1',
+      }),
     );
     expect(out[1]).toEqual(expect.objectContaining({ cold_start: false, function_request_id: 'req-2' }));
     expect(out[1]).not.toHaveProperty('requestId');
@@ -65,7 +76,7 @@ describe('the functions\' logger', () => {
     );
   });
 
-  it('merges an entry\'s own keys and keeps a note as `extra`', () => {
+  it("merges an entry's own keys and keeps a note as `extra`", () => {
     const { out } = written((logger) => {
       logger.info('with keys', { outcome: 'allowed' });
       logger.info('with a note', 'just this');

@@ -6,7 +6,14 @@ import { documentClientOver } from '../../../src/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../../../src/dynamodb/pets-table';
 
 const tables = { pets: 'metered-pets', apiKeys: 'metered-keys', idempotency: 'metered-idempotency' };
-const item = { id: 7, name: 'Rex', categoryId: 1, createdAt: '2026-11-23T00:00:00.000Z', collection: PETS_TABLE.collection, createdKey: 'k' };
+const item = {
+  id: 7,
+  name: 'Rex',
+  categoryId: 1,
+  createdAt: '2026-11-23T00:00:00.000Z',
+  collection: PETS_TABLE.collection,
+  createdKey: 'k',
+};
 
 let dynamo: LocalDynamoDb;
 let proxy: CapacityProxy;

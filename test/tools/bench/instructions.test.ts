@@ -33,7 +33,11 @@ describe("the bench's instruction counts", () => {
   });
 
   it('count the whole program, and no parts, for a binary without symbols', () => {
-    const counts = countsFromAnnotation(REPORT.split('\n').filter((line) => !line.includes('v8::')).join('\n'));
+    const counts = countsFromAnnotation(
+      REPORT.split('\n')
+        .filter((line) => !line.includes('v8::'))
+        .join('\n'),
+    );
     expect(counts.total).toBe(522_062_852);
     expect([counts.loadParse, counts.firstRunCompile, counts.gc]).toEqual([Number.NaN, Number.NaN, Number.NaN]);
   });

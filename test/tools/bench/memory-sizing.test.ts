@@ -9,7 +9,10 @@ describe('the memory estimate of npm run bench', () => {
   });
 
   it('picks the cheapest setting that meets both goals', () => {
-    const estimates = estimateSizes({ coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    const estimates = estimateSizes(
+      { coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } },
+      { coldStartMs: 450, warmP99Ms: 50 },
+    );
     expect(estimates.map((estimate) => estimate.meetsGoals)).toEqual([false, false, true, true]);
     expect(cheapestMeetingGoals(estimates)?.memoryMiB).toBe(512);
   });
@@ -24,7 +27,10 @@ describe('the memory estimate of npm run bench', () => {
   });
 
   it('finds none when no setting meets the goals', () => {
-    const estimates = estimateSizes({ coldStart: { wallMs: 900, cpuMs: 900 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } }, { coldStartMs: 450, warmP99Ms: 50 });
+    const estimates = estimateSizes(
+      { coldStart: { wallMs: 900, cpuMs: 900 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } },
+      { coldStartMs: 450, warmP99Ms: 50 },
+    );
     expect(cheapestMeetingGoals(estimates)).toBeUndefined();
   });
 });

@@ -26,7 +26,7 @@ describe('API key authentication', () => {
   it.each([undefined, '', '   ', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token abc'])(
     'reports a missing key for the header %j, which carries no bearer credentials',
     async (header) => {
-    const { authenticate } = await setUp();
+      const { authenticate } = await setUp();
       expect(await authenticate(header)).toEqual({ outcome: 'missing' });
     },
   );
