@@ -16,7 +16,7 @@ export const METRICS = {
   idempotentReplays: 'IdempotentReplays',
   /** The authorizer refused a request; dimension REFUSAL_REASON_DIMENSION says why. Unit: Count. */
   authorizationsRefused: 'AuthorizationsRefused',
-  /** Powertools' own cold-start metric (captureColdStartMetric), dimension `function_name`. Unit: Count. */
+  /** One per function instance, at its first invocation, dimension `function_name`: the name Lambda tooling expects. Unit: Count. */
   coldStart: 'ColdStart',
 } as const;
 

@@ -31,8 +31,7 @@ export function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T
  * longest it may take on its own (its timeouts, retries and backoff): undefined outside an invocation,
  * and when the call would end on its own before the deadline anyway. That is the common case, a
  * request's first call, and it is worth skipping: a deadline signal on every call (a timer, a
- * combined signal, the SDK's listeners on it) measured 3 to 4 % of a warm getPet's p50 against
- * dynalite (tools/bench/, `npm run bench`).
+ * combined signal, the SDK's listeners on it) is a measurable part of a warm request (docs/performance.md).
  */
 export function deadlineSignal(longestCallMs: number): AbortSignal | undefined {
   const endsAt = deadlines.getStore();

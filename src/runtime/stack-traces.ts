@@ -4,10 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Stack traces in the original sources, paid for only when an error is logged. `--enable-source-maps`
- * would map every trace, but Node then reads and indexes the bundle's map at every cold start:
- * measured on the get-pet bundle (Node 24, against dynalite, median of 21 alternated runs), 110.4 ms
- * to the first response with it against 101.8 ms without, 8 % of every cold start for traces that
- * only errors need. So the map ships beside the bundle, unread, and the first logged error reads it.
+ * would map every trace, but Node then reads and indexes the bundle's map at every cold start, a cost
+ * every request pays for traces only errors need (docs/performance.md). So the map ships beside the
+ * bundle, unread, and the first logged error reads it.
  *
  * In a bundle, this module's URL is the bundle's (`/var/task/index.mjs`) and its map sits beside it;
  * anywhere else (tsx in tests and `npm start`) there is no map and traces are already the sources'.
