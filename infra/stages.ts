@@ -64,7 +64,7 @@ export interface StageConfig {
   /**
    * The AWS account the stage deploys to, fixed here so every machine synthesizes the same template
    * and the CDK CLI refuses to deploy it with another account's credentials. One account per stage
-   * is the recommendation (see the README's Deploy section).
+   * is the recommendation (see docs/operations.md, "Prerequisites").
    */
   readonly account: string;
   /** The AWS region the stage deploys to. */
@@ -97,7 +97,7 @@ export interface StageConfig {
    * Concurrent executions reserved for the authorizer, which fronts every route, so nothing else in
    * the account can starve it. Undefined reserves none: Lambda refuses a reservation that leaves the
    * account fewer than 100 unreserved executions, which rules it out in a fresh account (quota 10);
-   * raise the account's quota first (README, "Deploy").
+   * raise the account's quota first (docs/operations.md, "Reserved concurrency for the authorizer").
    */
   readonly authorizerReservedConcurrency?: number;
   readonly cors: CorsConfig;
@@ -117,7 +117,7 @@ export interface StageConfig {
 export const staging: StageConfig = {
   name: 'staging',
   stackName: 'AnimalStore-Staging',
-  // Example values: put your staging account and region here (README, "Deploy").
+  // Example values: put your staging account and region here (docs/operations.md, "Deploying").
   account: '111111111111',
   region: 'eu-west-1',
   throttle: { rateLimit: 20, burstLimit: 40 },
@@ -155,7 +155,7 @@ export const staging: StageConfig = {
 export const production: StageConfig = {
   name: 'production',
   stackName: 'AnimalStore-Production',
-  // Example values: put your production account and region here (README, "Deploy").
+  // Example values: put your production account and region here (docs/operations.md, "Deploying").
   account: '222222222222',
   region: 'eu-west-1',
   throttle: { rateLimit: 200, burstLimit: 400 },

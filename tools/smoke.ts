@@ -345,7 +345,7 @@ async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: Abor
 
 /**
  * Sends the create, and again with the same Idempotency-Key after a lost answer, a 5xx or a 409,
- * as the API asks of clients (README, Reliability): the stage still ends with one pet, and a
+ * as the API asks of clients (docs/reliability.md): the stage still ends with one pet, and a
  * passing step says it needed a retry. Gives up when the step's time budget runs out.
  */
 async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
