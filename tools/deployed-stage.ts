@@ -1,4 +1,4 @@
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { stages, type StageConfig } from '../infra/stages';
 
 /** What the operator tools need of a deployed stage, read from its stack's outputs. */
@@ -79,4 +79,37 @@ function describeFailure(stage: StageConfig, error: unknown): string {
     return `These credentials may not read stack ${stage.stackName}: attach the stack's KeyAdministrationPolicyArn output policy to your role or group. (${message})`;
   }
   return `Could not read stack ${stage.stackName} in ${stage.region}: ${message}`;
+}
+
+/** One resource of a deployed stage's stack. */
+export interface StackResource {
+  /** Its id in the template, e.g. MonitoringApiServerErrorRate2E5E1C62. */
+  readonly logicalId: string;
+  /** Its own name or id in its service: an alarm's name, a table's name. */
+  readonly physicalId: string;
+}
+
+/**
+ * The resources of one type (e.g. AWS::CloudWatch::Alarm) the stage's stack holds now, in template
+ * order. Needs cloudformation:ListStackResources on the stack.
+ */
+export async function listStackResources(deployed: DeployedStage, resourceType: string): Promise<StackResource[]> {
+  const { stage } = deployed;
+  const client = new CloudFormationClient({ region: deployed.region, maxAttempts: 2 });
+  const resources: StackResource[] = [];
+  try {
+    for await (const page of paginateListStackResources({ client }, { StackName: stage.stackName })) {
+      for (const summary of page.StackResourceSummaries ?? []) {
+        if (summary.ResourceType === resourceType && summary.PhysicalResourceId && summary.LogicalResourceId) {
+          resources.push({ logicalId: summary.LogicalResourceId, physicalId: summary.PhysicalResourceId });
+        }
+      }
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StageLookupError(`Could not list the resources of stack ${stage.stackName} (cloudformation:ListStackResources): ${message}`);
+  } finally {
+    client.destroy();
+  }
+  return resources;
 }

@@ -7,19 +7,31 @@ export interface FakeStack {
   readonly account: string;
   readonly region: string;
   readonly outputs: Readonly<Record<string, string>>;
+  /** What ListStackResources answers for it. */
+  readonly resources?: readonly FakeStackResource[];
+}
+
+/** One resource of a stack, as ListStackResources summarizes it. */
+export interface FakeStackResource {
+  readonly logicalId: string;
+  /** E.g. AWS::CloudWatch::Alarm. */
+  readonly type: string;
+  /** The resource's own name or id: an alarm's name, a table's name. */
+  readonly physicalId: string;
 }
 
 export interface FakeCloudFormation {
   /** Point the SDK here with AWS_ENDPOINT_URL_CLOUDFORMATION. */
   readonly endpoint: string;
-  /** The DescribeStacks requests received, by stack name, in order. */
+  /** The requests received (DescribeStacks, ListStackResources), by stack name, in order. */
   readonly requests: string[];
   close(): Promise<void>;
 }
 
 /**
- * Just enough of CloudFormation's query API (DescribeStacks, XML answers) for the operator tools to
- * find a stage's outputs without an AWS account. Unknown stacks get CloudFormation's own error.
+ * Just enough of CloudFormation's query API (DescribeStacks and ListStackResources, XML answers) for the
+ * operator tools to find a stage's outputs and resources without an AWS account. Unknown stacks get
+ * CloudFormation's own error.
  */
 export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Promise<FakeCloudFormation> {
   const requests: string[] = [];
@@ -30,7 +42,11 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
       const params = new URLSearchParams(body);
       const name = params.get('StackName') ?? '';
       requests.push(name);
-      const stack = params.get('Action') === 'DescribeStacks' ? stacks.find((candidate) => candidate.stackName === name) : undefined;
+      const action = params.get('Action');
+      const stack =
+        action === 'DescribeStacks' || action === 'ListStackResources'
+          ? stacks.find((candidate) => candidate.stackName === name)
+          : undefined;
       res.setHeader('content-type', 'text/xml');
       if (!stack) {
         res.statusCode = 400;
@@ -38,6 +54,22 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
           `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
             `<Code>ValidationError</Code><Message>Stack with id ${escapeXml(name)} does not exist</Message></Error>` +
             '<RequestId>fake</RequestId></ErrorResponse>',
+        );
+        return;
+      }
+      if (action === 'ListStackResources') {
+        const resources = (stack.resources ?? [])
+          .map(
+            (resource) =>
+              `<member><LogicalResourceId>${escapeXml(resource.logicalId)}</LogicalResourceId>` +
+              `<PhysicalResourceId>${escapeXml(resource.physicalId)}</PhysicalResourceId><ResourceType>${escapeXml(resource.type)}</ResourceType>` +
+              '<LastUpdatedTimestamp>2026-11-23T00:00:00Z</LastUpdatedTimestamp><ResourceStatus>CREATE_COMPLETE</ResourceStatus></member>',
+          )
+          .join('');
+        res.end(
+          '<ListStackResourcesResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><ListStackResourcesResult>' +
+            `<StackResourceSummaries>${resources}</StackResourceSummaries></ListStackResourcesResult>` +
+            '<ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata></ListStackResourcesResponse>',
         );
         return;
       }

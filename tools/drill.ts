@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import {
+  type AlarmHistoryItem,
+  CloudWatchClient,
+  DescribeAlarmsCommand,
+  type HistoryItemType,
+  type MetricAlarm,
+  paginateDescribeAlarmHistory,
+  SetAlarmStateCommand,
+} from '@aws-sdk/client-cloudwatch';
+import * as v from 'valibot';
+import { stages } from '../infra/stages';
+import { findDeployedStage, listStackResources, StageLookupError } from './deployed-stage';
+
+/**
+ * `npm run drill -- --stage <name>`: an alarm drill. Forces each alarm of a deployed stage into ALARM,
+ * reads in the alarm's history whether its notification reached every topic it names, and leaves the
+ * alarm to CloudWatch, which returns it to its real state at its next evaluation. An alarm whose topic
+ * refuses CloudWatch fails silently in production; this is where that shows.
+ */
+const DEFAULT_TIMEOUT_SECONDS = 120;
+const DEFAULT_INTERVAL_SECONDS = 5;
+/** Beyond one alarm period: CloudWatch re-evaluates a forced alarm at the period's end, give or take its own delay. */
+const RETURN_MARGIN_SECONDS = 120;
+/** History is asked for from this long before the drill, so a clock ahead of CloudWatch's misses nothing. */
+const CLOCK_SLACK_MS = 5 * 60_000;
+/** An Action item belongs to the state change whose time its stateUpdateTimestamp is, within this much. */
+const SAME_CHANGE_MS = 1_000;
+const ALARM_RESOURCE_TYPE = 'AWS::CloudWatch::Alarm';
+
+const usage = `Usage: npm run drill -- --stage <name> [--alarm <alarm name>] [options]
+
+Forces each alarm of a deployed stage into ALARM (SetAlarmState), confirms from the alarm's history
+that its notification reached every topic it names, and waits for CloudWatch to return it to its real
+state at its next evaluation. Prints PASS or FAIL per alarm; exits 0 only if every alarm passed.
+
+  --stage <name>              a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its alarms are its stack's
+                              ${ALARM_RESOURCE_TYPE} resources. Needs credentials for the stage's account
+                              (AWS_PROFILE) allowed cloudformation:DescribeStacks and ListStackResources
+                              on the stack, and cloudwatch:DescribeAlarms, DescribeAlarmHistory and
+                              SetAlarmState on its alarms
+  --alarm <alarm name>        drill this alarm only (its CloudWatch name, as the drill prints it)
+  --timeout <seconds>         how long each notification may take to show in the history (default ${DEFAULT_TIMEOUT_SECONDS})
+  --return-timeout <seconds>  how long CloudWatch may take to return the alarms to their real state
+                              (default: the stage's alarm period plus ${RETURN_MARGIN_SECONDS} seconds)
+  --interval <seconds>        how often the alarms and their history are read (default ${DEFAULT_INTERVAL_SECONDS})
+
+An alarm already in ALARM is not forced: the notification of its real change is checked instead.
+Every forced alarm notifies the stage's subscribers twice (ALARM, then OK): tell them first. Never
+drill production during a deployment: CodeDeploy rolls back while an alarm it watches is in ALARM.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+const { values: options } = parseArgs({
+  options: {
+    stage: { type: 'string' },
+    alarm: { type: 'string' },
+    timeout: { type: 'string' },
+    'return-timeout': { type: 'string' },
+    interval: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+if (options.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
+if (options.stage === undefined) fail(`Say which stage to drill: --stage <name> (${stages.map((stage) => stage.name).join(', ')}).`);
+
+function millisecondsOf(option: 'timeout' | 'return-timeout' | 'interval', fallbackSeconds: number): number {
+  const text = options[option];
+  const seconds = text === undefined ? fallbackSeconds : Number(text);
+  if (!Number.isFinite(seconds) || seconds < 0) fail(`--${option} takes a number of seconds, not "${text}".`);
+  return seconds * 1000;
+}
+const timeoutMs = millisecondsOf('timeout', DEFAULT_TIMEOUT_SECONDS);
+const intervalMs = millisecondsOf('interval', DEFAULT_INTERVAL_SECONDS);
+
+let alarmNames: string[];
+let deployed: Awaited<ReturnType<typeof findDeployedStage>>;
+try {
+  deployed = await findDeployedStage(options.stage);
+  const inStack = (await listStackResources(deployed, ALARM_RESOURCE_TYPE)).map((resource) => resource.physicalId);
+  const { stackName } = deployed.stage;
+  if (inStack.length === 0) throw new StageLookupError(`Stack ${stackName} has no alarms: deploy the current version of the stack first.`);
+  if (options.alarm !== undefined && !inStack.includes(options.alarm)) {
+    throw new StageLookupError(`Stack ${stackName} has no alarm "${options.alarm}". Its alarms are:\n  ${inStack.join('\n  ')}`);
+  }
+  alarmNames = options.alarm === undefined ? inStack : [options.alarm];
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof StageLookupError ? 2 : 1);
+}
+const returnTimeoutMs = millisecondsOf('return-timeout', deployed.stage.alarms.periodMinutes * 60 + RETURN_MARGIN_SECONDS);
+
+/** Says who forced the state in every notification the drill sends, and is how the drill finds its own change in the history. */
+const drillReason =
+  `DRILL (npm run drill, run ${new Date().toISOString()} ${randomUUID().slice(0, 8)}): forced into ALARM to prove its ` +
+  'notification is delivered. CloudWatch returns it to its real state at its next evaluation.';
+
+interface Verdict {
+  readonly passed: boolean;
+  readonly detail: string;
+}
+
+/** One alarm's drill, filled in as its history shows what happened. */
+interface Drill {
+  readonly name: string;
+  /** What the alarm runs when it goes into ALARM: the stage's topic and any topic of `alarmSubscriptions`. */
+  readonly actions: readonly string[];
+  /** False when it was already in ALARM: the notification of that real change is checked. */
+  forced: boolean;
+  /** When the change into ALARM being checked happened, by CloudWatch's clock; unknown until the history shows it. */
+  changedAt?: Date;
+  verdict?: Verdict;
+  /** The state CloudWatch returned a forced alarm to. */
+  returnedTo?: string;
+}
+
+/** What CloudWatch records of an action in HistoryData. Undocumented JSON: every field is optional. */
+const ActionData = v.object({
+  actionState: v.optional(v.string()),
+  notificationResource: v.optional(v.string()),
+  stateUpdateTimestamp: v.optional(v.number()),
+  error: v.optional(v.nullable(v.unknown())),
+});
+const StateUpdateData = v.object({ newState: v.object({ stateValue: v.string(), stateReason: v.optional(v.string()) }) });
+
+function parseHistoryData<S extends v.GenericSchema>(schema: S, item: AlarmHistoryItem): v.InferOutput<S> | undefined {
+  try {
+    const parsed = v.safeParse(schema, JSON.parse(item.HistoryData ?? ''));
+    return parsed.success ? parsed.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const client = new CloudWatchClient({ region: deployed.region, maxAttempts: 5 });
+
+async function describeAlarms(names: readonly string[]): Promise<Map<string, MetricAlarm>> {
+  const alarms = new Map<string, MetricAlarm>();
+  // DescribeAlarms takes at most 100 names.
+  for (let start = 0; start < names.length; start += 100) {
+    const page = await client.send(new DescribeAlarmsCommand({ AlarmNames: names.slice(start, start + 100), MaxRecords: 100 }));
+    for (const alarm of page.MetricAlarms ?? []) if (alarm.AlarmName) alarms.set(alarm.AlarmName, alarm);
+  }
+  return alarms;
+}
+
+async function historyOf(name: string, type: HistoryItemType, since: Date): Promise<AlarmHistoryItem[]> {
+  const items: AlarmHistoryItem[] = [];
+  const pages = paginateDescribeAlarmHistory(
+    { client },
+    { AlarmName: name, HistoryItemType: type, StartDate: since, ScanBy: 'TimestampAscending' },
+  );
+  for await (const page of pages) items.push(...(page.AlarmHistoryItems ?? []));
+  return items;
+}
+
+const topicName = (arn: string) => arn.split(':').at(-1) ?? arn;
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * What the actions of the change at `changedAt` came to, from the alarm's Action history (oldest first):
+ * a failure as soon as one action failed, a pass once every action succeeded, nothing while some are
+ * still missing. The OK notification of the return is told apart by the change it names.
+ */
+function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date): Verdict | undefined {
+  const outcomes = drill.actions.map((action) => {
+    for (const item of items) {
+      const data = parseHistoryData(ActionData, item);
+      if (!data || (data.notificationResource ?? (item.HistorySummary?.includes(action) ? action : undefined)) !== action) continue;
+      const sameChange =
+        data.stateUpdateTimestamp === undefined
+          ? (item.Timestamp?.getTime() ?? 0) >= changedAt.getTime() - SAME_CHANGE_MS
+          : Math.abs(data.stateUpdateTimestamp - changedAt.getTime()) < SAME_CHANGE_MS;
+      if (!sameChange) continue;
+      if (data.actionState === 'Succeeded') return { action, failure: undefined };
+      const error = typeof data.error === 'string' ? `Failed to execute action ${action}: ${data.error}` : undefined;
+      return { action, failure: error ?? item.HistorySummary ?? `action ${action} ended ${data.actionState ?? 'without a state'}` };
+    }
+    return undefined;
+  });
+  const failures = outcomes.flatMap((outcome) => (outcome?.failure ? [outcome.failure] : []));
+  if (failures.length > 0) return { passed: false, detail: failures.join('; ') };
+  if (outcomes.some((outcome) => outcome === undefined)) return undefined;
+  const notified = `notified ${drill.actions.map(topicName).join(', ')}`;
+  return drill.forced
+    ? { passed: true, detail: `${notified} (forced into ALARM at ${changedAt.toISOString()})` }
+    : { passed: true, detail: `already in ALARM since ${changedAt.toISOString()}, not forced: that change ${notified}` };
+}
+
+async function checkNotification(drill: Drill, since: Date): Promise<void> {
+  if (!drill.changedAt) {
+    const forcedChange = (await historyOf(drill.name, 'StateUpdate', since)).find((item) => {
+      const data = parseHistoryData(StateUpdateData, item);
+      return data?.newState.stateValue === 'ALARM' && data.newState.stateReason === drillReason;
+    });
+    drill.changedAt = forcedChange?.Timestamp;
+    if (!drill.changedAt) return;
+  }
+  const actions = await historyOf(drill.name, 'Action', new Date(drill.changedAt.getTime() - SAME_CHANGE_MS));
+  drill.verdict = judge(drill, actions, drill.changedAt);
+}
+
+/** A forced alarm is back once its state is no longer the drill's: CloudWatch evaluated it and wrote its own reason. */
+async function checkReturns(drills: readonly Drill[]): Promise<void> {
+  const alarms = await describeAlarms(drills.map((drill) => drill.name));
+  for (const drill of drills) {
+    const alarm = alarms.get(drill.name);
+    if (alarm?.StateReason !== drillReason) drill.returnedTo = alarm?.StateValue ?? 'deleted';
+  }
+}
+
+async function runDrill(): Promise<Drill[]> {
+  const since = new Date(Date.now() - CLOCK_SLACK_MS);
+  const alarms = await describeAlarms(alarmNames);
+  const drills: Drill[] = alarmNames.map((name) => {
+    const alarm = alarms.get(name);
+    const drill: Drill = { name, actions: alarm?.AlarmActions ?? [], forced: false };
+    if (!alarm) drill.verdict = { passed: false, detail: 'CloudWatch has no metric alarm of that name, though the stack lists it' };
+    else if (alarm.ActionsEnabled === false) {
+      drill.verdict = {
+        passed: false,
+        detail: `its actions are disabled, so it notifies nobody (aws cloudwatch enable-alarm-actions --alarm-names ${name})`,
+      };
+    } else if (drill.actions.length === 0) drill.verdict = { passed: false, detail: 'it has no ALARM action, so it notifies nobody' };
+    else if (alarm.StateValue === 'ALARM') drill.changedAt = alarm.StateTransitionedTimestamp ?? alarm.StateUpdatedTimestamp;
+    return drill;
+  });
+
+  for (const drill of drills) {
+    if (drill.verdict || drill.changedAt) continue;
+    try {
+      await client.send(new SetAlarmStateCommand({ AlarmName: drill.name, StateValue: 'ALARM', StateReason: drillReason }));
+      drill.forced = true;
+    } catch (error) {
+      drill.verdict = { passed: false, detail: `SetAlarmState refused: ${message(error)}` };
+    }
+  }
+  const forcedAt = Date.now();
+  const forced = drills.filter((drill) => drill.forced).length;
+  process.stdout.write(
+    `Forced ${forced} of ${drills.length} alarms into ALARM; waiting up to ${timeoutMs / 1000} s for their notifications` +
+      (forced > 0 ? ` and up to ${returnTimeoutMs / 1000} s for CloudWatch to return them.\n` : '.\n'),
+  );
+
+  // One loop for both waits, each bounded by its own timeout from the moment the alarms were forced.
+  const pending = () => {
+    const elapsed = Date.now() - forcedAt;
+    return {
+      unjudged: elapsed <= timeoutMs ? drills.filter((drill) => !drill.verdict) : [],
+      away: elapsed <= returnTimeoutMs ? drills.filter((drill) => drill.forced && drill.returnedTo === undefined) : [],
+    };
+  };
+  for (;;) {
+    const { unjudged, away } = pending();
+    if (unjudged.length === 0 && away.length === 0) break;
+    for (const drill of unjudged) await checkNotification(drill, since);
+    if (away.length > 0) await checkReturns(away);
+    if (drills.every((drill) => drill.verdict && (!drill.forced || drill.returnedTo !== undefined))) break;
+    await sleep(intervalMs);
+  }
+  return drills;
+}
+
+/** The line's verdict once the waits are over: a missing notification or a forced state CloudWatch never undid fails it. */
+function settle(drill: Drill): Verdict {
+  const stuck =
+    `still in the drill's ALARM after ${returnTimeoutMs / 1000} s: CloudWatch has not re-evaluated it, or it is really in ALARM now. ` +
+    'Check it before any deployment: CodeDeploy rolls back while an alarm it watches is in ALARM';
+  const verdict = drill.verdict ?? {
+    passed: false,
+    detail: drill.changedAt
+      ? `no notification to ${drill.actions.map(topicName).join(', ')} in its history within ${timeoutMs / 1000} s of its change into ALARM`
+      : `its forced change into ALARM did not show in its history within ${timeoutMs / 1000} s`,
+  };
+  if (!drill.forced) return verdict;
+  if (drill.returnedTo === undefined) return { passed: false, detail: `${verdict.detail}; ${stuck}` };
+  return { ...verdict, detail: `${verdict.detail}; back to ${drill.returnedTo}` };
+}
+
+try {
+  const { stage } = deployed;
+  process.stdout.write(`Alarm drill of the ${stage.name} stage (${stage.stackName}, ${deployed.region}): ${alarmNames.length} alarms.\n`);
+  const verdicts = (await runDrill()).map((drill) => ({ name: drill.name, ...settle(drill) }));
+  for (const { name, passed, detail } of verdicts) process.stdout.write(`${passed ? 'PASS' : 'FAIL'}  ${name}  ${detail}\n`);
+  const passed = verdicts.filter((verdict) => verdict.passed).length;
+  process.stdout.write(`${passed} of ${verdicts.length} alarms passed.\n`);
+  if (passed < verdicts.length) process.exitCode = 1;
+} catch (error) {
+  process.stderr.write(`The drill of the ${deployed.stage.name} stage stopped: ${message(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  client.destroy();
+}
