@@ -1,26 +1,26 @@
 // One function instance of the local runtime (local/functions.ts), in a worker thread of its own as
 // a Lambda instance has a sandbox of its own: its own environment (the Worker's `env`), module
-// instance and SDK clients. It imports the bundle, answers invocations, and forwards everything the
-// function writes to stdout and stderr to the runtime, ahead of the answer it belongs with.
-// Plain JavaScript: Node loads it in the worker with nothing compiled.
+// instance and SDK clients. It imports the bundle and answers invocations; everything the function
+// writes reaches the runtime ahead of the answer it belongs with. Plain JavaScript: Node loads it in
+// the worker with nothing compiled.
 import { parentPort, workerData } from 'node:worker_threads';
+import { OUTPUT_DESTINATION } from '../src/runtime/output-destination.mjs';
 import { createLambdaContext } from './lambda-context.mjs';
-import { interceptOutput } from './output-interception.mjs';
 
 const { bundleUrl, functionName, timeoutMs } = workerData;
 
-// The functions write their lines straight to file descriptors 1 and 2 (src/runtime/output.ts); a
-// worker shares them with the whole process, so every write becomes a message, in order.
-interceptOutput((stream, bytes) => parentPort.postMessage({ type: 'output', stream, text: Buffer.from(bytes).toString('utf8') }), {
-  swallow: true,
-});
+// The function's lines join its console output on this worker's own stdout and stderr, which the
+// runtime reads (the Worker's `stdout` and `stderr` options): file descriptors 1 and 2 are the whole process's.
+globalThis[OUTPUT_DESTINATION] = (stream, line) => process[stream].write(`${line}\n`);
 
 let handler;
 try {
   handler = (await import(bundleUrl)).handler;
   if (typeof handler !== 'function') throw new Error(`${functionName} does not export a handler`);
+  await outputRead();
   parentPort.postMessage({ type: 'ready' });
 } catch (error) {
+  await outputRead();
   parentPort.postMessage({ type: 'failed', error: describe(error) });
 }
 
@@ -35,11 +35,26 @@ parentPort.on('message', async ({ id, event }) => {
     accountId: '000000000000',
   });
   try {
-    parentPort.postMessage({ type: 'result', id, result: await handler(event, context) });
+    const result = await handler(event, context);
+    await outputRead();
+    parentPort.postMessage({ type: 'result', id, result });
   } catch (error) {
+    await outputRead();
     parentPort.postMessage({ type: 'error', id, error: describe(error) });
   }
 });
+
+/**
+ * Settles once the runtime has read everything written so far. A worker's stdio travels on a channel
+ * of its own, which messages would overtake; a write's callback runs when the reader asks for more.
+ */
+async function outputRead() {
+  await Promise.all(
+    [process.stdout, process.stderr].map((stream) =>
+      stream.writableLength === 0 ? undefined : new Promise((resolve) => stream.write('', resolve)),
+    ),
+  );
+}
 
 function describe(error) {
   return error instanceof Error

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
@@ -98,7 +100,11 @@ export async function createFunctionRuntime(options: {
     const worker = new Worker(INSTANCE_SCRIPT, {
       env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
       workerData: { bundleUrl: pathToFileURL(outfile).href, functionName: `animal-store-local-${name}`, timeoutMs },
+      stdout: true,
+      stderr: true,
     });
+    forwardLines(worker.stdout, 'stdout');
+    forwardLines(worker.stderr, 'stderr');
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
@@ -107,16 +113,8 @@ export async function createFunctionRuntime(options: {
     });
     const instance: Instance = { worker, ready, pending: new Map(), inFlight: 0, retired: false };
     running.add(instance);
-    const output = { stdout: '', stderr: '' };
     worker.on('message', (message: InstanceMessage) => {
       switch (message.type) {
-        case 'output': {
-          // Whole lines, through the process's one writer, so they never interleave with others.
-          const lines = (output[message.stream] + message.text).split('\n');
-          output[message.stream] = lines.pop() ?? '';
-          for (const line of lines) writeLine(message.stream, line);
-          return;
-        }
         case 'ready':
           return markReady();
         case 'failed':
@@ -199,8 +197,15 @@ export async function createFunctionRuntime(options: {
   };
 }
 
+/**
+ * What an instance writes to its stdout or stderr, line by line through this process's one writer, so
+ * that its lines never interleave with others. The instance waits for them to be read before it answers.
+ */
+function forwardLines(output: Readable, stream: OutputStream): void {
+  createInterface({ input: output, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => writeLine(stream, line));
+}
+
 type InstanceMessage =
-  | { type: 'output'; stream: OutputStream; text: string }
   | { type: 'ready' }
   | { type: 'failed'; error: { name: string; message: string; stack?: string } }
   | { type: 'result'; id: number; result: unknown }

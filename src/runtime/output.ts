@@ -1,7 +1,11 @@
 import { writeSync } from 'node:fs';
+import { OUTPUT_DESTINATION } from './output-destination.mjs';
 
 /** Where a line goes: the function's stdout (logs, metrics) or its stderr (warnings and errors). */
 export type OutputStream = 'stdout' | 'stderr';
+
+/** Where a runner wants the lines instead: it receives each one without its newline. */
+export type OutputDestination = (stream: OutputStream, line: string) => void;
 
 const DESCRIPTORS: Record<OutputStream, number> = { stdout: 1, stderr: 2 };
 
@@ -11,19 +15,26 @@ const throughStream: Record<OutputStream, boolean> = { stdout: false, stderr: fa
 /**
  * Writes one line of the function's output (a JSON log entry, an EMF metric document) to stdout or
  * stderr themselves, not through console: on Lambda the runtime wraps console output in records of
- * its own, and CloudWatch extracts metrics only from lines that are EMF documents. Whatever else
- * writes lines to the same stdout in the process (the local API's access log) writes them here too,
- * so that lines never interleave.
+ * its own, and CloudWatch extracts metrics only from lines that are EMF documents. Whatever else in
+ * the process writes lines (the local API's access log) writes them here too, so lines never interleave.
  *
- * To the file descriptor, synchronously, rather than with `process.stdout.write`: the first use of
- * `process.stdout` builds its stream (a socket over the pipe), which measured 1.7 ms of every cold
- * start, the ColdStart metric line's (createPet's time to first response 1.2 % lower in paired
- * runs); the floors `npm run bench` compares with write nothing. Where the descriptor is a
- * non-blocking pipe that is full (the stream was opened, which makes it non-blocking, and the
- * reader is slow), the rest of the line goes through the stream, which queues it, and so does every
- * later line: a direct write would overtake the queue.
+ * A runner that wants the lines elsewhere (the local runtime's function instances, the bench, a
+ * test) sets a destination on globalThis under OUTPUT_DESTINATION (./output-destination.mjs) before
+ * it loads the function; on Lambda there is none.
  */
 export function writeLine(stream: OutputStream, line: string): void {
+  const destination = (globalThis as { [OUTPUT_DESTINATION]?: OutputDestination })[OUTPUT_DESTINATION];
+  if (destination === undefined) writeToDescriptor(stream, line);
+  else destination(stream, line);
+}
+
+/**
+ * To the file descriptor, synchronously: the first use of `process.stdout` builds its stream, a cost
+ * every cold start would pay. Where the descriptor is a full non-blocking pipe (opening the stream
+ * made it non-blocking, and the reader is slow), the rest of the line goes through the stream, which
+ * queues it, and so does every later line: a direct write would overtake the queue.
+ */
+function writeToDescriptor(stream: OutputStream, line: string): void {
   const bytes = Buffer.from(`${line}\n`);
   if (throughStream[stream]) {
     process[stream].write(bytes);

@@ -1,4 +1,5 @@
-import { interceptOutput } from '../../local/output-interception.mjs';
+import type { OutputDestination, OutputStream } from '../../src/runtime/output';
+import { OUTPUT_DESTINATION } from '../../src/runtime/output-destination.mjs';
 
 /** Everything written to stdout and stderr while capturing, split into lines. */
 export interface CapturedOutput {
@@ -10,24 +11,27 @@ export interface CapturedOutput {
   stop(): void;
 }
 
+type WithDestination = { [OUTPUT_DESTINATION]?: OutputDestination };
+
 /**
- * Captures this process's stdout and stderr until stop(): the streams, and file descriptors 1 and 2,
- * where the functions write their JSON lines (src/runtime/output.ts). Writes still reach the terminal
- * unless `silent`.
+ * Captures the lines this process writes with writeLine (src/runtime/output.ts) until stop(), as
+ * their destination: the loggers' and metrics' own, the local API's access log, and what the local
+ * runtime's function instances write, which it writes on their behalf. Lines still reach the
+ * terminal unless `silent`.
  */
 export function captureOutput(options: { silent?: boolean } = {}): CapturedOutput {
   const lines: string[] = [];
   const byStream = { stdout: [] as string[], stderr: [] as string[] };
-  const partial = { stdout: '', stderr: '' };
-  const restore = interceptOutput(
-    (stream, bytes) => {
-      const parts = (partial[stream] + Buffer.from(bytes).toString('utf8')).split('\n');
-      partial[stream] = parts.pop() ?? '';
-      lines.push(...parts);
-      byStream[stream].push(...parts);
-    },
-    { swallow: options.silent ?? false },
-  );
+  const seam = globalThis as WithDestination;
+  const previous = seam[OUTPUT_DESTINATION];
+  const passOn: OutputDestination = previous ?? ((stream: OutputStream, line: string) => process[stream].write(`${line}\n`));
+  const capture: OutputDestination = (stream, line) => {
+    const parts = line.split('\n');
+    lines.push(...parts);
+    byStream[stream].push(...parts);
+    if (!options.silent) passOn(stream, line);
+  };
+  seam[OUTPUT_DESTINATION] = capture;
   return {
     lines,
     byStream,
@@ -42,14 +46,8 @@ export function captureOutput(options: { silent?: boolean } = {}): CapturedOutpu
       });
     },
     stop() {
-      for (const stream of ['stdout', 'stderr'] as const) {
-        if (partial[stream]) {
-          lines.push(partial[stream]);
-          byStream[stream].push(partial[stream]);
-        }
-        partial[stream] = '';
-      }
-      restore();
+      if (previous === undefined) delete seam[OUTPUT_DESTINATION];
+      else seam[OUTPUT_DESTINATION] = previous;
     },
   };
 }

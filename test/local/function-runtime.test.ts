@@ -2,7 +2,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFunctionRuntime, FunctionTimeoutError, type FunctionRuntime } from '../../local/functions';
-import { HANDLERS_DIR } from '../../project-root';
+import { HANDLERS_DIR, PROJECT_ROOT } from '../../project-root';
+import { captureOutput } from '../helpers/output';
 
 /** The local function runtime's Lambda behaviour: its timeout and what a timeout does to the instance. */
 
@@ -26,6 +27,23 @@ beforeAll(async () => {
     ].join('\n'),
   );
   await writeFile(join(root, HANDLERS_DIR, 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
+  await writeFile(
+    join(root, HANDLERS_DIR, 'talk.ts'),
+    [
+      `import { writeLine } from ${JSON.stringify(join(PROJECT_ROOT, 'src/runtime/output.ts'))};`,
+      "writeLine('stdout', 'cold start');",
+      'export const handler = async (event: { lines: number }) => {',
+      '  for (let i = 0; i < event.lines; i++) {',
+      "    writeLine('stdout', 'line ' + i);",
+      "    console.log('console ' + i);",
+      '  }',
+      "  writeLine('stderr', 'warned');",
+      "  console.error('console warned');",
+      "  return 'answered';",
+      '};',
+      '',
+    ].join('\n'),
+  );
   runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
 });
 afterAll(async () => {
@@ -57,6 +75,20 @@ describe('the local function runtime', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000);
     const after = (await runtime.invoke('clock', {})) as Answer;
     expect(after.instance).not.toBe(before.instance);
+  });
+
+  it("writes what a function writes, its own lines and its console's, through this process's writer, in order and ahead of the answer", async () => {
+    const output = captureOutput({ silent: true });
+    let seen: { stdout: string[]; stderr: string[] };
+    try {
+      expect(await runtime.invoke('talk', { lines: 500 })).toBe('answered');
+      seen = structuredClone(output.byStream);
+    } finally {
+      output.stop();
+    }
+    const lines = Array.from({ length: 500 }, (_, i) => [`line ${i}`, `console ${i}`]).flat();
+    expect(seen.stdout).toEqual(['cold start', ...lines]);
+    expect(seen.stderr).toEqual(['warned', 'console warned']);
   });
 
   it('gives each instance the environment it is configured with, as Lambda does, and leaves this process its own', async () => {

@@ -2,20 +2,23 @@
 // each subject's bundle with that subject's environment, then invokes the subjects in interleaved
 // batches, so a function and its floor share the same process, the same moment and the same noise.
 // Plain JavaScript: it must load in a bare Node with nothing compiled.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
-import { interceptOutput } from '../../local/output-interception.mjs';
+import { OUTPUT_DESTINATION } from '../../src/runtime/output-destination.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
 
-// Bytes each subject writes to its log, for the bill's log ingestion, written as they are.
+// The subjects' lines: counted for the bill's log ingestion, then written as on Lambda, synchronously
+// to the descriptor (stdout is /dev/null here; warm.ts reads stderr).
 let current;
-interceptOutput((_stream, bytes) => {
+globalThis[OUTPUT_DESTINATION] = (stream, line) => {
+  const bytes = Buffer.from(`${line}\n`);
   if (current !== undefined) current.logBytes += bytes.length;
-});
+  for (let written = 0; written < bytes.length; ) written += writeSync(stream === 'stdout' ? 1 : 2, bytes, written);
+};
 
 const loaded = [];
 for (const subject of subjects) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,5 +43,34 @@ describe('the functions’ output lines', () => {
     const { code, lines } = await linesThroughSlowReader(openStreamFirst);
     expect(code).toBe(0);
     expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(Array.from({ length: LINES }, (_, i) => i));
+  });
+});
+
+describe('a runner’s destination for the output lines', () => {
+  it('receives every line, without its newline, and nothing reaches stdout or stderr', async () => {
+    const script = join(work, 'destined.ts');
+    const received = join(work, 'destined.json');
+    writeFileSync(
+      script,
+      `import { writeFileSync } from 'node:fs';
+import { OUTPUT_DESTINATION } from ${JSON.stringify(join(PROJECT_ROOT, 'src/runtime/output-destination.mjs'))};
+import { writeLine } from ${JSON.stringify(join(PROJECT_ROOT, 'src/runtime/output.ts'))};
+const lines: unknown[] = [];
+(globalThis as any)[OUTPUT_DESTINATION] = (stream: string, line: string) => lines.push([stream, line]);
+writeLine('stdout', '{"level":"INFO"}');
+writeLine('stderr', '{"level":"WARN"}');
+writeFileSync(${JSON.stringify(received)}, JSON.stringify(lines));
+`,
+    );
+    const child = spawn(TSX, [script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let written = '';
+    child.stdout.on('data', (chunk) => (written += chunk));
+    child.stderr.on('data', (chunk) => (written += chunk));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(written).toBe('');
+    expect(JSON.parse(readFileSync(received, 'utf8'))).toEqual([
+      ['stdout', '{"level":"INFO"}'],
+      ['stderr', '{"level":"WARN"}'],
+    ]);
   });
 });
