@@ -9,7 +9,8 @@ const SOURCE = /\.(ts|mts|mjs)$/;
 const RESOLVED = ['', '.ts', '.mts', '.mjs', '.d.mts', '.d.ts', '/index.ts'];
 const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data']);
 
-function sourceFiles(root: string, folder = ''): string[] {
+/** The repository's modules below `root` (repository-relative, `/`-separated): what is built, bundled or run, not dependencies or output. */
+export function sourceFiles(root: string, folder = ''): string[] {
   return readdirSync(join(root, folder)).flatMap((name) => {
     if (SKIPPED.has(name) || name.startsWith('release')) return [];
     const path = posix.join(folder, name);
