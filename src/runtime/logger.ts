@@ -3,20 +3,15 @@ import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
 /**
- * One structured JSON logger per function instance: a JSON object per line, shaped as Powertools
- * Logger writes it (`level`, `message`, `timestamp`, `service`, the Lambda context's `function_*`
- * and `cold_start` keys, then the appended keys and the entry's own), so the log queries and the
- * dashboards read it the same way. The level comes from POWERTOOLS_LOG_LEVEL, read once at cold
- * start and set per stage (on AWS, Lambda's application log level is the same and filters first);
- * the service name is SERVICE_NAME, here and in every metric. Nothing logs whole events: they
- * carry the Authorization header.
+ * One structured JSON logger per function instance: a JSON object per line (`level`, `message`,
+ * `timestamp`, `service`, the Lambda context's `function_*` and `cold_start` keys, then the appended
+ * keys and the entry's own), the shape the log queries and the dashboards read. The level comes from
+ * POWERTOOLS_LOG_LEVEL, read once at cold start and set per stage (on AWS, Lambda's application log
+ * level is the same and filters first); the service name is SERVICE_NAME, here and in every metric.
+ * Nothing logs whole events: they carry the Authorization header.
  *
- * Written here rather than with Powertools Logger, by measurement (`npm run bench`): importing and
- * constructing it took 3.6 ms of getPet's cold start (102.5 ms against 98.8 ms with a logger like
- * this one, median of 31 alternated runs, Node 24), more than half of what the function then spent
- * above its floor and, alone, most of the 5 % the functions are allowed; and it added about 20 KiB
- * to every bundle. What the functions use of it (levels, persistent keys, the Lambda context,
- * errors) is this file.
+ * Our own rather than a logging library's, whose import alone cost more of each cold start than the
+ * functions may spend above their floor (docs/observability.md, `npm run bench`).
  */
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
@@ -37,7 +32,7 @@ export type LogExtra = Error | string | Readonly<Record<string, unknown>>;
 function levelFromEnvironment(): LogLevel {
   const configured = (process.env[ENV.logLevel] ?? process.env.AWS_LAMBDA_LOG_LEVEL ?? 'INFO').trim().toUpperCase();
   if (configured in LEVELS) return configured as LogLevel;
-  // Powertools' other names: TRACE logs everything DEBUG does, CRITICAL what ERROR does.
+  // The other level names the POWERTOOLS_LOG_LEVEL convention accepts: TRACE logs what DEBUG does, CRITICAL what ERROR does.
   if (configured === 'TRACE') return 'DEBUG';
   if (configured === 'CRITICAL') return 'ERROR';
   throw new Error(`Invalid configuration: ${ENV.logLevel} must be one of ${Object.keys(LEVELS).join(', ')}, not ${configured}`);
@@ -114,7 +109,7 @@ export class Logger {
     const own =
       extra === undefined ? {} : extra instanceof Error ? { error: serializeError(extra) } : typeof extra === 'string' ? { extra } : extra;
     const entry = { level, message, timestamp: new Date().toISOString(), service: this.serviceName, ...this.context, ...this.keys, ...own };
-    // Warnings and errors go to stderr, as Powertools writes them.
+    // Warnings and errors to stderr, where a local reader can tell them apart; on Lambda both reach the same log.
     writeLine(LEVELS[level] >= LEVELS.WARN ? 'stderr' : 'stdout', JSON.stringify(entry));
   }
 }

@@ -7,56 +7,52 @@ import { SERVICE_NAME } from '../facts/service';
  * The business metrics, as CloudWatch embedded metric format (EMF) lines on stdout: CloudWatch turns
  * them into metrics from the function's log, with no API call on the request path and no permission
  * beyond writing logs. The namespace is the stage's (POWERTOOLS_METRICS_NAMESPACE, set by infra/ and
- * by the local runtime); POWERTOOLS_METRICS_DISABLED turns them off (the unit tests do). The same
- * variables, the same lines as Powertools Metrics writes.
+ * by the local runtime); POWERTOOLS_METRICS_DISABLED turns them off (the unit tests do).
  *
  * Each metric is its own line, published at once: a request counts one thing at most besides a cold
  * start, so there is nothing to batch and nothing to flush or lose when an invocation fails, and the
  * `reason` dimension of a refusal never leaks onto another metric. Each line carries the request id,
  * so a metric can be traced to its request's logs.
  *
- * Written here rather than with Powertools Metrics, by measurement (`npm run bench`): loading and
- * constructing it took 3.3 ms of getPet's 94.5 ms cold start (median of 21, Node 24), more than half
- * of what the function spent above its floor, and its `singleMetric()` about 100 µs of CPU per
- * createPet, re-reading its configuration from the environment on every call. Four counters need
- * none of its features: this writes the documented format
+ * Our own rather than a metrics library's, which cost more of each cold start and of each request
+ * than four counters are worth (docs/observability.md, `npm run bench`). This writes the documented format
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html)
  * in one line of JSON, and test/api/metrics.test.ts reads each one back.
  */
 
-/** Powertools' reading of a boolean variable: 1, y, yes, t, true, on (any case) are true. */
+/** How the POWERTOOLS_* convention reads a boolean variable: 1, y, yes, t, true, on (any case) are true. */
 const TRUE_VALUES = new Set(['1', 'y', 'yes', 't', 'true', 'on']);
 
-interface Destination {
+interface MetricsConfig {
   readonly namespace: string;
 }
 
 /** Read at the first metric, once per instance; undefined when metrics are off. */
-let destination: Destination | undefined | null = null;
+let config: MetricsConfig | undefined | null = null;
 
-function metricsDestination(): Destination | undefined {
-  if (destination === null) {
+function metricsConfig(): MetricsConfig | undefined {
+  if (config === null) {
     const disabled = TRUE_VALUES.has((process.env[ENV.metricsDisabled] ?? '').trim().toLowerCase());
     const namespace = process.env[ENV.metricsNamespace];
     if (!disabled && !namespace) throw new Error(`Invalid configuration: ${ENV.metricsNamespace} is required`);
-    destination = disabled ? undefined : { namespace: namespace! };
+    config = disabled ? undefined : { namespace: namespace! };
   }
-  return destination;
+  return config;
 }
 
 /** The parts of a metric's line that never change, by metric and dimension values, made at its first use. */
 const fixedParts = new Map<string, { directive: string; values: string }>();
 
 function count(metricName: string, requestId: string, dimensions: Record<string, string> = {}): void {
-  const target = metricsDestination();
-  if (target === undefined) return;
+  const configured = metricsConfig();
+  if (configured === undefined) return;
   const key = JSON.stringify([metricName, dimensions]);
   let fixed = fixedParts.get(key);
   if (fixed === undefined) {
     const dimensionValues = { [SERVICE_DIMENSION]: SERVICE_NAME, ...dimensions };
     fixed = {
       directive: JSON.stringify([
-        { Namespace: target.namespace, Dimensions: [Object.keys(dimensionValues)], Metrics: [{ Name: metricName, Unit: 'Count' }] },
+        { Namespace: configured.namespace, Dimensions: [Object.keys(dimensionValues)], Metrics: [{ Name: metricName, Unit: 'Count' }] },
       ]),
       values: JSON.stringify({ ...dimensionValues, [metricName]: 1 }).slice(1, -1),
     };
@@ -70,9 +66,8 @@ function count(metricName: string, requestId: string, dimensions: Record<string,
 let coldStart = true;
 
 /**
- * ColdStart once per function instance, by function: what Powertools' captureColdStartMetric
- * publishes (same name, same `function_name` dimension), plus the request id it delayed, which
- * captureColdStartMetric cannot add.
+ * ColdStart once per function instance, by function (the `function_name` dimension, as the dashboard
+ * reads it), with the request id it delayed.
  */
 export function countColdStart(functionName: string, requestId: string): void {
   if (!coldStart) return;
