@@ -1,6 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { putConditionally } from './conditional-put';
 import { callStore } from './dynamodb-client';
 import type {
   ClaimResult,
@@ -20,42 +19,29 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   ) {}
 
   async claim(record: InProgressRecord, now: number): Promise<ClaimResult> {
-    let held: Record<string, unknown> | undefined;
-    try {
-      await callStore(() =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(record),
-            // Free, expired, or held by a request whose Lambda deadline has passed (it died holding it).
-            ConditionExpression:
-              'attribute_not_exists(#id) OR #expiry < :nowSeconds OR (#status = :inProgress AND #inProgressExpiry < :now)',
-            ExpressionAttributeNames: {
-              '#id': partitionKey,
-              '#expiry': expiryAttribute,
-              '#status': statusAttribute,
-              '#inProgressExpiry': inProgressExpiryAttribute,
-            },
-            ExpressionAttributeValues: { ':nowSeconds': now / 1000, ':now': now, ':inProgress': 'INPROGRESS' },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return { outcome: 'claimed' };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      held = error.Item === undefined ? undefined : unmarshall(error.Item);
-    }
-    // DynamoDB returns the record that failed the condition; dynalite does not, so read it. Strongly
-    // consistent: the write it looks for may be milliseconds old.
-    held ??= await this.read(record.id);
-    if (held === undefined) return { outcome: 'vanished' };
-    const existing = toRecord(held);
-    // "Condition failed" is ambiguous: the SDK retries a PutItem whose answer was lost, and the retry
-    // fails on the record its own first attempt wrote. A record identical to ours (both expiry
-    // timestamps to the millisecond, and the input's hash) is ours: another request would have to
-    // start in the same millisecond with the same deadline and body, and even then the pets table
-    // settles both to one pet.
+    const put = await putConditionally(
+      this.client,
+      {
+        TableName: this.tableName,
+        Item: toItem(record),
+        // Free, expired, or held by a request whose Lambda deadline has passed (it died holding it).
+        ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :nowSeconds OR (#status = :inProgress AND #inProgressExpiry < :now)',
+        ExpressionAttributeNames: {
+          '#id': partitionKey,
+          '#expiry': expiryAttribute,
+          '#status': statusAttribute,
+          '#inProgressExpiry': inProgressExpiryAttribute,
+        },
+        ExpressionAttributeValues: { ':nowSeconds': now / 1000, ':now': now, ':inProgress': 'INPROGRESS' },
+      },
+      { [partitionKey]: record.id },
+    );
+    if (put.written) return { outcome: 'claimed' };
+    if (put.current === undefined) return { outcome: 'vanished' };
+    const existing = toRecord(put.current);
+    // A record identical to ours (both expiry timestamps to the millisecond, and the input's hash) is
+    // our own first attempt: another request would have to start in the same millisecond with the
+    // same deadline and body, and even then the pets table settles both to one pet.
     return isSameClaim(existing, record) ? { outcome: 'claimed' } : { outcome: 'held', record: existing };
   }
 
@@ -85,13 +71,6 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
   async release(id: string): Promise<void> {
     await callStore(() => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [partitionKey]: id } })));
-  }
-
-  private async read(id: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await callStore(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [partitionKey]: id }, ConsistentRead: true })),
-    );
-    return Item;
   }
 }
 

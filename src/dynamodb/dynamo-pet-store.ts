@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { putConditionally } from './conditional-put';
 import { callStore } from './dynamodb-client';
 import { petFieldsOf, type PetRecord } from '../domain/pets/pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../domain/pets/pet-store';
@@ -12,30 +12,22 @@ export class DynamoPetStore implements PetStore {
   ) {}
 
   async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
-    try {
-      await callStore(() =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(pet, creationToken),
-            // The id is random; this condition is what makes it unique.
-            ConditionExpression: 'attribute_not_exists(#id)',
-            ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
-          }),
-        ),
-      );
-      return { outcome: 'inserted' };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    // "Condition failed" is ambiguous: our own earlier attempt may have written the item. Only the
-    // token stored with it tells. A strongly consistent read, because the write it looks for may be
-    // milliseconds old; it happens only on this rare path (a lost answer, a replayed key, a collision).
-    const { Item } = await callStore(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PETS_TABLE.partitionKey]: pet.id }, ConsistentRead: true })),
+    const put = await putConditionally(
+      this.client,
+      {
+        TableName: this.tableName,
+        Item: toItem(pet, creationToken),
+        // The id is random; this condition is what makes it unique.
+        ConditionExpression: 'attribute_not_exists(#id)',
+        ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
+      },
+      { [PETS_TABLE.partitionKey]: pet.id },
     );
-    if (Item !== undefined && Item[PETS_TABLE.creationTokenAttribute] === creationToken) {
-      return { outcome: 'exists', existing: toRecord(Item) };
+    if (put.written) return { outcome: 'inserted' };
+    // Our own earlier attempt or a collision: only the token stored with the item tells.
+    const { current } = put;
+    if (current !== undefined && current[PETS_TABLE.creationTokenAttribute] === creationToken) {
+      return { outcome: 'exists', existing: toRecord(current) };
     }
     return { outcome: 'taken' };
   }
