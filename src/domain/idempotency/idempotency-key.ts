@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import * as v from 'valibot';
 
 /** The request header, lower-cased as API Gateway delivers headers. */
@@ -30,12 +29,4 @@ export interface IdempotencyScope {
   /** The public id of the API key that sent the request. */
   readonly keyId: string;
   readonly idempotencyKey: string;
-}
-
-/**
- * A token that identifies every attempt of one keyed request, the same across retries: a hash, so
- * the client's key and the API key id are not stored in the clear next to the pet.
- */
-export function scopeToken(scope: IdempotencyScope): string {
-  return hash('sha256', `${scope.keyId}\n${scope.idempotencyKey}`, 'buffer').subarray(0, 16).toString('base64url');
 }

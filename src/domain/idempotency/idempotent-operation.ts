@@ -31,7 +31,8 @@ const MAX_CLAIMS = 3;
  *   input reaches here (a bad request is not an outcome worth keeping) and why a 5xx is thrown, not
  *   returned.
  * The key is scoped to the API key: the record's id hashes both. Without a key the operation runs
- * as it is.
+ * as it is. The operation is given the request's token (scopeIdentity), to settle a retry that
+ * finds its own earlier write.
  *
  * Our own rather than Powertools' idempotency utility, by measurement (`npm run bench`): loading it
  * (42 KiB of a 408 KiB bundle: its JMESPath engine, LRU cache and commons) cost 3.5 ms of createPet's
@@ -42,13 +43,14 @@ export function makeIdempotentOperation<TInput, TResult extends Record<string, u
   /** Prefix of the record ids: the operation's name, stable across deploys. */
   readonly name: string;
   readonly store: IdempotencyStore;
-  readonly operation: (input: TInput, scope: IdempotencyScope | undefined) => Promise<Outcome<TResult>>;
+  /** `requestToken` is the same for every attempt and retry of a keyed request; undefined without a key. */
+  readonly operation: (input: TInput, requestToken: string | undefined) => Promise<Outcome<TResult>>;
 }): (input: TInput, scope: IdempotencyScope | undefined, clock: InvocationClock) => Promise<Outcome<TResult>> {
   const { name, store, operation } = options;
 
   return async (input, scope, clock) => {
     if (scope === undefined) return operation(input, undefined);
-    const id = `${name}#${hashJson({ idempotencyKey: scope.idempotencyKey, keyId: scope.keyId })}`;
+    const { id, requestToken } = scopeIdentity(name, scope);
     const validation = hashJson(input);
 
     for (let claims = 1; ; claims++) {
@@ -75,7 +77,7 @@ export function makeIdempotentOperation<TInput, TResult extends Record<string, u
 
     let result: Outcome<TResult>;
     try {
-      result = await operation(input, scope);
+      result = await operation(input, requestToken);
     } catch (error) {
       // Best effort: a claim that cannot be released holds its key until its request's deadline,
       // no longer (inProgressExpiration); the operation's error is the answer either way.
@@ -90,6 +92,19 @@ export function makeIdempotentOperation<TInput, TResult extends Record<string, u
       data: result,
     });
     return result;
+  };
+}
+
+/**
+ * What a keyed request is known by, from its scope alone, so every attempt and retry of it agrees:
+ * its record's id, `<operation>#<SHA-256 of {"idempotencyKey","keyId"}>`, and the token the
+ * operation keeps with what it writes. Hashes, so neither key is stored in the clear. Both are
+ * stored (records for a day, pets for good), so neither derivation may change.
+ */
+function scopeIdentity(name: string, scope: IdempotencyScope): { readonly id: string; readonly requestToken: string } {
+  return {
+    id: `${name}#${hashJson({ idempotencyKey: scope.idempotencyKey, keyId: scope.keyId })}`,
+    requestToken: hash('sha256', `${scope.keyId}\n${scope.idempotencyKey}`, 'buffer').subarray(0, 16).toString('base64url'),
   };
 }
 

@@ -1,4 +1,3 @@
-import { scopeToken } from '../idempotency/idempotency-key';
 import { makeIdempotentOperation } from '../idempotency/idempotent-operation';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import type { NewPet } from './pet-schemas';
@@ -16,7 +15,6 @@ export function makeCreatePetOnce(store: PetStore, idempotency: IdempotencyStore
   return makeIdempotentOperation({
     name: 'createPet',
     store: idempotency,
-    operation: (input: NewPet, scope) =>
-      createPet(store, input, { creationToken: scope === undefined ? randomCreationToken() : scopeToken(scope) }),
+    operation: (input: NewPet, requestToken) => createPet(store, input, { creationToken: requestToken ?? randomCreationToken() }),
   });
 }
