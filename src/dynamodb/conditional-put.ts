@@ -10,7 +10,7 @@ export type ConditionalPutResult =
   | { readonly written: false; readonly current: Record<string, unknown> | undefined };
 
 /**
- * Puts an item if its condition holds, and otherwise returns the item the condition failed on.
+ * Puts an item (stored under `key`) if its condition holds, and otherwise returns the item the condition failed on.
  * "Condition failed" is ambiguous: the SDK retries a put whose answer was lost, and the retry fails
  * on the item its own first attempt wrote; only that item can tell the caller which it was.
  * DynamoDB returns the item with the failure; dynalite does not, so then it is read, strongly
@@ -18,8 +18,8 @@ export type ConditionalPutResult =
  */
 export async function putConditionally(
   client: DynamoDBDocumentClient,
-  input: PutCommandInput & { readonly ConditionExpression: string },
   key: Record<string, unknown>,
+  input: PutCommandInput & { readonly ConditionExpression: string },
 ): Promise<ConditionalPutResult> {
   try {
     await callStore(() => client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));

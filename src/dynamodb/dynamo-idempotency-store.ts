@@ -21,6 +21,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   async claim(record: InProgressRecord, now: number): Promise<ClaimResult> {
     const put = await putConditionally(
       this.client,
+      { [partitionKey]: record.id },
       {
         TableName: this.tableName,
         Item: toItem(record),
@@ -34,7 +35,6 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
         },
         ExpressionAttributeValues: { ':nowSeconds': now / 1000, ':now': now, ':inProgress': 'INPROGRESS' },
       },
-      { [partitionKey]: record.id },
     );
     if (put.written) return { outcome: 'claimed' };
     if (put.current === undefined) return { outcome: 'vanished' };

@@ -14,6 +14,7 @@ export class DynamoPetStore implements PetStore {
   async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
     const put = await putConditionally(
       this.client,
+      { [PETS_TABLE.partitionKey]: pet.id },
       {
         TableName: this.tableName,
         Item: toItem(pet, creationToken),
@@ -21,7 +22,6 @@ export class DynamoPetStore implements PetStore {
         ConditionExpression: 'attribute_not_exists(#id)',
         ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
       },
-      { [PETS_TABLE.partitionKey]: pet.id },
     );
     if (put.written) return { outcome: 'inserted' };
     // Our own earlier attempt or a collision: only the token stored with the item tells.
