@@ -90,28 +90,23 @@ export class AnimalStoreStack extends Stack {
       removalPolicy: stage.removalPolicy,
     });
 
-    const functions = new Map(this.functions.all.map((fn) => [fn.node.id, fn.function]));
-    const tables = new Map([
-      ['Pets', this.petsTable.table],
-      ['ApiKeys', this.apiKeysTable.table],
-      ['Idempotency', this.idempotencyTable.table],
-    ]);
-    this.monitoring = new Monitoring(this, 'Monitoring', {
+    const watched = {
       api: this.api.httpApi,
-      functions,
-      tables,
-      thresholds: stage.alarms,
-      subscriptions: stage.alarmSubscriptions,
-    });
+      functions: new Map(this.functions.all.map((fn) => [fn.node.id, fn.function])),
+      tables: new Map([
+        ['Pets', this.petsTable.table],
+        ['ApiKeys', this.apiKeysTable.table],
+        ['Idempotency', this.idempotencyTable.table],
+      ]),
+    };
+    this.monitoring = new Monitoring(this, 'Monitoring', { ...watched, thresholds: stage.alarms, subscriptions: stage.alarmSubscriptions });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
       aliases: new Map(this.functions.all.map((fn) => [fn.node.id, fn.alias])),
       deploymentConfig: stage.deploymentConfig,
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
     this.dashboard = new Dashboard(this, 'Dashboard', {
-      api: this.api.httpApi,
-      functions,
-      tables,
+      ...watched,
       metricsNamespace: metricsNamespace(stage.name),
       alarms: this.monitoring.alarms,
     });

@@ -1,5 +1,4 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AlarmStatusWidget,
   Dashboard as CloudWatchDashboard,
@@ -10,19 +9,12 @@ import {
   type IAlarm,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { API_WATCHES, FUNCTION_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
 import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../src/facts/metric-names';
 import { SERVICE_NAME } from '../src/facts/service';
 
-export interface DashboardProps {
-  /** The API whose traffic, errors and latency are shown. */
-  readonly api: HttpApi;
-  /** Functions shown, by name. */
-  readonly functions: ReadonlyMap<string, IFunction>;
-  /** Tables shown, by name. */
-  readonly tables: ReadonlyMap<string, TableV2>;
+export interface DashboardProps extends WatchedResources {
   /** Namespace of the stage's business metrics (src/facts/metric-names.ts). */
   readonly metricsNamespace: string;
   /** Alarms whose state heads the dashboard. */
@@ -33,23 +25,28 @@ const PERIOD = Duration.minutes(1);
 const WIDTH = 24;
 
 /**
- * The stage's CloudWatch dashboard, named after the stack: alarm states first, then the API
- * (requests, 4xx, 5xx, latency), each function (duration, errors, throttles, concurrency), DynamoDB
- * (capacity, throttling) and the business metrics the functions publish.
+ * The stage's CloudWatch dashboard, named after the stack: alarm states first, then a row for the
+ * API, the functions and the tables, a graph per watch (infra/watched-metrics.ts), and last the
+ * business metrics the functions publish.
  */
 export class Dashboard extends Construct {
   readonly dashboard: CloudWatchDashboard;
 
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
-    const { api } = props;
-    const functions = [...props.functions];
-    const tables = [...props.tables];
-    const sum = { period: PERIOD, statistic: 'Sum' };
-    const graph = (title: string, left: IMetric[], width = WIDTH / 4) => new GraphWidget({ title, left, width, height: 6 });
-    const perFunction = (metric: (fn: IFunction) => Metric) => functions.map(([name, fn]) => metric(fn).with({ label: name }));
-    const perTable = (metric: (table: TableV2) => Metric, label: string) =>
-      tables.map(([name, table]) => metric(table).with({ label: `${name} ${label}` }));
+    /** Graphs side by side across the dashboard's width: a title and the metrics it draws, each. */
+    const row = (graphs: ReadonlyArray<readonly [title: string, metrics: IMetric[]]>) =>
+      graphs.map(([title, left]) => new GraphWidget({ title, left, width: WIDTH / graphs.length, height: 6 }));
+    /** A graph per watch, with each of its lines for every resource. */
+    const watchRow = <TResource>(resources: ReadonlyMap<string, TResource>, watches: readonly Watch<TResource>[]) =>
+      row(
+        watches.map(({ title, lines }) => [
+          title,
+          lines.flatMap((line) =>
+            [...resources].map(([name, resource]) => line.metric(resource, PERIOD).with({ label: line.label(name) })),
+          ),
+        ]),
+      );
 
     this.dashboard = new CloudWatchDashboard(this, 'Dashboard', {
       dashboardName: Stack.of(this).stackName,
@@ -57,65 +54,21 @@ export class Dashboard extends Construct {
       widgets: [
         [new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: 4 })],
         [new TextWidget({ markdown: '## API', width: WIDTH, height: 1 })],
-        [
-          graph('Requests', [api.metricCount(sum).with({ label: 'requests' })]),
-          graph('4xx (429 throttled, 401 refused, 404)', [api.metricClientError(sum).with({ label: '4xx' })]),
-          graph('5xx', [api.metricServerError(sum).with({ label: '5xx' })]),
-          graph('Latency (ms)', [
-            api.metricLatency({ period: PERIOD, statistic: 'p50' }).with({ label: 'p50' }),
-            api.metricLatency({ period: PERIOD, statistic: 'p99' }).with({ label: 'p99' }),
-            api.metricIntegrationLatency({ period: PERIOD, statistic: 'p99' }).with({ label: 'integration p99' }),
-          ]),
-        ],
+        watchRow(new Map([['Api', props.api]]), API_WATCHES),
         [new TextWidget({ markdown: '## Functions', width: WIDTH, height: 1 })],
-        [
-          graph(
-            'Duration p99 (ms)',
-            perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' })),
-          ),
-          graph(
-            'Errors',
-            perFunction((fn) => fn.metricErrors(sum)),
-          ),
-          graph(
-            'Throttles',
-            perFunction((fn) => fn.metricThrottles(sum)),
-          ),
-          graph(
-            'Concurrent executions',
-            perFunction((fn) => fn.metric('ConcurrentExecutions', { period: PERIOD, statistic: 'Maximum' })),
-          ),
-        ],
+        watchRow(props.functions, FUNCTION_WATCHES),
         [new TextWidget({ markdown: '## DynamoDB', width: WIDTH, height: 1 })],
-        [
-          graph(
-            'Consumed read capacity',
-            perTable((table) => table.metricConsumedReadCapacityUnits(sum), 'RCU'),
-            WIDTH / 3,
-          ),
-          graph(
-            'Consumed write capacity',
-            perTable((table) => table.metricConsumedWriteCapacityUnits(sum), 'WCU'),
-            WIDTH / 3,
-          ),
-          graph(
-            'Throttle events',
-            [
-              ...perTable((table) => table.metric('ReadThrottleEvents', sum), 'reads'),
-              ...perTable((table) => table.metric('WriteThrottleEvents', sum), 'writes'),
-            ],
-            WIDTH / 3,
-          ),
-        ],
+        watchRow(props.tables, TABLE_WATCHES),
         [new TextWidget({ markdown: `## Business metrics (namespace \`${props.metricsNamespace}\`)`, width: WIDTH, height: 1 })],
-        [
-          graph('Pets created', [this.business(props.metricsNamespace, METRICS.petsCreated)]),
-          graph('Idempotent replays', [this.business(props.metricsNamespace, METRICS.idempotentReplays)]),
-          graph('Authorizations refused, by reason', [
-            search(props.metricsNamespace, METRICS.authorizationsRefused, [SERVICE_DIMENSION, REFUSAL_REASON_DIMENSION]),
-          ]),
-          graph('Cold starts, by function', [search(props.metricsNamespace, METRICS.coldStart, [SERVICE_DIMENSION, 'function_name'])]),
-        ],
+        row([
+          ['Pets created', [this.business(props.metricsNamespace, METRICS.petsCreated)]],
+          ['Idempotent replays', [this.business(props.metricsNamespace, METRICS.idempotentReplays)]],
+          [
+            'Authorizations refused, by reason',
+            [search(props.metricsNamespace, METRICS.authorizationsRefused, [SERVICE_DIMENSION, REFUSAL_REASON_DIMENSION])],
+          ],
+          ['Cold starts, by function', [search(props.metricsNamespace, METRICS.coldStart, [SERVICE_DIMENSION, 'function_name'])]],
+        ]),
       ],
     });
   }
