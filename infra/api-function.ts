@@ -58,6 +58,7 @@ export interface ApiFunctionProps {
   readonly removalPolicy: RemovalPolicy;
 }
 
+/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (src/runtime/logger.ts) that Lambda's application log level also knows. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /**
@@ -97,7 +98,7 @@ export class ApiFunction extends Construct {
       logGroup: this.logGroup,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       // Lambda's own START/END/REPORT lines as JSON too, so one query language reads the whole log;
-      // the application level filters at the source what Powertools would otherwise print.
+      // the application level filters at the source whatever the functions' logger would otherwise print.
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
       systemLogLevelV2: SystemLogLevel.INFO,
@@ -112,15 +113,14 @@ export class ApiFunction extends Construct {
         // Warnings and errors only: esbuild's size summary, once per function and stage, filled
         // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
         logLevel: EsbuildLogLevel.WARNING,
-        // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, which cost
-        // 8 % of the time to first response): src/runtime/stack-traces.ts reads it when an error is logged.
+        // Shipped beside the bundle but not loaded at cold start (--enable-source-maps would slow every
+        // cold start): src/runtime/stack-traces.ts reads it when an error is logged.
         sourceMap: true,
         // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
         sourcesContent: false,
-        // The SDK is bundled, not taken from the runtime. Measured (test/infra/bundles.test.ts):
-        // about 370 KiB instead of 40 KiB per bundle, and the same import time either way (75-90 ms
-        // on Node 24). What decides: the SDK version we test is the one that runs, and the asset is
-        // self-contained, so the bundle check can prove it loads with nothing but itself.
+        // The SDK is bundled, not taken from the runtime: larger bundles, the same import time. What
+        // decides: the SDK version we test is the one that runs, and the asset is self-contained, so
+        // the bundle check can prove it loads with nothing but itself.
         bundleAwsSDK: true,
         externalModules: [],
         // Source paths in the map relative to the repository, not to wherever it is checked out, so

@@ -15,8 +15,6 @@ export interface LatencyGoals {
   readonly warmP99Ms: number;
 }
 
-/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (src/runtime/logger.ts) that Lambda's application log level also knows. */
-
 export interface ThrottleConfig {
   /** Steady-state requests per second across the whole API (API Gateway's default route throttling). */
   readonly rateLimit: number;

@@ -115,7 +115,7 @@ export class ApiKeysTable extends Construct {
 
 /**
  * Records of Idempotency-Key requests (src/domain/idempotency/, see docs/idempotency.md).
- * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration` (24 h), so the table
+ * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration`, so the table
  * stays small. Nothing in it outlives a day or needs restoring, hence no point-in-time recovery and
  * no retention when the stack goes, on every stage; losing it early only loses the replay marker and
  * the 409 for requests in flight, since the pets table itself keeps a retried create from doubling.

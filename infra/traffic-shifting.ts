@@ -18,7 +18,7 @@ export interface TrafficShiftingProps {
  * How a deploy reaches traffic. CloudFormation publishes a new version of each changed function;
  * CodeDeploy then moves the function's `live` alias (which API Gateway invokes) to it as the stage's
  * deployment configuration says, and moves it back by itself when one of the function's rollback
- * alarms fires (its errors, the API's 5xx rate or latency) or the deployment fails or is stopped.
+ * alarms fires (infra/watched-metrics.ts marks them) or the deployment fails or is stopped.
  * One deployment group per function: each moves on its own, so a deploy that changes one function
  * touches one alias.
  */

@@ -7,9 +7,8 @@ import type { AlarmThresholds } from './stages';
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 
 /**
- * What a stage watches and how: the alarms (infra/monitoring.ts) and the dashboard (infra/dashboard.ts)
- * are both built from the watches below, so a metric worth an alarm is on the dashboard too, graphed
- * the same way.
+ * What a stage watches: the alarms (infra/monitoring.ts) and the dashboard (infra/dashboard.ts) are
+ * both built from the watches below, so every alarm has a graph of what it watches beside the others.
  */
 export interface WatchedResources {
   /** The API: its traffic, errors and latency. */

@@ -18,7 +18,7 @@ export class DynamoPetStore implements PetStore {
       {
         TableName: this.tableName,
         Item: toItem(pet, creationToken),
-        // The id is random; this condition is what makes it unique.
+        // Ids are spread at random, not counted: this condition is what makes one unique.
         ConditionExpression: 'attribute_not_exists(#id)',
         ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
       },

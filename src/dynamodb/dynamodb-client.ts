@@ -6,11 +6,9 @@ import { deadlineSignal } from '../runtime/deadline';
 import { StoreUnavailableError } from '../domain/store-errors';
 
 /**
- * SDK time budget of one DynamoDB call (src/facts/time-budget.ts checks it against the function
- * timeout at synthesis). Each attempt, connecting included, gives up after 1 s: DynamoDB answers a
- * single-item request in milliseconds, so an attempt still open after a second is stuck.
- * `throwOnRequestTimeout` is what makes that true: without it the handler only logs a warning and
- * waits for the socket forever.
+ * SDK time budget of one DynamoDB call, checked against the function timeout at synthesis. Each
+ * attempt, connecting included, gives up after this long: DynamoDB answers a single-item request far
+ * sooner, so an attempt still open is stuck. `throwOnRequestTimeout` below is what makes that true.
  */
 export const DYNAMODB_ATTEMPT_TIMEOUT_MS = 1_000;
 export const DYNAMODB_MAX_ATTEMPTS = 3;
@@ -25,7 +23,7 @@ export function dynamoDbRetryDelayMs(retry: number): number {
 
 /**
  * The longest one DynamoDB call can take before the SDK gives up on its own: every attempt may spend
- * the whole attempt timeout, plus the backoff between attempts: 3 × 1 s + 100 ms + 200 ms = 3.3 s.
+ * the whole attempt timeout, plus the backoff between attempts.
  */
 export function dynamoDbCallBudgetMs(): number {
   let budget = DYNAMODB_MAX_ATTEMPTS * DYNAMODB_ATTEMPT_TIMEOUT_MS;
@@ -35,7 +33,7 @@ export function dynamoDbCallBudgetMs(): number {
 
 /**
  * A call given at least this long before the deadline ends on its own first: its budget, plus a
- * second for timers that fire late on a busy event loop (the time-budget tests see up to 0.75 s).
+ * second for timers that fire late on a busy event loop.
  */
 const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
 

@@ -1,8 +1,7 @@
 /**
  * Key design and attributes of the idempotency table, shared by the store, the CDK construct and the
- * local tables so the three cannot disagree. The names and values are those of Powertools for AWS
- * Lambda's idempotency records (this code replaced that utility, see docs/idempotency.md), so the
- * records read the same to anyone who knows them. See docs/idempotency.md.
+ * local tables so the three cannot disagree. Records already stored use these names and values, so
+ * they stay as they are (docs/idempotency.md).
  */
 export const IDEMPOTENCY_TABLE = {
   /** `<operation>#<sha256 of the API key id and the Idempotency-Key>`. */

@@ -1,7 +1,6 @@
 /**
- * What can go wrong with an Idempotency-Key, in the domain's words; src/http/responses.ts maps
- * them to 409 and 422. Kept free of Powertools and the SDK so that mapping them pulls neither into a
- * bundle.
+ * What can go wrong with an Idempotency-Key, in the domain's words; src/http/responses.ts maps them
+ * to 409 and 422. A module of their own, so that mapping them bundles no store code.
  */
 
 /** A request with the same key is still being processed; the client should retry shortly. */

@@ -33,11 +33,6 @@ const MAX_CLAIMS = 3;
  * The key is scoped to the API key: the record's id hashes both. Without a key the operation runs
  * as it is. The operation is given the request's token (scopeIdentity), to settle a retry that
  * finds its own earlier write.
- *
- * Our own rather than Powertools' idempotency utility, by measurement (`npm run bench`): loading it
- * (42 KiB of a 408 KiB bundle: its JMESPath engine, LRU cache and commons) cost 3.5 ms of createPet's
- * cold start, 101.8 ms against 98.3 ms with it stubbed (median of 31, floor 93.3 ms), every cold
- * start, keyed request or not. The records keep Powertools' format (docs/idempotency.md).
  */
 export function makeIdempotentOperation<TInput, TResult extends Record<string, unknown>>(options: {
   /** Prefix of the record ids: the operation's name, stable across deploys. */
@@ -110,7 +105,7 @@ function scopeIdentity(name: string, scope: IdempotencyScope): { readonly id: st
 
 /**
  * SHA-256 (base64) of a value's JSON with object keys sorted, so that the same body with its fields
- * in another order is the same request. The same digest Powertools computes for these inputs.
+ * in another order is the same request.
  */
 function hashJson(value: unknown): string {
   return hash('sha256', JSON.stringify(sortKeys(value)), 'base64');

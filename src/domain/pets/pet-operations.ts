@@ -21,9 +21,8 @@ export function petIdFor(creationToken: string, candidate: number): number {
 
 const TOKEN_BYTES = 16;
 /**
- * Random bytes drawn 4 KiB at a time, as Node's randomUUID does: one call into OpenSSL per 256
- * tokens. A call per request (randomBytes) was the largest single item of createPet's CPU above its
- * floor in a warm profile (`npm run bench`).
+ * Random bytes drawn for 256 tokens at a time, as Node's randomUUID does: a call into OpenSSL per
+ * request was the largest single cost of createPet's CPU above its floor (`npm run bench`).
  */
 const randomPool = Buffer.alloc(256 * TOKEN_BYTES);
 let randomPoolOffset = randomPool.length;
