@@ -4,6 +4,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { AlarmTopic } from './alarm-topic';
 import type { AlarmSubscription, AlarmThresholds } from './stages';
 import { API_WATCHES, FUNCTION_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
 
@@ -24,7 +25,7 @@ export class Monitoring extends Construct {
   /** Every alarm of the stage. */
   readonly alarms: Alarm[] = [];
   /** Notified by every alarm; its subscriptions are the stage's `alarmSubscriptions`. */
-  readonly topic: Topic;
+  readonly topic: AlarmTopic;
   /** The API's alarms that roll back a deployment of any function. */
   readonly apiAlarms: readonly IAlarm[];
   private readonly functionRollbackAlarms: ReadonlyMap<string, readonly IAlarm[]>;
@@ -37,14 +38,7 @@ export class Monitoring extends Construct {
     this.thresholds = props.thresholds;
     this.period = Duration.minutes(props.thresholds.periodMinutes);
 
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Animal store alarms', enforceSSL: true });
-    Validations.of(this.topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'Alarm notifications carry alarm names, metric values and thresholds, no customer data. Encrypting them would ' +
-        'need a customer managed KMS key whose policy admits CloudWatch (the AWS managed SNS key does not), for nothing ' +
-        'worth protecting.',
-    });
+    this.topic = new AlarmTopic(this, 'AlarmTopic');
     this.targets = [this.topic];
     props.subscriptions.forEach((subscription, index) => {
       if ('email' in subscription) {

@@ -1,0 +1,373 @@
+import { App, Duration, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { Rule, Schedule as RuleSchedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Alias, Code, Function as LambdaFn, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staging, stages, type StageConfig } from '../../infra/stages';
+import { routeKey, routes } from '../../src/facts/routes';
+import {
+  endpointsOf,
+  findingsOf,
+  formatEdges,
+  permissionGraph,
+  type DeploymentTarget,
+  type Edge,
+  type EdgeKind,
+  type PermissionGraph,
+} from '../../tools/lambda/permission-graph';
+import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
+
+// Permissions do not depend on the bundles: skip bundling to keep this file fast.
+const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+let synthesis: Synthesis;
+beforeAll(() => {
+  synthesis = synthesize({ context: SKIP_BUNDLING });
+});
+afterAll(() => synthesis?.dispose());
+
+function targetOf(config: StageConfig): DeploymentTarget {
+  return { account: config.account, region: config.region, stackName: config.stackName };
+}
+
+function logicalId(stage: SynthesizedStage, construct: IConstruct): string {
+  return stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+function edgesOfKind(graph: PermissionGraph, kind: EdgeKind): Edge[] {
+  return graph.edges.filter((edge) => edge.kind === kind);
+}
+
+describe.each(stages)('the permission graph of the $name stage', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  let graph: PermissionGraph;
+  beforeAll(() => {
+    stage = synthesis.stage(config.name);
+    graph = permissionGraph(stage.json, targetOf(config));
+  });
+
+  it('grants every call one service makes to another, by the right resource policy or role, and no more than each function uses', () => {
+    expect(findingsOf(graph), formatEdges(graph)).toEqual([]);
+  });
+
+  it('lets API Gateway invoke the live alias behind every route and the authorizer, scoped to the API', () => {
+    const apiEdges = edgesOfKind(graph, 'API Gateway → Lambda');
+    const { functions } = stage.stack;
+    const expected = [
+      ...routes.map((route) => [routeKey(route), logicalId(stage, functions.routes.get(route.handler)!.alias)]),
+      ['$default', logicalId(stage, functions.routeNotFound.alias)],
+      ['authorizer ApiKeyAuthorizer', logicalId(stage, functions.authorizer.alias)],
+    ];
+    expect(apiEdges.map((edge) => [edge.detail, edge.to.id]).sort()).toEqual(expected.sort());
+    for (const edge of apiEdges) expect(edge.from.id).toBe(logicalId(stage, stage.stack.api.httpApi));
+  });
+
+  it('lets every alarm of the template notify the stage topic', () => {
+    const topic = logicalId(stage, stage.stack.monitoring.topic);
+    const alarms = Object.keys(resourcesOfType(stage.json, 'AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThanOrEqual(stage.stack.monitoring.alarms.length);
+    const notifying = edgesOfKind(graph, 'CloudWatch alarm → SNS topic').filter((edge) => edge.to.id === topic);
+    expect(notifying.map((edge) => edge.from.id).sort()).toEqual(alarms.sort());
+  });
+
+  it('lets CodeDeploy read the rollback alarms of every deployment group and move every alias', () => {
+    const aliases = Object.keys(resourcesOfType(stage.json, 'AWS::Lambda::Alias'));
+    expect(aliases.length).toBeGreaterThan(0);
+    expect(
+      edgesOfKind(graph, 'CodeDeploy → alias')
+        .map((edge) => edge.to.id)
+        .sort(),
+    ).toEqual(aliases.sort());
+    const watched = edgesOfKind(graph, 'CodeDeploy → alarm');
+    for (const [name, group] of stage.stack.trafficShifting.deploymentGroups) {
+      const expected = stage.stack.monitoring.rollbackAlarmsFor(name).map((alarm) => logicalId(stage, alarm));
+      const found = watched.filter((edge) => edge.from.id === logicalId(stage, group)).map((edge) => edge.to.id);
+      expect(found.sort(), name).toEqual(expected.sort());
+    }
+  });
+
+  it("visits every alarm, every alias and every function's role, and finds each kind of edge the stage has", () => {
+    const endpoints = endpointsOf(graph);
+    const roles = Object.values(resourcesOfType(stage.json, 'AWS::Lambda::Function')).map(
+      (fn) => (fn.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+    );
+    const required = [
+      ...Object.keys(resourcesOfType(stage.json, 'AWS::CloudWatch::Alarm')),
+      ...Object.keys(resourcesOfType(stage.json, 'AWS::Lambda::Alias')),
+      ...roles,
+    ];
+    expect(required.length).toBeGreaterThan(roles.length);
+    expect(required.filter((id) => !endpoints.has(id))).toEqual([]);
+    expect([...new Set(graph.edges.map((edge) => edge.kind))]).toEqual(
+      expect.arrayContaining([
+        'API Gateway → Lambda',
+        'CloudWatch alarm → SNS topic',
+        'CodeDeploy → alarm',
+        'CodeDeploy → alias',
+        'function → table',
+        'function → secret',
+        'function → log group',
+      ]),
+    );
+  });
+
+  it('has each function read exactly the tables its environment names, and the cursor secret only through CloudFormation', () => {
+    const { functions } = stage.stack;
+    const tablesOf = (role: string) =>
+      edgesOfKind(graph, 'function → table')
+        .filter((edge) => edge.from.id === role)
+        .map((edge) => edge.to.id)
+        .sort();
+    const pets = logicalId(stage, stage.stack.petsTable.table);
+    expect(tablesOf(logicalId(stage, functions.routes.get('list-pets')!.role))).toEqual([pets]);
+    expect(tablesOf(logicalId(stage, functions.routes.get('create-pet')!.role))).toEqual(
+      [pets, logicalId(stage, stage.stack.idempotencyTable.table)].sort(),
+    );
+    expect(tablesOf(logicalId(stage, functions.authorizer.role))).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
+    expect(tablesOf(logicalId(stage, functions.routeNotFound.role))).toEqual([]);
+    expect(edgesOfKind(graph, 'function → secret').map((edge) => [edge.from.id, edge.detail])).toEqual([
+      [logicalId(stage, functions.routes.get('list-pets')!.role), 'resolved by CloudFormation at deploy time'],
+    ]);
+  });
+});
+
+describe('the permission graph of a template with a grant taken away or widened', () => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesis.stage(staging.name);
+  });
+
+  /** The findings on a copy of the staging template changed by `change`. */
+  function findingsAfter(change: (json: CfnTemplate) => void): string[] {
+    const json = structuredClone(stage.json);
+    change(json);
+    return findingsOf(permissionGraph(json, targetOf(staging)));
+  }
+
+  function resource(json: CfnTemplate, construct: IConstruct) {
+    return json.Resources[logicalId(stage, construct)]!;
+  }
+
+  function policyOf(json: CfnTemplate, roleConstruct: IConstruct) {
+    const role = logicalId(stage, roleConstruct);
+    return Object.values(resourcesOfType(json, 'AWS::IAM::Policy')).find((policy) =>
+      JSON.stringify(policy.Properties!.Roles).includes(role),
+    )!;
+  }
+
+  it('reports every alarm when the topic policy is the one enforceSSL alone writes', () => {
+    const findings = findingsAfter((json) => {
+      const [policy] = Object.values(resourcesOfType(json, 'AWS::SNS::TopicPolicy'));
+      const document = policy!.Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter((statement: { Effect: string }) => statement.Effect === 'Deny');
+    });
+    expect(findings).toHaveLength(stage.stack.monitoring.alarms.length);
+    for (const finding of findings) {
+      expect(finding).toMatch(
+        /^CloudWatch alarm → SNS topic: Monitoring\/\w+ → Monitoring\/AlarmTopic .*does not let cloudwatch\.amazonaws\.com publish/,
+      );
+    }
+  });
+
+  it("reports a topic policy that would let another account's alarms publish", () => {
+    const findings = findingsAfter((json) => {
+      const [policy] = Object.values(resourcesOfType(json, 'AWS::SNS::TopicPolicy'));
+      for (const statement of policy!.Properties!.PolicyDocument.Statement) if (statement.Effect === 'Allow') delete statement.Condition;
+    });
+    expect(findings).toHaveLength(stage.stack.monitoring.alarms.length);
+    for (const finding of findings) expect(finding).toMatch(/another account's alarms could publish/);
+  });
+
+  it('reports the authorizer when API Gateway may no longer invoke it', () => {
+    const alias = logicalId(stage, stage.stack.functions.authorizer.alias);
+    const findings = findingsAfter((json) => {
+      for (const [id, permission] of Object.entries(resourcesOfType(json, 'AWS::Lambda::Permission'))) {
+        if (JSON.stringify(permission.Properties!.FunctionName).includes(alias)) delete json.Resources[id];
+      }
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(
+        /^API Gateway → Lambda: Api\/HttpApi → Functions\/Authorizer\/Live \(authorizer ApiKeyAuthorizer\): no Lambda permission/,
+      ),
+    ]);
+  });
+
+  it("reports a route's permission that any API of the account could use", () => {
+    const alias = logicalId(stage, stage.stack.functions.routes.get('get-pet')!.alias);
+    const findings = findingsAfter((json) => {
+      for (const permission of Object.values(resourcesOfType(json, 'AWS::Lambda::Permission'))) {
+        if (JSON.stringify(permission.Properties!.FunctionName).includes(alias)) {
+          permission.Properties!.SourceArn = `arn:aws:execute-api:${staging.region}:${staging.account}:*/*/*/v1/pets/{petId}`;
+        }
+      }
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(/Functions\/getPet\/Live \(GET \/v1\/pets\/\{petId\}\): its permission is not scoped to ⟨Api/),
+    ]);
+  });
+
+  it('reports a function whose role lost the grant on a table its environment names', () => {
+    const findings = findingsAfter((json) => {
+      const document = policyOf(json, stage.stack.functions.routes.get('get-pet')!.role).Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter(
+        (statement: { Action: unknown }) => !JSON.stringify(statement.Action).includes('dynamodb:'),
+      );
+    });
+    expect(findings).toEqual([expect.stringMatching(/^function → table: Functions\/getPet\/Role → Pets\/Table .*may do nothing on it/)]);
+  });
+
+  it('reports a grant on a table the function does not use, and one on every table', () => {
+    const keysTable = logicalId(stage, stage.stack.apiKeysTable.table);
+    const findings = findingsAfter((json) => {
+      const document = policyOf(json, stage.stack.functions.routes.get('list-pets')!.role).Properties!.PolicyDocument;
+      document.Statement.push({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [keysTable, 'Arn'] } });
+      document.Statement.push({ Effect: 'Allow', Action: 'dynamodb:Scan', Resource: '*' });
+    });
+    expect(findings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^function → table: Functions\/listPets\/Role → ApiKeys\/Table .*names no such table/),
+        expect.stringMatching(/^function → table: Functions\/listPets\/Role → Idempotency\/Table .*names no such table/),
+        expect.stringMatching(/^function → table: Functions\/listPets\/Role → any other table .*more than the function uses/),
+        expect.stringMatching(/^function → table: Functions\/listPets\/Role → Pets\/Table .*stream/),
+      ]),
+    );
+  });
+
+  it('reports a function reading at run time a secret its role may not read', () => {
+    const secret = logicalId(stage, stage.stack.node.findChild('CursorSecret').node.findChild('Secret'));
+    const findings = findingsAfter((json) => {
+      resource(json, stage.stack.functions.routeNotFound.function).Properties!.Environment.Variables.SOME_SECRET_ARN = { Ref: secret };
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(
+        /^function → secret: Functions\/RouteNotFound\/Role → CursorSecret\/Secret .*may not secretsmanager:GetSecretValue/,
+      ),
+    ]);
+  });
+
+  it("reports every deployment group's alarms and alias when CodeDeploy's role loses AWS's policy for Lambda deployments", () => {
+    const findings = findingsAfter((json) => {
+      delete resource(json, stage.stack.trafficShifting.node.findChild('Role')).Properties!.ManagedPolicyArns;
+    });
+    const groups = stage.stack.trafficShifting.deploymentGroups.size;
+    expect(
+      findings.filter((finding) => finding.startsWith('CodeDeploy → alias') && finding.includes('may not lambda:UpdateAlias')),
+    ).toHaveLength(groups);
+    expect(findings.filter((finding) => finding.startsWith('CodeDeploy → alarm'))).toHaveLength(3 * groups);
+    for (const finding of findings) expect(finding).toMatch(/its service role TrafficShifting\/Role may not/);
+  });
+
+  it('reports a managed policy it cannot read instead of assuming what it grants', () => {
+    const findings = findingsAfter((json) => {
+      resource(json, stage.stack.functions.authorizer.role).Properties!.ManagedPolicyArns = [
+        'arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess',
+      ];
+    });
+    expect(findings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/Functions\/Authorizer\/Role .*AmazonDynamoDBFullAccess, whose statements the graph does not know/),
+      ]),
+    );
+  });
+});
+
+describe('the permission graph of what a deployment hook and a scheduled probe bring (a bare stack)', () => {
+  const ACCOUNT = '123456789012';
+  const REGION = 'eu-west-1';
+
+  function bareTemplate(): CfnTemplate {
+    const stack = new Stack(new App(), 'Bare', { env: { account: ACCOUNT, region: REGION } });
+    const code = Code.fromInline('exports.handler = async () => {};');
+    const fn = new LambdaFn(stack, 'Function', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code });
+    const alias = new Alias(stack, 'Live', { aliasName: 'live', version: fn.currentVersion });
+    const hook = new LambdaFn(stack, 'Hook', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code });
+    const probe = new LambdaFn(stack, 'Probe', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code });
+    const alarm = new Alarm(stack, 'Errors', { metric: fn.metricErrors(), threshold: 1, evaluationPeriods: 1 });
+    new LambdaDeploymentGroup(stack, 'Group', {
+      alias,
+      deploymentConfig: LambdaDeploymentConfig.ALL_AT_ONCE,
+      alarms: [alarm],
+      preHook: hook,
+    });
+    new Rule(stack, 'Every5Minutes', { schedule: RuleSchedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(probe)] });
+    new Schedule(stack, 'ProbeSchedule', { schedule: ScheduleExpression.rate(Duration.minutes(5)), target: new LambdaInvoke(probe) });
+    return Template.fromStack(stack).toJSON() as CfnTemplate;
+  }
+
+  const target = { account: ACCOUNT, region: REGION, stackName: 'Bare' };
+  let template: CfnTemplate;
+  beforeAll(() => {
+    template = bareTemplate();
+  });
+
+  function findingsAfter(change: (json: CfnTemplate) => void): string[] {
+    const json = structuredClone(template);
+    change(json);
+    return findingsOf(permissionGraph(json, target));
+  }
+
+  /** Drops every statement with `action` from every IAM policy of the template. */
+  function withoutAction(action: string): (json: CfnTemplate) => void {
+    return (json) => {
+      for (const policy of Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))) {
+        const document = policy.Properties!.PolicyDocument;
+        document.Statement = document.Statement.filter(
+          (statement: { Action: unknown }) => !JSON.stringify(statement.Action).includes(action),
+        );
+      }
+    };
+  }
+
+  it('finds and grants the hook, the rule and the schedule edges', () => {
+    const graph = permissionGraph(template, target);
+    expect(findingsOf(graph), formatEdges(graph)).toEqual([]);
+    const kinds = graph.edges.map((edge) => edge.kind);
+    for (const kind of ['CodeDeploy → hook', 'hook → CodeDeploy', 'EventBridge rule → Lambda', 'EventBridge Scheduler → Lambda'] as const) {
+      expect(
+        kinds.filter((k) => k === kind),
+        kind,
+      ).toHaveLength(1);
+    }
+  });
+
+  it("reports the hook when CodeDeploy's role may no longer invoke it", () => {
+    expect(findingsAfter(withoutAction('lambda:InvokeFunction'))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^CodeDeploy → hook: Group\w* → Hook\w* \(BeforeAllowTrafficHook\): its service role .* may not lambda:InvokeFunction/,
+        ),
+      ]),
+    );
+  });
+
+  it('reports the hook when it may no longer report back to CodeDeploy', () => {
+    expect(findingsAfter(withoutAction('codedeploy:PutLifecycleEventHookExecutionStatus'))).toEqual([
+      expect.stringMatching(/^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus/),
+    ]);
+  });
+
+  it('reports the schedule when its role may no longer invoke the probe', () => {
+    expect(findingsAfter(withoutAction('lambda:InvokeFunction'))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^EventBridge Scheduler → Lambda: ProbeSchedule\w* → Probe\w*.*may not lambda:InvokeFunction/),
+      ]),
+    );
+  });
+
+  it("reports the rule when the probe's resource policy no longer admits it", () => {
+    const findings = findingsAfter((json) => {
+      for (const [id, permission] of Object.entries(resourcesOfType(json, 'AWS::Lambda::Permission'))) {
+        if (permission.Properties!.Principal === 'events.amazonaws.com') delete json.Resources[id];
+      }
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(/^EventBridge rule → Lambda: Every5Minutes\w* → Probe\w* .*no Lambda permission lets events\.amazonaws\.com/),
+    ]);
+  });
+});
