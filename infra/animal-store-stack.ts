@@ -7,6 +7,7 @@ import { CursorSecret } from './cursor-secret';
 import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
 import { AnimalStoreHttpApi } from './animal-store-http-api';
+import { PreTrafficChecks } from './pre-traffic-checks';
 import type { StageConfig } from './stages';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
@@ -31,6 +32,8 @@ export class AnimalStoreStack extends Stack {
   readonly api: AnimalStoreHttpApi;
   readonly monitoring: Monitoring;
   readonly trafficShifting: TrafficShifting;
+  /** Exercises each function's new version before CodeDeploy moves traffic to it. */
+  readonly preTrafficChecks: PreTrafficChecks;
   readonly dashboard: Dashboard;
   /** Lets an operator run `npm run keys -- --stage <stage>`: attach it to their role or group. */
   readonly keyAdministrationPolicy: ManagedPolicy;
@@ -105,6 +108,15 @@ export class AnimalStoreStack extends Stack {
       deploymentConfig: stage.deploymentConfig,
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
+    this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
+      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
+      logLevel: stage.logLevel,
+      logRetention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
+    this.preTrafficChecks.gate(
+      this.functions.all.map((fn) => ({ group: this.trafficShifting.deploymentGroups.get(fn.node.id)!, alias: fn.alias })),
+    );
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...watched,
       metricsNamespace: metricsNamespace(stage.name),

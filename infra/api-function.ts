@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { HANDLERS_DIR, PROJECT_ROOT } from '../project-root';
@@ -107,36 +107,44 @@ export class ApiFunction extends Construct {
         [ENV.metricsNamespace]: props.metricsNamespace,
         ...props.environment,
       },
-      bundling: {
-        ...BUNDLE_SHAPE,
-        mainFields: [...BUNDLE_SHAPE.mainFields],
-        // Warnings and errors only: esbuild's size summary, once per function and stage, filled
-        // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
-        logLevel: EsbuildLogLevel.WARNING,
-        // Shipped beside the bundle but not loaded at cold start (--enable-source-maps would slow every
-        // cold start): src/runtime/stack-traces.ts reads it when an error is logged.
-        sourceMap: true,
-        // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
-        sourcesContent: false,
-        // The SDK is bundled, not taken from the runtime: larger bundles, the same import time. What
-        // decides: the SDK version we test is the one that runs, and the asset is self-contained, so
-        // the bundle check can prove it loads with nothing but itself.
-        bundleAwsSDK: true,
-        externalModules: [],
-        // Source paths in the map relative to the repository, not to wherever it is checked out, so
-        // every machine synthesizes the same asset hashes and so the same templates.
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (_inputDir, outputDir) => [
-            `node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`,
-          ],
-        },
-      },
+      bundling: functionBundling(),
     });
 
     this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
   }
+}
+
+/**
+ * How every function of the stack is bundled: BUNDLE_SHAPE, source maps beside the bundle, the SDK
+ * inside it. The pre-traffic hook (infra/pre-traffic-checks.ts) is built the same way.
+ */
+export function functionBundling(): BundlingOptions {
+  return {
+    ...BUNDLE_SHAPE,
+    mainFields: [...BUNDLE_SHAPE.mainFields],
+    // Warnings and errors only: esbuild's size summary, once per function and stage, filled
+    // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
+    logLevel: EsbuildLogLevel.WARNING,
+    // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, whose cost is in
+    // docs/performance.md): src/runtime/stack-traces.ts reads it when an error is logged.
+    sourceMap: true,
+    // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
+    sourcesContent: false,
+    // The SDK is bundled, not taken from the runtime: larger bundles, the same import time
+    // (docs/performance.md). What decides: the SDK version we test is the one that runs, and the
+    // asset is self-contained, so the bundle check can prove it loads with nothing but itself.
+    bundleAwsSDK: true,
+    externalModules: [],
+    // Source paths in the map relative to the repository, not to wherever it is checked out, so
+    // every machine synthesizes the same asset hashes and so the same templates.
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir, outputDir) => [
+        `node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`,
+      ],
+    },
+  };
 }
 
 /** Throws when the SDK settings in src/dynamodb/dynamodb-client.ts no longer fit inside the function timeout. */

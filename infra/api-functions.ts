@@ -96,6 +96,15 @@ export class ApiFunctions extends Construct {
   get all(): ApiFunction[] {
     return [...this.routes.values(), this.routeNotFound, this.authorizer];
   }
+
+  /** Every function by its name: the operation's id, routeNotFound, the authorizer. */
+  get byName(): ReadonlyMap<FunctionName, ApiFunction> {
+    return new Map<FunctionName, ApiFunction>([
+      ...routes.map((route): [FunctionName, ApiFunction] => [route.operationId, this.routes.get(route.handler)!]),
+      ['routeNotFound', this.routeNotFound],
+      ['authorizer', this.authorizer],
+    ]);
+  }
 }
 
 /** Findings that do not apply to a function API Gateway invokes synchronously and nothing else. */

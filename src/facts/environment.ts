@@ -19,4 +19,6 @@ export const ENV = {
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Turns the business metrics off (the unit tests). */
   metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
+  /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (src/checks/). */
+  preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
 } as const;

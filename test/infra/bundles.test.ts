@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stages, type StageConfig } from '../../infra/stages';
 import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
@@ -11,6 +12,12 @@ import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
 import { functionAssets, type FunctionAsset, type FunctionName } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import { synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
+import { runPreTrafficChecks, type LambdaApi } from '../../src/checks/pre-traffic-checks';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../src/checks/probes';
+import { generateApiKey } from '../../src/domain/auth/api-keys';
+import { ENV } from '../../src/facts/environment';
+import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
 
 /**
  * The bundle check: every function's asset, exactly as `cdk deploy` would upload it, loaded in a
@@ -79,8 +86,14 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     return asset(handler).environment({ tables, dynamoDbEndpoint: endpoint, cursorSecret: CURSOR_SECRET });
   }
 
-  async function invoke(handler: FunctionName, events: unknown[], endpoint?: string): Promise<Invocation> {
-    const invocation = await invokeBundle(node, { taskRoot: taskRoot(handler), env: environment(handler, endpoint), events });
+  async function invoke(
+    handler: FunctionName,
+    events: unknown[],
+    endpoint?: string,
+    overrides: Record<string, string> = {},
+  ): Promise<Invocation> {
+    const env = { ...environment(handler, endpoint), ...overrides };
+    const invocation = await invokeBundle(node, { taskRoot: taskRoot(handler), env, events });
     // Everything the process writes is the function's structured log (warnings and errors go to
     // stderr): one JSON object per line. A Node warning or a crash message would not parse.
     for (const line of `${invocation.stdout}\n${invocation.stderr}`.split('\n').filter(Boolean)) {
@@ -192,5 +205,106 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
     // The map read when the error is logged (src/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
     expect(invocation.stderr).toContain('src/dynamodb/dynamo-pet-store.ts');
+  });
+  describe('under the pre-traffic hook', () => {
+    const DEPLOYMENT = 'd-BUNDLECHECK';
+    const EVENT = { DeploymentId: DEPLOYMENT, LifecycleEventHookExecutionId: 'bundle-check-hook-execution' };
+    const EVENT_IDS = { deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: EVENT.LifecycleEventHookExecutionId };
+
+    /** The name each function is deployed under here: the one its environment gives it (tools/lambda/function-assets.ts). */
+    function deployedName(fn: CheckedFunction): string {
+      return `${config.stackName}-${stage.stack.functions.byName.get(fn)!.node.id}`;
+    }
+
+    /** Lambda's Invoke of a published version, served by running the function's asset as the bundle check does. */
+    function bundleLambda(overrides: Partial<Record<CheckedFunction, Record<string, string>>> = {}) {
+      const byName = new Map(CHECKED_FUNCTIONS.map((fn) => [deployedName(fn), fn]));
+      return fakeLambda(async (call) => {
+        const fn = byName.get(call.functionName ?? '');
+        if (fn === undefined) throw new Error(`No function ${call.functionName}`);
+        const [result] = (await invoke(fn, [call.event], undefined, overrides[fn])).results;
+        return { payload: result };
+      });
+    }
+
+    function checks(fn: CheckedFunction, lambda: LambdaApi) {
+      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName(fn), targetVersion: '2' }]);
+      const run = runPreTrafficChecks(EVENT, {
+        codeDeploy: codeDeploy.api,
+        lambda,
+        functionNames: Object.fromEntries(CHECKED_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<CheckedFunction, string>,
+        clock: { getRemainingTimeInMillis: () => preTrafficHookTimeoutMs() },
+        probeContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
+      });
+      return { run, reports: codeDeploy.reports };
+    }
+
+    it.each(CHECKED_FUNCTIONS)('lets the new version of %s through: every probe gets the answer the hook expects', async (fn) => {
+      const { run, reports } = checks(fn, bundleLambda().api);
+      await expect(run).resolves.toBe('Succeeded');
+      expect(reports.map((report) => report.status)).toEqual(['Succeeded']);
+    });
+
+    it('stops an authorizer that cannot read its keys table, before it takes traffic', async () => {
+      const { run, reports } = checks('authorizer', bundleLambda({ authorizer: { [ENV.apiKeysTable]: `${tables.apiKeys}-missing` } }).api);
+      await expect(run).resolves.toBe('Failed');
+      expect(reports.map((report) => report.status)).toEqual(['Failed']);
+    });
+
+    it("runs the hook's own bundle: it finds what the deployment moves, probes that version and reports to CodeDeploy", async () => {
+      const hook = stage.stack.preTrafficChecks.function;
+      const resource = stage.json.Resources[stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)]!;
+      const hookRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
+      expect(readdirSync(hookRoot).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+
+      // The template's environment, each function's reference resolved to its deployed name.
+      const names = new Map(
+        CHECKED_FUNCTIONS.map((fn) => [
+          stage.stack.getLogicalId(stage.stack.functions.byName.get(fn)!.function.node.defaultChild as CfnElement),
+          deployedName(fn),
+        ]),
+      );
+      const resolve = (value: unknown): string => {
+        if (typeof value === 'string') return value;
+        const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+        return parts.map((part) => (typeof part === 'string' ? part : names.get((part as { Ref: string }).Ref)!)).join(separator);
+      };
+      const variables = Object.fromEntries(
+        Object.entries(resource.Properties!.Environment.Variables as Record<string, unknown>).map(([name, value]) => [
+          name,
+          resolve(value),
+        ]),
+      );
+
+      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName('authorizer'), targetVersion: '2' }]);
+      const lambda = bundleLambda();
+      const aws = await serveAwsApis(codeDeploy.api, lambda.api);
+      try {
+        const env = {
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          LAMBDA_TASK_ROOT: hookRoot,
+          AWS_LAMBDA_FUNCTION_NAME: `${config.stackName}-PreTrafficChecks`,
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(resource.Properties!.MemorySize),
+          FUNCTION_TIMEOUT_MS: String(resource.Properties!.Timeout * 1000),
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'bundle-check',
+          AWS_SECRET_ACCESS_KEY: 'bundle-check',
+          AWS_ENDPOINT_URL_CODEDEPLOY: aws.endpoint,
+          AWS_ENDPOINT_URL_LAMBDA: aws.endpoint,
+          ...variables,
+        };
+        const invocation = await invokeBundle(node, { taskRoot: hookRoot, env, events: [EVENT] });
+        for (const line of `${invocation.stdout}\n${invocation.stderr}`.split('\n').filter(Boolean)) {
+          expect(() => JSON.parse(line), line).not.toThrow();
+        }
+      } finally {
+        await aws.close();
+      }
+      expect(lambda.calls.map((call) => [call.functionName, call.qualifier])).toEqual([
+        [deployedName('authorizer'), '2'],
+        [deployedName('authorizer'), '2'],
+      ]);
+      expect(codeDeploy.reports).toEqual([{ ...EVENT_IDS, status: 'Succeeded' }]);
+    });
   });
 });

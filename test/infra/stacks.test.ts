@@ -37,8 +37,13 @@ function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
 }
 
 /** Every IAM statement attached to a function's role. */
-function statementsOf(stage: SynthesizedStage, fn: ApiFunction): unknown[] {
-  const role = ref(stage, fn.role);
+function statementsOf(stage: SynthesizedStage, fn: { readonly role: IConstruct }): unknown[] {
+  return statementsOfRole(stage, logicalId(stage, fn.role));
+}
+
+/** Every IAM statement attached to the role of this logical id. */
+function statementsOfRole(stage: SynthesizedStage, roleId: string): unknown[] {
+  const role = { Ref: roleId };
   return Object.values(resourcesOfType(stage.json, 'AWS::IAM::Policy'))
     .filter((policy) => (policy.Properties!.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify(role)))
     .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
@@ -88,7 +93,7 @@ function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
   }
 }
 
-function functionResource(stage: SynthesizedStage, fn: ApiFunction) {
+function functionResource(stage: SynthesizedStage, fn: { readonly function: IConstruct }) {
   return stage.json.Resources[logicalId(stage, fn.function)]!;
 }
 
@@ -253,8 +258,9 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('functions', () => {
-    it('has one function per route, routeNotFound and the authorizer', () => {
-      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 2);
+    it('has one function per route, routeNotFound and the authorizer, and the pre-traffic hook', () => {
+      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 3);
+      expect(functionResource(stage, stage.stack.preTrafficChecks).Type).toBe('AWS::Lambda::Function');
     });
 
     it('runs every function on Node.js 24, arm64, as an ESM bundle, without loading its source map at cold start', () => {
@@ -386,13 +392,16 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy for Lambda deployments", () => {
-      const functionRoles = new Set([...functionsOf(stage).values()].map((fn) => logicalId(stage, fn.role)));
+    it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy and its hook", () => {
+      const hook = stage.stack.preTrafficChecks;
+      const functionRoles = new Set([...functionsOf(stage).values(), hook].map((fn) => logicalId(stage, fn.role)));
+      const codeDeployRoles: string[] = [];
       for (const [id, role] of Object.entries(stage.template.findResources('AWS::IAM::Role'))) {
         expect(role.Properties.Policies, id).toBeUndefined();
         if (functionRoles.has(id)) {
           expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
         } else {
+          codeDeployRoles.push(id);
           expect(role.Properties.AssumeRolePolicyDocument.Statement, id).toEqual([
             expect.objectContaining({ Principal: { Service: 'codedeploy.amazonaws.com' } }),
           ]);
@@ -401,11 +410,17 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
           );
         }
       }
-      const granted = [...functionsOf(stage).values()].flatMap((fn) => statementsOf(stage, fn));
+      // CDK's grant for a deployment hook: CodeDeploy may invoke the hook, by name or qualified.
+      const hookArn = arnOf(stage, hook.function);
+      const codeDeployStatements = codeDeployRoles.flatMap((id) => statementsOfRole(stage, id));
+      expect(codeDeployStatements).toEqual([
+        { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: [hookArn, { 'Fn::Join': ['', [hookArn, ':*']] }] },
+      ]);
+      const granted = [...functionsOf(stage).values(), hook].flatMap((fn) => statementsOf(stage, fn));
       const all = Object.values(stage.template.findResources('AWS::IAM::Policy')).flatMap(
         (policy) => policy.Properties.PolicyDocument.Statement,
       );
-      expect(all).toHaveLength(granted.length);
+      expect(all).toHaveLength(granted.length + codeDeployStatements.length);
     });
   });
 

@@ -8,6 +8,7 @@ import { findCycles, findViolations, readImportGraph, type LayerRule } from '../
  */
 const LAYERS: readonly LayerRule[] = [
   { folder: 'src/handlers', mayImport: ['src/http', 'src/dynamodb', 'src/domain', 'src/runtime', 'src/facts'] },
+  { folder: 'src/checks', mayImport: ['src/http', 'src/domain', 'src/runtime', 'src/facts'] },
   { folder: 'src/http', mayImport: ['src/domain', 'src/runtime', 'src/facts'] },
   { folder: 'src/dynamodb', mayImport: ['src/domain', 'src/runtime', 'src/facts'] },
   { folder: 'src/domain', mayImport: ['src/runtime', 'src/facts'] },

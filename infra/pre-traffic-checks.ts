@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import type { LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, SystemLogLevel, type Alias, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { PROJECT_ROOT, SOURCE_DIR } from '../project-root';
+import { preTrafficHookTimeoutMs } from '../src/checks/hook-time-budget';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/probes';
+import { ENV } from '../src/facts/environment';
+import { FUNCTION_RUNTIME, functionBundling, type LogLevel } from './api-function';
+
+/** The hook spends its time waiting for the functions it invokes, not computing: the stages' smaller function size. */
+const HOOK_MEMORY_MIB = 256;
+
+/** A deployment group the hook gates, with the alias whose updates start its deployments. */
+export interface GatedDeployment {
+  readonly group: LambdaDeploymentGroup;
+  readonly alias: Alias;
+}
+
+export interface PreTrafficChecksProps {
+  /** Every function whose new versions the hook probes, by the name its probes know it by (src/checks/probes.ts). */
+  readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
+  /** Application log level of the hook. */
+  readonly logLevel: LogLevel;
+  /** Retention of the hook's log group. */
+  readonly logRetention: RetentionDays;
+  /** What happens to the log group when it leaves the stack. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook for every function of the stage (src/checks/): before a
+ * deployment moves any traffic to a new version, the hook invokes that version directly with
+ * synthetic requests and fails the deployment, which CodeDeploy then rolls back, when an answer is
+ * wrong. One hook for every deployment group rather than one each: the deployment says which
+ * function and version it moves, so the hook needs no per-group configuration, and one function,
+ * one role and one log group cover the stage.
+ */
+export class PreTrafficChecks extends Construct {
+  /** The hook CodeDeploy invokes. */
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  /** May write its own log, invoke the checked functions' published versions, and read and report on the deployments it gates. */
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: PreTrafficChecksProps) {
+    super(scope, id);
+    const missing = CHECKED_FUNCTIONS.filter((fn) => !props.functions.has(fn));
+    if (missing.length > 0) throw new Error(`The pre-traffic hook has no function for ${missing.join(', ')}`);
+
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, SOURCE_DIR, 'checks', 'pre-traffic-hook.ts'),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: FUNCTION_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: HOOK_MEMORY_MIB,
+      timeout: Duration.millis(preTrafficHookTimeoutMs()),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
+      environment: {
+        [ENV.logLevel]: props.logLevel,
+        [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
+      },
+      bundling: functionBundling(),
+    });
+
+    // `:*` is every qualified name of the function, and a published version is known only once
+    // CloudFormation has published it; the unqualified name (the latest code) is not among them.
+    const versions = [...props.functions.values()].map((fn) => `${fn.functionArn}:*`);
+    this.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: versions }));
+    const validations = Validations.of(this.role);
+    for (const fn of props.functions.values()) {
+      validations.acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(fn)}.Arn>:*]`,
+        reason:
+          'The hook invokes the version a deployment is about to promote, which CloudFormation publishes during that ' +
+          "deployment: only the function's qualified names can cover it, never another function or its unqualified latest code.",
+      });
+    }
+    const hook = Validations.of(this.function);
+    hook.acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Only CodeDeploy invokes it. It reports Failed itself on any error; should even the report fail, CodeDeploy fails ' +
+        'the deployment when no report comes, and a queued event could not be replayed into a deployment that has ended.',
+    });
+    hook.acknowledge({
+      id: 'Serverless-LambdaTracing',
+      reason:
+        'Its log has a line per probe with the version, the answer and the verdict, and the probed functions log each ' +
+        'request under its probe id; a trace would add a wildcard X-Ray grant to show the same calls.',
+    });
+  }
+
+  /**
+   * Makes the hook the BeforeAllowTraffic hook of each deployment group: CDK lets it report to those
+   * groups and lets their role invoke it; here it may also read which function and version each
+   * deployment moves, in those groups only. Each alias waits for all of it: the update of an alias
+   * is what starts a deployment, and its hook must already be there, up to date, with its permissions.
+   */
+  gate(deployments: Iterable<GatedDeployment>): void {
+    const gated = [...deployments];
+    const roles = new Set<IRole>();
+    for (const { group, alias } of gated) {
+      group.addPreHook(this.function);
+      roles.add(group.role);
+      alias.node.addDependency(this, group.role);
+    }
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+        resources: gated.map(({ group }) => group.deploymentGroupArn),
+      }),
+    );
+    for (const role of roles) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.function)}.Arn>:*]`,
+        reason:
+          "CDK's grant for a deployment hook: CodeDeploy invokes the hook by its name; the wildcard covers only the hook's " +
+          'own qualified names, never another function.',
+      });
+    }
+  }
+}
+
+function logicalIdOf(fn: IFunction): string {
+  return Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
+}

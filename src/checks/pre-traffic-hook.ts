@@ -1,0 +1,60 @@
+import {
+  CodeDeployClient,
+  GetDeploymentTargetCommand,
+  ListDeploymentTargetsCommand,
+  PutLifecycleEventHookExecutionStatusCommand,
+} from '@aws-sdk/client-codedeploy';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { generateApiKey } from '../domain/auth/api-keys';
+import { petIdFor, randomCreationToken } from '../domain/pets/pet-operations';
+import { ENV } from '../facts/environment';
+import { readConfig, RequiredString } from '../runtime/config';
+import { logger } from '../runtime/logger';
+import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from './pre-traffic-checks';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from './probes';
+
+/**
+ * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook, one for every deployment group of
+ * the stage (infra/pre-traffic-checks.ts): wiring only. The deployment says which function and
+ * version it moves; the configuration says which functions there are.
+ */
+
+const FunctionNamesSchema = v.strictObject(
+  Object.fromEntries(CHECKED_FUNCTIONS.map((fn) => [fn, RequiredString])) as Record<CheckedFunction, typeof RequiredString>,
+);
+const config = readConfig({
+  [ENV.preTrafficTargets]: v.pipe(
+    v.string('is required'),
+    v.parseJson(undefined, () => 'must be JSON'),
+    FunctionNamesSchema,
+  ),
+});
+
+const codeDeployClient = new CodeDeployClient({});
+const lambdaClient = new LambdaClient({});
+const codeDeploy: CodeDeployApi = {
+  listDeploymentTargets: (input, options) => codeDeployClient.send(new ListDeploymentTargetsCommand(input), options),
+  getDeploymentTarget: (input, options) => codeDeployClient.send(new GetDeploymentTargetCommand(input), options),
+  putLifecycleEventHookExecutionStatus: (input, options) =>
+    codeDeployClient.send(new PutLifecycleEventHookExecutionStatusCommand(input), options),
+};
+const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
+
+export const handler = async (event: unknown, context: Context): Promise<void> => {
+  logger.resetKeys();
+  logger.addContext(context);
+  await runPreTrafficChecks(event, {
+    codeDeploy,
+    lambda,
+    functionNames: config[ENV.preTrafficTargets],
+    clock: context,
+    probeContext: (runId) => ({
+      runId,
+      unknownApiKey: generateApiKey(),
+      unknownPetId: petIdFor(randomCreationToken(), 0),
+      now: new Date(),
+    }),
+  });
+};

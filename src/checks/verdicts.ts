@@ -1,0 +1,107 @@
+import * as v from 'valibot';
+import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
+import { ERROR_CODES } from '../facts/error-codes';
+import { ErrorSchema } from '../http/error-schema';
+import type { Expectation, Probe } from './probes';
+
+/** What came back from invoking a function's new version with one probe. */
+export type InvocationOutcome =
+  /** The function returned this value. */
+  | { readonly kind: 'returned'; readonly payload: unknown }
+  /** The function failed: it threw, crashed, ran out of memory or timed out (Lambda's `FunctionError`). */
+  | { readonly kind: 'function-error'; readonly errorType: string; readonly errorMessage: string }
+  /** No answer at all: the invocation was refused, throttled, or gave nothing back in time. */
+  | { readonly kind: 'no-answer'; readonly reason: string };
+
+export interface Verdict {
+  /** The probe's name. */
+  readonly probe: string;
+  readonly passed: boolean;
+  /** What was seen: the answer when it passed, what was wrong when it did not. */
+  readonly detail: string;
+}
+
+/** The status CodeDeploy is told: the deployment goes on only when every probe passed. */
+export type HookStatus = 'Succeeded' | 'Failed';
+
+const HttpAnswerSchema = v.object({
+  statusCode: v.number(),
+  headers: v.record(v.string(), v.string()),
+  body: v.optional(v.string()),
+});
+
+const AuthorizerAnswerSchema = v.object({ isAuthorized: v.literal(true), context: AuthorizerContextSchema });
+
+/** Judges one probe by what its invocation gave back. */
+export function judge(probe: Probe, outcome: InvocationOutcome): Verdict {
+  const verdict = (passed: boolean, detail: string): Verdict => ({ probe: probe.name, passed, detail });
+  switch (outcome.kind) {
+    case 'no-answer':
+      return verdict(false, `no answer: ${outcome.reason}`);
+    case 'function-error':
+      return verdict(false, `the function failed: ${outcome.errorType}: ${outcome.errorMessage}`);
+    case 'returned': {
+      const mismatch = mismatchOf(probe.expect, outcome.payload);
+      return mismatch === undefined ? verdict(true, describe(probe.expect)) : verdict(false, mismatch);
+    }
+  }
+}
+
+/** Succeeded only when there was something to judge and all of it passed. */
+export function hookStatus(verdicts: readonly Verdict[]): HookStatus {
+  return verdicts.length > 0 && verdicts.every((verdict) => verdict.passed) ? 'Succeeded' : 'Failed';
+}
+
+function describe(expect: Expectation): string {
+  switch (expect.kind) {
+    case 'error':
+      return `answered ${ERROR_CODES[expect.code]} ${expect.code}`;
+    case 'listing':
+      return 'answered 200 with a list';
+    case 'verdict':
+      return `authorized with the verdict ${expect.outcome}`;
+  }
+}
+
+/** What is wrong with an answer, or undefined when it is what the probe expects. */
+function mismatchOf(expect: Expectation, payload: unknown): string | undefined {
+  if (expect.kind === 'verdict') {
+    const answer = v.safeParse(AuthorizerAnswerSchema, payload);
+    if (!answer.success) return `not an authorizer answer we give: ${excerpt(payload)}`;
+    const { outcome } = answer.output.context;
+    return outcome === expect.outcome ? undefined : `the verdict was ${outcome}, expected ${expect.outcome}`;
+  }
+
+  const answer = v.safeParse(HttpAnswerSchema, payload);
+  if (!answer.success) return `not an HTTP answer: ${excerpt(payload)}`;
+  const { statusCode, headers, body } = answer.output;
+  const json = parseJson(body);
+  const expectedStatus = expect.kind === 'error' ? ERROR_CODES[expect.code] : 200;
+  if (statusCode !== expectedStatus) {
+    const error = v.safeParse(ErrorSchema, json);
+    return `answered ${statusCode}${error.success ? ` ${error.output.code}` : ''}, expected ${expectedStatus}`;
+  }
+  if (!headers['content-type']?.startsWith('application/json')) return `answered ${statusCode} without a JSON content type`;
+  if (expect.kind === 'listing') return Array.isArray(json) ? undefined : `answered 200 with ${excerpt(body)}, not a list`;
+
+  const error = v.safeParse(ErrorSchema, json);
+  if (!error.success) return `answered ${statusCode} without our Error body: ${excerpt(body)}`;
+  if (error.output.code !== expect.code) return `answered ${statusCode} ${error.output.code}, expected ${expect.code}`;
+  if (error.output.status !== statusCode) return `answered ${statusCode} with an Error body saying ${error.output.status}`;
+  return undefined;
+}
+
+function parseJson(body: string | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Enough of an unexpected answer to recognise it in the log, never a whole page. */
+function excerpt(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,0 +1,200 @@
+import { App, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { LambdaApplication, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { Alias, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PreTrafficChecks } from '../../infra/pre-traffic-checks';
+import { stages, type StageConfig } from '../../infra/stages';
+import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
+import { CHECKED_FUNCTIONS } from '../../src/checks/probes';
+import { ENV } from '../../src/facts/environment';
+import { resourcesOfType, synthesize, type CfnTemplate, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+
+/** What CodeDeploy's pre-traffic hook is, may do and gates, in the templates CloudFormation gets. */
+
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+/** Statements as the (action, resource) pairs they grant, sorted: how CDK groups them does not change what IAM allows. */
+function grantsOf(statements: readonly unknown[]): string[] {
+  return statements
+    .flatMap((statement) => {
+      const { Effect, Action, Resource } = statement as { Effect: string; Action: string | string[]; Resource: unknown };
+      expect(Effect).toBe('Allow');
+      const resources = Array.isArray(Resource) ? Resource : [Resource];
+      return [Action].flat().flatMap((action) => resources.map((resource) => `${action} ${JSON.stringify(resource)}`));
+    })
+    .sort();
+}
+
+/** Every statement of the policies attached to a role. */
+function statementsOfRole(json: CfnTemplate, roleId: string): unknown[] {
+  return Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties!.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
+}
+
+describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageConfig) => {
+  let synthesis: Synthesis;
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    synthesis = synthesize({ stages: [config], context: NO_BUNDLING });
+    stage = synthesis.stage(config.name);
+  });
+  afterAll(() => synthesis?.dispose());
+
+  const id = (construct: IConstruct) => stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [id(construct), 'Arn'] });
+  const hook = () => stage.stack.preTrafficChecks;
+
+  it('runs before CodeDeploy moves any traffic to a new version of every function, and nothing runs after', () => {
+    const aliases = Object.values(resourcesOfType(stage.json, 'AWS::Lambda::Alias'));
+    expect(aliases).toHaveLength(stage.stack.functions.all.length);
+    for (const fn of stage.stack.functions.all) {
+      const update = (stage.json.Resources[id(fn.alias)] as { UpdatePolicy?: any }).UpdatePolicy.CodeDeployLambdaAliasUpdate;
+      expect(update, fn.node.id).toEqual({
+        ApplicationName: expect.anything(),
+        DeploymentGroupName: { Ref: id(stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!) },
+        BeforeAllowTrafficHook: { Ref: id(hook().function) },
+      });
+    }
+  });
+
+  it('is in place, permissions included, before any alias update starts a deployment that runs it', () => {
+    const hookResources = [hook().function, hook().role, hook().role.node.findChild('DefaultPolicy')].map(id);
+    const codeDeployRoles = new Set([...stage.stack.trafficShifting.deploymentGroups.values()].map((group) => group.role));
+    const codeDeployGrants = [...codeDeployRoles].map((role) => id(role.node.findChild('DefaultPolicy')));
+    for (const fn of stage.stack.functions.all) {
+      const dependsOn = (stage.json.Resources[id(fn.alias)] as { DependsOn?: string[] }).DependsOn ?? [];
+      expect(dependsOn, fn.node.id).toEqual(expect.arrayContaining([...hookResources, ...codeDeployGrants]));
+    }
+  });
+
+  it('knows each function by the name its probes use, and is told nothing else', () => {
+    const variables = stage.json.Resources[id(hook().function)]!.Properties!.Environment.Variables;
+    expect(Object.keys(variables).sort()).toEqual([ENV.logLevel, ENV.preTrafficTargets].sort());
+    expect(variables[ENV.logLevel]).toBe(config.logLevel);
+    // The JSON CloudFormation will write, each function's name standing as the reference to it.
+    const [separator, parts] = variables[ENV.preTrafficTargets]['Fn::Join'] as [string, unknown[]];
+    const json = parts.map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(separator);
+    const byName = Object.fromEntries([...stage.stack.functions.byName].map(([name, fn]) => [name, `<${id(fn.function)}>`]));
+    expect(JSON.parse(json)).toEqual(byName);
+    expect(Object.keys(byName).sort()).toEqual([...CHECKED_FUNCTIONS].sort());
+  });
+
+  it('may write its own log, invoke only the published versions of the stage’s functions, and read and report on their deployments only', () => {
+    const groups = [...stage.stack.trafficShifting.deploymentGroups.values()];
+    const groupArns = groups.map((group) => stage.stack.resolve(group.deploymentGroupArn));
+    const expected = [
+      ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((action) => ({
+        Effect: 'Allow',
+        Action: action,
+        Resource: arn(hook().logGroup),
+      })),
+      ...stage.stack.functions.all.map((fn) => ({
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: { 'Fn::Join': ['', [arn(fn.function), ':*']] },
+      })),
+      ...['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].flatMap(
+        (action) => groupArns.map((group) => ({ Effect: 'Allow', Action: action, Resource: group })),
+      ),
+    ];
+    expect(grantsOf(statementsOfRole(stage.json, id(hook().role)))).toEqual(grantsOf(expected));
+    expect(groups).toHaveLength(stage.stack.functions.all.length);
+  });
+
+  it('acts as a Lambda function of its own: no managed policy, no inline policy, trusted by Lambda alone', () => {
+    const role = stage.json.Resources[id(hook().role)]!.Properties!;
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(role.Policies).toBeUndefined();
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }),
+    ]);
+  });
+
+  it('has the time to probe and report within its timeout, and logs as JSON to a group kept as long as the stage’s others', () => {
+    const properties = stage.json.Resources[id(hook().function)]!.Properties!;
+    expect(properties.Timeout * 1000).toBeGreaterThanOrEqual(preTrafficHookTimeoutMs());
+    // Lambda's longest timeout; CodeDeploy waits an hour for a report.
+    expect(properties.Timeout).toBeLessThanOrEqual(15 * 60);
+    expect(properties).toEqual(expect.objectContaining({ Runtime: 'nodejs24.x', Architectures: ['arm64'], MemorySize: 256 }));
+    expect(properties.LoggingConfig).toEqual(
+      expect.objectContaining({ LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, LogGroup: { Ref: id(hook().logGroup) } }),
+    );
+    expect(stage.json.Resources[id(hook().logGroup)]!.Properties!.RetentionInDays).toBe(config.logRetention);
+  });
+});
+
+describe('the PreTrafficChecks construct', () => {
+  /** The construct on a bare stack, gating two deployment groups of stand-in functions. */
+  function build() {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Bare');
+    const functions = new Map(
+      CHECKED_FUNCTIONS.map((name) => [
+        name,
+        new LambdaFunction(stack, name, {
+          runtime: Runtime.NODEJS_24_X,
+          handler: 'index.handler',
+          code: Code.fromInline('export const handler = () => {};'),
+        }),
+      ]),
+    );
+    const checks = new PreTrafficChecks(stack, 'Checks', {
+      functions,
+      logLevel: 'INFO',
+      logRetention: RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const application = new LambdaApplication(stack, 'Application');
+    const gated = (['listPets', 'getPet'] as const).map((name) => {
+      const alias = new Alias(stack, `${name}Live`, { aliasName: 'live', version: functions.get(name)!.currentVersion });
+      return { alias, group: new LambdaDeploymentGroup(stack, `${name}Group`, { application, alias }) };
+    });
+    checks.gate(gated);
+    const groups = gated.map(({ group }) => group);
+    return { stack, checks, groups, template: Template.fromStack(stack) };
+  }
+
+  it('becomes the BeforeAllowTraffic hook of exactly the groups it gates', () => {
+    const { stack, checks, template } = build();
+    const hookRef = { Ref: stack.getLogicalId(checks.function.node.defaultChild as CfnElement) };
+    const aliases = Object.values(template.findResources('AWS::Lambda::Alias'));
+    expect(aliases.map((alias) => alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook)).toEqual([hookRef, hookRef]);
+  });
+
+  it('reads and reports on the deployments of the groups it gates, and of no other', () => {
+    const { stack, checks, groups, template } = build();
+    const roleId = stack.getLogicalId(checks.role.node.defaultChild as CfnElement);
+    const codeDeploy = statementsOfRole(template.toJSON() as CfnTemplate, roleId).filter((statement) =>
+      JSON.stringify(statement).includes('codedeploy:'),
+    );
+    const groupArns = groups.map((group) => stack.resolve(group.deploymentGroupArn));
+    expect(grantsOf(codeDeploy)).toEqual(
+      grantsOf(
+        ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].flatMap(
+          (action) => groupArns.map((group) => ({ Effect: 'Allow', Action: action, Resource: group })),
+        ),
+      ),
+    );
+  });
+
+  it('refuses to be built without a function for every probe plan', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Incomplete');
+    const only = new LambdaFunction(stack, 'Only', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = () => {};'),
+    });
+    expect(
+      () =>
+        new PreTrafficChecks(stack, 'Checks', {
+          functions: new Map([['listPets', only]]),
+          logLevel: 'INFO',
+          logRetention: RetentionDays.ONE_WEEK,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
+    ).toThrow(/no function for createPet, getPet, routeNotFound, authorizer/);
+  });
+});
