@@ -140,8 +140,10 @@ export const staging: StageConfig = {
   },
   alarmSubscriptions: [],
   requiresAlarmSubscription: false,
-  // Same machinery as production, so every staging deploy rehearses it; no need to wait on test data.
-  deploymentConfig: LambdaDeploymentConfig.ALL_AT_ONCE,
+  // Production's canary: all at once was over before any alarm could fire, so staging never saw a
+  // rollback; now each deploy rehearses production's sequence, and a rollback can be drilled in its
+  // five minutes (docs/operations.md, "Pre-traffic checks").
+  deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   // Staging holds test data only: `cdk destroy` removes it completely.
