@@ -2,18 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
-import { ErrorSchema } from '../src/http/error-schema';
-import type { ErrorCode } from '../src/facts/error-codes';
 import { IDEMPOTENCY_KEY_HEADER } from '../src/domain/idempotency/idempotency-key';
-import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
+import { PetSchema } from '../src/domain/pets/pet-output-schemas';
 import type { Pet } from '../src/domain/pets/pet-schemas';
 import type { NewPet } from '../src/domain/pets/pet-schemas';
 import { BASE_PATH } from '../src/facts/routes';
+import {
+  anonymousListIsRefused,
+  checkSender,
+  excerpt,
+  expectError,
+  expectShape,
+  expectStatus,
+  listIsServed,
+  runSteps,
+  StepFailure,
+  unknownPathIsNotFound,
+  type Answer,
+  type CheckTarget,
+  type Step,
+} from '../src/checks/api-checks';
 
 /**
  * `npm run smoke`: a short read/create/read sequence against any stage, run after a deploy (between
@@ -153,80 +165,6 @@ function parseTimeout(input: string | undefined): number {
   return Math.round(seconds * 1000);
 }
 
-/** Why a step failed, in words an operator can act on. */
-class StepFailure extends Error {}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-}
-
-/** One HTTP exchange within a step's time budget; never follows redirects (they could carry the key elsewhere). */
-async function call(url: string, init: RequestInit, signal: AbortSignal, timeoutMs: number): Promise<Answer> {
-  try {
-    const response = await fetch(url, { ...init, signal, redirect: 'manual' });
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  } catch (error) {
-    if (signal.aborted) throw new StepFailure(`no answer within ${timeoutMs / 1000} s from ${url}`);
-    throw new StepFailure(`could not reach ${url}: ${networkReason(error)}`);
-  }
-}
-
-/** fetch() says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS error) is in its cause. */
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
-  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat === '') return '(empty body)';
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-}
-
-function expectStatus(answer: Answer, status: number): void {
-  if (answer.status === status) return;
-  const location = answer.status >= 300 && answer.status < 400 ? ` (redirected to ${answer.headers.get('location')})` : '';
-  throw new StepFailure(`expected ${status}, got ${answer.status}${location}: ${excerpt(answer.text)}`);
-}
-
-function parseJson(answer: Answer): unknown {
-  if (!/^application\/json\b/.test(answer.headers.get('content-type') ?? '')) {
-    throw new StepFailure(`expected a JSON body, got Content-Type ${answer.headers.get('content-type')}: ${excerpt(answer.text)}`);
-  }
-  try {
-    return JSON.parse(answer.text);
-  } catch {
-    throw new StepFailure(`the body is not valid JSON: ${excerpt(answer.text)}`);
-  }
-}
-
-/** Our Error body exactly (code, message, status, nothing else), not API Gateway's own `{"message": …}`. */
-function expectError(answer: Answer, status: number, code: ErrorCode): void {
-  expectStatus(answer, status);
-  const body = parseJson(answer);
-  const parsed = v.safeParse(ErrorSchema, body);
-  const keys = typeof body === 'object' && body !== null ? Object.keys(body).sort().join() : '';
-  if (!parsed.success || keys !== 'code,message,status' || parsed.output.code !== code || parsed.output.status !== status) {
-    throw new StepFailure(`expected the Error body {"code":"${code}","message":…,"status":${status}}, got ${excerpt(answer.text)}`);
-  }
-}
-
-function expectShape<TSchema extends v.GenericSchema>(schema: TSchema, answer: Answer, what: string): v.InferOutput<TSchema> {
-  const parsed = v.safeParse(schema, parseJson(answer));
-  if (!parsed.success) throw new StepFailure(`expected ${what}, got ${excerpt(answer.text)}`);
-  return parsed.output;
-}
-
-interface Step {
-  readonly title: string;
-  /** A step that needs an earlier one's result; skipped (and failed) when that one failed. */
-  readonly needs?: () => string | undefined;
-  /** Resolves with a short note on success; throws StepFailure otherwise. */
-  run(signal: AbortSignal): Promise<string>;
-}
-
 /** The created pet, for steps 4 and the closing note. */
 interface Created {
   readonly pet: Pet;
@@ -238,38 +176,24 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
   created: () => Created | undefined;
   deleted: () => boolean;
 } {
-  const withKey = { authorization: `Bearer ${apiKey}` };
-  const send = (url: string, init: RequestInit, signal: AbortSignal) => call(url, init, signal, timeoutMs);
+  const target: CheckTarget = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
+  const send = checkSender(target, timeoutMs);
   let created: Created | undefined;
   let deleted = false;
 
   const steps: Step[] = [
-    {
-      title: 'GET /pets without a key is 401 with the Error body',
-      async run(signal) {
-        expectError(await send(`${baseUrl}/pets`, {}, signal), 401, 'unauthorized');
-        return 'the authorizer is in front';
-      },
-    },
-    {
-      title: 'GET /pets with the key is 200 with a list of pets',
-      async run(signal) {
-        const answer = await send(`${baseUrl}/pets`, { headers: withKey }, signal);
-        expectStatus(answer, 200);
-        const pets = expectShape(PetListSchema, answer, 'a JSON array of pets');
-        return `${pets.length} on the first page`;
-      },
-    },
+    anonymousListIsRefused(target, timeoutMs),
+    listIsServed(target, timeoutMs),
     {
       title: 'POST /pets creates a pet, 201 with Location',
       async run(signal) {
         const newPet = { name: `${SMOKE_PET_PREFIX} ${new Date().toISOString()}`, categoryId: 1, status: 'sold' } satisfies NewPet;
         const init = {
           method: 'POST',
-          headers: { ...withKey, 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: randomUUID() },
+          headers: { 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: randomUUID() },
           body: JSON.stringify(newPet),
         };
-        const { answer, retries } = await createOnce(() => send(`${baseUrl}/pets`, init, signal), signal);
+        const { answer, retries } = await createOnce(() => send('/pets', init, signal), signal);
         expectStatus(answer, 201);
         const pet = expectShape(PetSchema, answer, 'the created pet');
         if (pet.name !== newPet.name || pet.categoryId !== newPet.categoryId || pet.status !== newPet.status) {
@@ -290,20 +214,14 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
         if (!URL.canParse(location) || new URL(location).origin !== new URL(baseUrl).origin) {
           throw new StepFailure(`Location ${location} is not on ${new URL(baseUrl).origin}`);
         }
-        const answer = await send(location, { headers: withKey }, signal);
+        const answer = await send(location, {}, signal);
         expectStatus(answer, 200);
         const fetched = expectShape(PetSchema, answer, 'a pet');
         if (!isDeepStrictEqual(fetched, pet)) throw new StepFailure(`expected ${JSON.stringify(pet)}, got ${excerpt(answer.text)}`);
         return `pet ${pet.id}`;
       },
     },
-    {
-      title: 'an unknown path is 404 with the Error body',
-      async run(signal) {
-        expectError(await send(`${baseUrl}/${SMOKE_PET_PREFIX}-no-such-route`, { headers: withKey }, signal), 404, 'not_found');
-        return 'the $default route answers';
-      },
-    },
+    unknownPathIsNotFound(target, timeoutMs),
   ];
   if (cleanup) {
     steps.push({
@@ -313,7 +231,7 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
         const { pet, location } = created!;
         await deleteSmokePet(cleanup, pet, signal);
         deleted = true;
-        expectError(await send(location, { headers: withKey }, signal), 404, 'not_found');
+        expectError(await send(location, {}, signal), 404, 'not_found');
         return `pet ${pet.id} removed from ${cleanup.table}`;
       },
     });
@@ -366,27 +284,15 @@ async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Pro
   }
 }
 
-async function runSteps(settings: Settings): Promise<boolean> {
+async function runSmokeTest(settings: Settings): Promise<boolean> {
   const { steps, created, deleted } = defineSteps(settings);
   process.stdout.write(`Smoke test of ${settings.baseUrl}\n`);
-  let passed = 0;
-  for (const [index, step] of steps.entries()) {
-    const label = `${index + 1}/${steps.length}  ${step.title}`;
-    const missing = step.needs?.();
-    if (missing !== undefined) {
-      process.stdout.write(`FAIL  ${label}: not run, ${missing}\n`);
-      continue;
-    }
-    const started = performance.now();
-    try {
-      const note = await step.run(AbortSignal.timeout(settings.timeoutMs));
-      passed++;
-      process.stdout.write(`PASS  ${label} (${note}; ${Math.round(performance.now() - started)} ms)\n`);
-    } catch (error) {
-      const reason = error instanceof StepFailure ? error.message : `unexpected error: ${String(error)}`;
-      process.stdout.write(`FAIL  ${label}: ${reason}\n`);
-    }
-  }
+  const results = await runSteps(steps, settings.timeoutMs, (result, index) => {
+    const label = `${index + 1}/${steps.length}  ${result.title}`;
+    if (result.passed) process.stdout.write(`PASS  ${label} (${result.detail}; ${result.ms} ms)\n`);
+    else process.stdout.write(`FAIL  ${label}: ${result.detail}\n`);
+  });
+  const passed = results.filter((result) => result.passed).length;
   process.stdout.write(`\n${passed} of ${steps.length} steps passed.\n`);
   const pet = created()?.pet;
   if (pet && !deleted()) {
@@ -405,7 +311,7 @@ if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostna
   process.stderr.write(`Warning: ${settings.baseUrl} is plain http: the API key crosses the network unencrypted.\n`);
 }
 try {
-  process.exitCode = (await runSteps(settings)) ? 0 : 1;
+  process.exitCode = (await runSmokeTest(settings)) ? 0 : 1;
 } finally {
   settings.cleanup?.client.destroy();
 }
