@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { metricsNamespace } from '../src/facts/metric-names';
@@ -9,6 +9,7 @@ import { Monitoring } from './monitoring';
 import { AnimalStoreHttpApi } from './animal-store-http-api';
 import { PreTrafficChecks } from './pre-traffic-checks';
 import type { StageConfig } from './stages';
+import { SyntheticProbe } from './synthetic-probe';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
 
@@ -34,6 +35,8 @@ export class AnimalStoreStack extends Stack {
   readonly trafficShifting: TrafficShifting;
   /** Exercises each function's new version before CodeDeploy moves traffic to it. */
   readonly preTrafficChecks: PreTrafficChecks;
+  /** Calls the stage's URL on a schedule, so an outage is noticed when no client is calling. */
+  readonly syntheticProbe: SyntheticProbe;
   readonly dashboard: Dashboard;
   /** Lets an operator run `npm run keys -- --stage <stage>`: attach it to their role or group. */
   readonly keyAdministrationPolicy: ManagedPolicy;
@@ -114,13 +117,25 @@ export class AnimalStoreStack extends Stack {
       logRetention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
     });
+    // Every alarm period holds one run, and the probe's alarm counts periods as the stage's others do.
+    this.syntheticProbe = new SyntheticProbe(this, 'SyntheticProbe', {
+      baseUrl: this.api.baseUrl,
+      interval: Duration.minutes(stage.alarms.periodMinutes),
+      datapointsToAlarm: stage.alarms.datapointsToAlarm,
+      evaluationPeriods: stage.alarms.evaluationPeriods,
+      alarmActions: this.monitoring.alarmActions,
+      metricsNamespace: metricsNamespace(stage.name),
+      logLevel: stage.logLevel,
+      logRetention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
     this.preTrafficChecks.gate(
       this.functions.all.map((fn) => ({ group: this.trafficShifting.deploymentGroups.get(fn.node.id)!, alias: fn.alias })),
     );
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...watched,
       metricsNamespace: metricsNamespace(stage.name),
-      alarms: this.monitoring.alarms,
+      alarms: [...this.monitoring.alarms, this.syntheticProbe.alarm],
     });
 
     // How the operator tools find a stage's tables and URL: the stack's outputs.
@@ -156,6 +171,10 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, 'DashboardName', {
       value: this.dashboard.dashboard.dashboardName,
       description: "The stage's CloudWatch dashboard.",
+    });
+    new CfnOutput(this, 'ProbeApiKeySecretArn', {
+      value: this.syntheticProbe.apiKeySecret.secretArn,
+      description: "Where the synthetic probe reads its API key: store a key of this stage here (docs/operations.md, 'Synthetic probe').",
     });
     new CfnOutput(this, 'CursorSecretArn', {
       value: cursorSecret.secret.secretArn,

@@ -115,8 +115,8 @@ export class ApiFunction extends Construct {
 }
 
 /**
- * How every function of the stack is bundled: BUNDLE_SHAPE, source maps beside the bundle, the SDK
- * inside it. The pre-traffic hook (infra/pre-traffic-checks.ts) is built the same way.
+ * How every function of the stack is bundled, the API's, the pre-traffic hook's (infra/pre-traffic-checks.ts)
+ * and the synthetic probe's: BUNDLE_SHAPE, source maps beside the bundle, the SDK inside it.
  */
 export function functionBundling(): BundlingOptions {
   return {

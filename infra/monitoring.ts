@@ -1,5 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, type IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData, type IAlarm, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -26,12 +26,13 @@ export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   /** Notified by every alarm; its subscriptions are the stage's `alarmSubscriptions`. */
   readonly topic: AlarmTopic;
+  /** What every alarm of the stage does when it fires and when it clears: notify the topic and `subscriptions`' topics. */
+  readonly alarmActions: readonly IAlarmAction[];
   /** The API's alarms that roll back a deployment of any function. */
   readonly apiAlarms: readonly IAlarm[];
   private readonly functionRollbackAlarms: ReadonlyMap<string, readonly IAlarm[]>;
   private readonly thresholds: AlarmThresholds;
   private readonly period: Duration;
-  private readonly targets: ITopic[];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -39,7 +40,7 @@ export class Monitoring extends Construct {
     this.period = Duration.minutes(props.thresholds.periodMinutes);
 
     this.topic = new AlarmTopic(this, 'AlarmTopic');
-    this.targets = [this.topic];
+    const targets: ITopic[] = [this.topic];
     props.subscriptions.forEach((subscription, index) => {
       if ('email' in subscription) {
         const email = this.topic.addSubscription(new EmailSubscription(subscription.email));
@@ -51,8 +52,9 @@ export class Monitoring extends Construct {
         });
       }
       // An existing topic (a pager, AWS Chatbot) is notified directly: SNS topics cannot subscribe to topics.
-      else this.targets.push(Topic.fromTopicArn(this, `ExistingTopic${index}`, subscription.topicArn));
+      else targets.push(Topic.fromTopicArn(this, `ExistingTopic${index}`, subscription.topicArn));
     });
+    this.alarmActions = targets.map((target) => new SnsAction(target));
 
     this.apiAlarms = this.addAlarms(new Map([['Api', props.api]]), API_WATCHES).get('Api') ?? [];
     this.functionRollbackAlarms = this.addAlarms(props.functions, FUNCTION_WATCHES);
@@ -85,9 +87,9 @@ export class Monitoring extends Construct {
           treatMissingData: TreatMissingData.NOT_BREACHING,
           alarmDescription: rule.description(name, this.thresholds),
         });
-        for (const target of this.targets) {
-          alarm.addAlarmAction(new SnsAction(target));
-          alarm.addOkAction(new SnsAction(target));
+        for (const action of this.alarmActions) {
+          alarm.addAlarmAction(action);
+          alarm.addOkAction(action);
         }
         this.alarms.push(alarm);
         if (rule.rollsBack) own.push(alarm);

@@ -211,7 +211,7 @@ export function invalidCreateIsRefused(target: CheckTarget, timeoutMs: number): 
     title: 'POST /pets with a body that is no pet is 400 with the Error body',
     async run(signal) {
       const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
-      expectError(await send('/pets', init, signal), 400, 'invalid_body');
+      expectError(await send('/pets', init, signal), 400, 'invalid_parameter');
       return 'the create function answers, nothing stored';
     },
   };

@@ -21,4 +21,8 @@ export const ENV = {
   metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
   /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (src/checks/). */
   preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
+  /** The base URL the synthetic probe checks: the stage's own BaseUrl (src/checks/synthetic-probe.ts). */
+  probeBaseUrl: 'PROBE_BASE_URL',
+  /** The secret that holds the synthetic probe's API key, by ARN. */
+  probeApiKeySecret: 'PROBE_API_KEY_SECRET_ARN',
 } as const;

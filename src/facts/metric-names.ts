@@ -20,6 +20,19 @@ export const METRICS = {
   coldStart: 'ColdStart',
 } as const;
 
+/**
+ * What the synthetic probe publishes (src/checks/synthetic-probe.ts) and its alarm reads
+ * (infra/synthetic-probe.ts): how the stage answers a client of its own, not what clients did.
+ */
+export const PROBE_METRICS = {
+  /** 1 when every step passed, 0 when one failed or the key could not be read; none while no key is configured. Unit: None. */
+  success: 'ProbeSuccess',
+  /** How long the steps took together, in milliseconds, whether they passed or not. Unit: Milliseconds. */
+  latency: 'ProbeLatency',
+  /** A run found no API key in the probe's secret, so probed nothing. Unit: Count. */
+  notConfigured: 'ProbeNotConfigured',
+} as const;
+
 /** Dimension of `AuthorizationsRefused`: the authorizer's verdict (`missing`, `invalid`, `unavailable`). */
 export const REFUSAL_REASON_DIMENSION = 'reason';
 

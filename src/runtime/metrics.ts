@@ -1,5 +1,5 @@
 import { ENV } from '../facts/environment';
-import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../facts/metric-names';
+import { METRICS, PROBE_METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../facts/metric-names';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
@@ -88,4 +88,53 @@ export function countIdempotentReplay(requestId: string): void {
 /** The authorizer refused a request (`missing`, `invalid`) or could not check its key (`unavailable`). */
 export function countRefusedAuthorization(reason: string, requestId: string): void {
   count(METRICS.authorizationsRefused, requestId, { [REFUSAL_REASON_DIMENSION]: reason });
+}
+
+/** An EMF unit this file writes. */
+type Unit = 'Count' | 'Milliseconds' | 'None';
+
+/**
+ * One document of several values at `timestamp`, with the service dimension only: the probe's, once
+ * a run, so nothing of it is worth caching.
+ */
+function publish(values: ReadonlyArray<{ name: string; unit: Unit; value: number }>, requestId: string, timestamp: number): void {
+  const target = metricsDestination();
+  if (target === undefined) return;
+  const directive = {
+    Namespace: target.namespace,
+    Dimensions: [[SERVICE_DIMENSION]],
+    Metrics: values.map(({ name, unit }) => ({ Name: name, Unit: unit })),
+  };
+  const document = {
+    _aws: { Timestamp: timestamp, CloudWatchMetrics: [directive] },
+    requestId,
+    [SERVICE_DIMENSION]: SERVICE_NAME,
+    ...Object.fromEntries(values.map(({ name, value }) => [name, value])),
+  };
+  writeLine('stdout', JSON.stringify(document));
+}
+
+/**
+ * One run of the synthetic probe that had a key configured: whether every step passed, and how long
+ * the steps took (absent when the key could not be read and no step ran). Stamped with the run's
+ * start, the scheduled minute, so a slow run still lands in the alarm period it belongs to.
+ */
+export function recordProbeRun(
+  run: { readonly success: boolean; readonly latencyMs?: number },
+  requestId: string,
+  startedAt: number,
+): void {
+  publish(
+    [
+      { name: PROBE_METRICS.success, unit: 'None', value: run.success ? 1 : 0 },
+      ...(run.latencyMs === undefined ? [] : [{ name: PROBE_METRICS.latency, unit: 'Milliseconds' as const, value: run.latencyMs }]),
+    ],
+    requestId,
+    startedAt,
+  );
+}
+
+/** A run of the synthetic probe found no API key to probe with: counted apart, and no success value at all. */
+export function countProbeNotConfigured(requestId: string, startedAt: number): void {
+  publish([{ name: PROBE_METRICS.notConfigured, unit: 'Count', value: 1 }], requestId, startedAt);
 }

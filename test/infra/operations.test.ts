@@ -224,13 +224,23 @@ describe.each(stages)('stateful resources of the $name stage', (config: StageCon
     apiKeysTable: 'ApiKeysTable10D26ED3',
     idempotencyTable: 'IdempotencyTable48612DF4',
     cursorSecret: 'CursorSecret12D87B4E',
+    // Holds the key an operator stored for the synthetic probe: a new id would be a new secret holding the placeholder.
+    probeApiKeySecret: 'SyntheticProbeApiKeyF3388705',
   };
 
   it('keep the logical ids the deployed stacks hold their data under', () => {
     const { json } = synthesis.stage(config.name);
     const ids = (type: string) => Object.keys(resourcesOfType(json, type)).sort();
     expect(ids('AWS::DynamoDB::GlobalTable')).toEqual([PINNED.apiKeysTable, PINNED.idempotencyTable, PINNED.petsTable]);
-    expect(ids('AWS::SecretsManager::Secret')).toEqual([PINNED.cursorSecret]);
+    expect(ids('AWS::SecretsManager::Secret')).toEqual([PINNED.cursorSecret, PINNED.probeApiKeySecret]);
+  });
+
+  it("keep writing the probe key secret's placeholder they were created with, so a deploy never overwrites the stored key", () => {
+    // CloudFormation writes SecretString again whenever the template's value changes: over the operator's key.
+    const secret = resourcesOfType(synthesis.stage(config.name).json, 'AWS::SecretsManager::Secret')[PINNED.probeApiKeySecret]!;
+    expect(secret.Properties!.SecretString).toBe(
+      'not-configured: store an API key of this stage here (docs/operations.md, "Synthetic probe")',
+    );
   });
 });
 

@@ -62,22 +62,26 @@ describe('policy checks', () => {
     const { app, stacks } = stagingApp();
     const stack = stacks.get(staging.name)!;
     const acknowledged = acknowledgementsIn(app);
-    const functions = routes.length + 2;
+    // The API's (one per route, routeNotFound, the authorizer), the pre-traffic hook and the synthetic probe.
+    const functions = routes.length + 2 + 2;
     const versionsOf = (fn: IFunction) => `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`;
     const counts: Record<string, number> = {};
     for (const { id } of acknowledged) counts[id] = (counts[id] ?? 0) + 1;
     expect(counts).toEqual({
-      // Functions only API Gateway invokes, synchronously, and the pre-traffic hook, which reports its
-      // own failures to CodeDeploy: nothing to dead-letter.
-      'Serverless-LambdaDLQ': functions + 1,
+      // Functions only API Gateway invokes, synchronously; the pre-traffic hook, which reports its own
+      // failures to CodeDeploy; and the probe, whose failed run is its alarm: nothing to dead-letter.
+      'Serverless-LambdaDLQ': functions,
       // HTTP APIs cannot trace; Lambda tracing would only add a wildcard grant. The hook logs every probe.
-      'Serverless-LambdaTracing': functions + 1,
+      'Serverless-LambdaTracing': functions,
+      // The probe's scheduled ticks: one that failed is the alarm's missing run, nothing to redeliver.
+      'Serverless-LambdaAsyncFailureDestination': 1,
       // The hook invokes each function's version being deployed, published during the deployment.
       ...Object.fromEntries(stack.functions.all.map((fn) => [versionsOf(fn.function), 1])),
       // CodeDeploy's role invokes the hook: CDK grants it the hook's qualified names too.
       [versionsOf(stack.preTrafficChecks.function)]: 1,
-      // The cursor key is resolved at deploy time: rotation is put-value-and-redeploy.
-      'AwsSolutions-SMG4': 1,
+      // The cursor key is resolved at deploy time: rotation is put-value-and-redeploy. The probe's
+      // key is an API key an operator issues: Secrets Manager cannot mint one.
+      'AwsSolutions-SMG4': 2,
       // CodeDeploy's role: AWS's own least-privilege policy for Lambda deployments.
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]': 1,
       // The alarm topic carries no customer data.

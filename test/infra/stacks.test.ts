@@ -36,9 +36,9 @@ function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
   return new Map([...functions.routes, ['route-not-found', functions.routeNotFound], ['authorize', functions.authorizer]]);
 }
 
-/** Every IAM statement attached to a function's role. */
-function statementsOf(stage: SynthesizedStage, fn: { readonly role: IConstruct }): unknown[] {
-  return statementsOfRole(stage, logicalId(stage, fn.role));
+/** Every IAM statement attached to a role: a function's, the hook's or the synthetic probe's. */
+function statementsOf(stage: SynthesizedStage, owner: { readonly role: IConstruct }): unknown[] {
+  return statementsOfRole(stage, logicalId(stage, owner.role));
 }
 
 /** Every IAM statement attached to the role of this logical id. */
@@ -258,8 +258,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('functions', () => {
-    it('has one function per route, routeNotFound and the authorizer, and the pre-traffic hook', () => {
-      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 3);
+    it('has one function per route, routeNotFound and the authorizer, the pre-traffic hook and the synthetic probe', () => {
+      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 4);
       expect(functionResource(stage, stage.stack.preTrafficChecks).Type).toBe('AWS::Lambda::Function');
     });
 
@@ -319,7 +319,10 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     });
 
     it("hands the list function the stage's generated cursor secret as a dynamic reference", () => {
-      const secrets = stage.template.findResources('AWS::SecretsManager::Secret');
+      // The other secret holds the synthetic probe's API key, which an operator stores.
+      const secrets = stage.template.findResources('AWS::SecretsManager::Secret', {
+        Properties: { GenerateSecretString: Match.anyValue() },
+      });
       expect(Object.keys(secrets)).toHaveLength(1);
       const [secretId] = Object.keys(secrets);
       expect(secrets[secretId!]!.Properties.GenerateSecretString).toEqual(expect.objectContaining({ PasswordLength: 64 }));
@@ -394,7 +397,10 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
 
     it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy and its hook", () => {
       const hook = stage.stack.preTrafficChecks;
-      const functionRoles = new Set([...functionsOf(stage).values(), hook].map((fn) => logicalId(stage, fn.role)));
+      const probe = stage.stack.syntheticProbe;
+      // The probe's own roles are held to exactly their statements by test/infra/synthetic-probe.test.ts.
+      const probeRoles = [probe, { role: probe.schedulerRole }];
+      const functionRoles = new Set([...functionsOf(stage).values(), hook, ...probeRoles].map((owner) => logicalId(stage, owner.role)));
       const codeDeployRoles: string[] = [];
       for (const [id, role] of Object.entries(stage.template.findResources('AWS::IAM::Role'))) {
         expect(role.Properties.Policies, id).toBeUndefined();
@@ -416,7 +422,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(codeDeployStatements).toEqual([
         { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: [hookArn, { 'Fn::Join': ['', [hookArn, ':*']] }] },
       ]);
-      const granted = [...functionsOf(stage).values(), hook].flatMap((fn) => statementsOf(stage, fn));
+      const granted = [...functionsOf(stage).values(), hook, ...probeRoles].flatMap((owner) => statementsOf(stage, owner));
       const all = Object.values(stage.template.findResources('AWS::IAM::Policy')).flatMap(
         (policy) => policy.Properties.PolicyDocument.Statement,
       );
