@@ -98,7 +98,7 @@ type Unit = 'Count' | 'Milliseconds' | 'None';
  * a run, so nothing of it is worth caching.
  */
 function publish(values: ReadonlyArray<{ name: string; unit: Unit; value: number }>, requestId: string, timestamp: number): void {
-  const target = metricsDestination();
+  const target = metricsConfig();
   if (target === undefined) return;
   const directive = {
     Namespace: target.namespace,
