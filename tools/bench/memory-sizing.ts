@@ -1,3 +1,7 @@
+import type { FunctionName } from '../../infra/api-functions';
+import type { StageConfig } from '../../infra/stages';
+import type { ColdStartResults } from './measure-cold-starts';
+import type { WarmRequestResults } from './measure-warm-requests';
 import { PRICES } from './prices';
 
 /** The memory settings the estimate considers, in MB. */
@@ -73,4 +77,45 @@ export function cheapestMeetingGoals(estimates: readonly SizeEstimate[]): SizeEs
   return estimates
     .filter((estimate) => estimate.meetsGoals)
     .sort((a, b) => a.durationCostPerMillion - b.durationCostPerMillion || a.memoryMiB - b.memoryMiB)[0];
+}
+
+/** One function of one stage: each setting's estimate, the cheapest that meets the stage's goals, and the one configured. */
+export interface MemoryChoice {
+  readonly stage: string;
+  readonly name: FunctionName;
+  readonly estimates: SizeEstimate[];
+  readonly cheapest: SizeEstimate | undefined;
+  readonly configured: number;
+}
+
+/**
+ * What a function costs as measured: its cold start, and its warm request (the authorizer's at the
+ * stage's log level, with a key it has not cached, since that is the request a goal must hold for).
+ */
+export function measuredCostOf(
+  { cold }: Pick<ColdStartResults, 'cold'>,
+  { warm, authorizer }: WarmRequestResults,
+  name: FunctionName,
+  stage: StageConfig,
+): MeasuredCost {
+  const c = cold.get(name)!;
+  const w = name === 'authorizer' ? authorizer.get(stage.name)!.uncached : warm.get(name)!.fn;
+  return {
+    coldStart: { wallMs: c.function.firstResponseMs.median, cpuMs: c.function.cpuMs.median },
+    warm: { p50Ms: w.p50Ms, p99Ms: w.p99Ms, cpuMs: w.cpuUsPerRequest / 1000 },
+  };
+}
+
+/** Every function of every stage, against that stage's latency goals. */
+export function chooseMemory(
+  stages: readonly StageConfig[],
+  functions: readonly FunctionName[],
+  measured: (name: FunctionName, stage: StageConfig) => MeasuredCost,
+): MemoryChoice[] {
+  return stages.flatMap((stage) =>
+    functions.map((name) => {
+      const estimates = estimateSizes(measured(name, stage), stage.latencyGoals);
+      return { stage: stage.name, name, estimates, cheapest: cheapestMeetingGoals(estimates), configured: stage.memoryMiB[name] };
+    }),
+  );
 }

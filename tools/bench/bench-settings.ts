@@ -1,0 +1,48 @@
+import type { LocalApiOptions } from './local-api';
+import type { WarmOptions } from './warm';
+
+/** How many samples each section of `npm run bench` takes. */
+export interface BenchSettings {
+  /** Cold starts of each function, and as many of its floor. */
+  readonly coldRuns: number;
+  /** Cold starts counted under callgrind, with --instructions. */
+  readonly instructionRuns: number;
+  readonly warm: WarmOptions;
+  /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
+  readonly petCounts: readonly number[];
+  /** Requests per capacity scenario. */
+  readonly capacityRequests: number;
+  readonly local: LocalApiOptions;
+}
+
+export interface BenchOptions {
+  /** A smoke run of the same code paths, with too few samples for the verdicts to mean much. */
+  readonly quick: boolean;
+  /** Also counts each cold start's instructions under valgrind (tools/bench/instructions.ts). */
+  readonly countInstructions: boolean;
+  readonly settings: BenchSettings;
+}
+
+const FULL: BenchSettings = {
+  coldRuns: 61,
+  instructionRuns: 3,
+  warm: { rounds: 80, batch: 25, warmup: 300 },
+  petCounts: [1_000, 100_000],
+  capacityRequests: 5,
+  local: { requests: 300, concurrency: 8, seed: 200 },
+};
+
+const QUICK: BenchSettings = {
+  coldRuns: 5,
+  instructionRuns: 1,
+  warm: { rounds: 8, batch: 10, warmup: 50 },
+  petCounts: [1_000],
+  capacityRequests: 3,
+  local: { requests: 60, concurrency: 4, seed: 50 },
+};
+
+/** The options of `npm run bench [-- --quick --instructions]`, from its command line. */
+export function readBenchOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  return { quick, countInstructions: argv.includes('--instructions'), settings: quick ? QUICK : FULL };
+}

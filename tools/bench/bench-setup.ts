@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FunctionName } from '../../infra/api-functions';
+import { production, stages } from '../../infra/stages';
+import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
+import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
+import type { PetRecord } from '../../src/domain/pets/pet-schemas';
+import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
+import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
+import { functionAssets, type FunctionAsset, type LocalResources } from '../lambda/function-assets';
+import { runtimeNode } from '../lambda/lambda-runner';
+import { synthesize, type Synthesis } from '../lambda/synth';
+import { ALL_FUNCTIONS } from './bench-functions';
+import type { BenchSettings } from './bench-settings';
+import type { BenchRequests } from './events';
+import { buildFloors } from './floors';
+import { progress } from './format';
+import { seedPets } from './seed';
+
+const TABLES = { pets: 'bench-pets', apiKeys: 'bench-api-keys', idempotency: 'bench-idempotency' };
+const CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** What every section measures with: the synthesized functions and their floors, over a seeded dynalite. */
+export interface BenchSetup {
+  /** The Node binary of the Lambda runtime's major version, and its `--version`. */
+  readonly node: string;
+  readonly nodeVersion: string;
+  readonly synthesis: Synthesis;
+  readonly dynamoDbEndpoint: string;
+  readonly documents: DynamoDBDocumentClient;
+  readonly tables: typeof TABLES;
+  /** The pets seeded to the first of the settings' table sizes. */
+  readonly pets: readonly PetRecord[];
+  readonly requests: BenchRequests;
+  /** Each stage's functions, by stage name. */
+  readonly assets: ReadonlyMap<string, ReadonlyMap<FunctionName, FunctionAsset>>;
+  readonly productionAssets: ReadonlyMap<FunctionName, FunctionAsset>;
+  /** What the functions' environment points at here. */
+  readonly local: LocalResources;
+  /** The directory of a function's floor bundle. */
+  floorOf(name: FunctionName): string;
+  /** Keys nobody has used yet: each is a cache miss for the authorizer. */
+  issueKeys(count: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
+  const node = runtimeNode();
+  progress(`synthesizing the app (Node ${process.version} here, the functions run on ${node})`);
+  const synthesis = synthesize();
+  const dynamo = await startDynalite({ port: 0 });
+  const client = createLocalClient(dynamo.endpoint);
+  const close = async () => {
+    client.destroy();
+    synthesis.dispose();
+    await dynamo.close();
+  };
+  try {
+    await ensureTables(client, TABLES);
+    const documents = documentClientOver(client);
+    const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
+    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1);
+    const { apiKey } = await issueApiKey(keyStore, 'bench');
+    const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
+    const productionAssets = assets.get(production.name)!;
+    const floors = await buildFloors(
+      ALL_FUNCTIONS.map((name) => productionAssets.get(name)!.handler),
+      synthesis.outdir,
+    );
+    return {
+      node,
+      nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+      synthesis,
+      dynamoDbEndpoint: dynamo.endpoint,
+      documents,
+      tables: TABLES,
+      pets,
+      requests: { petId: pets[0]!.id, apiKey },
+      assets,
+      productionAssets,
+      local: { tables: TABLES, dynamoDbEndpoint: dynamo.endpoint, cursorSecret: CURSOR_SECRET },
+      floorOf: (name) => floors.get(productionAssets.get(name)!.handler)!,
+      async issueKeys(count) {
+        const keys: string[] = [];
+        for (let start = 0; start < count; start += 50) {
+          const batch = await Promise.all(Array.from({ length: Math.min(50, count - start) }, () => issueApiKey(keyStore, 'bench')));
+          keys.push(...batch.map((issued) => issued.apiKey));
+        }
+        return keys;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+import type { FunctionName } from '../../infra/api-functions';
+import { production } from '../../infra/stages';
+import { dollars } from './format';
+import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
+import type { CapacityRow } from './measure-capacity';
+import type { WarmRequestResults } from './measure-warm-requests';
+import { timeAt } from './memory-sizing';
+import { PRICES } from './prices';
+import type { WarmResult } from './warm';
+
+/** What a million requests of one operation cost in production, part by part. */
+export interface BillRow {
+  readonly operation: string;
+  readonly 'HTTP API': string;
+  readonly 'Lambda requests': string;
+  readonly 'Lambda duration': string;
+  readonly DynamoDB: string;
+  readonly 'log bytes': number;
+  readonly logs: string;
+  readonly 'per million': string;
+  readonly total: number;
+}
+
+/** The capacity of a scenario at a table size. */
+export function capacityAt(capacity: readonly CapacityRow[], scenario: string, pets: number): CapacityRow {
+  return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
+}
+
+/**
+ * The bill per million requests in production, at the memory configured: the route's function and the
+ * authorizer (with the key cached, or no key for an anonymous request), billed per started
+ * millisecond, at the capacity measured on the smallest table. Cold starts and the free tier are left out.
+ */
+export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: readonly CapacityRow[], pets: number): BillRow[] {
+  const productionAuthorizer = authorizer.get(production.name)!;
+  const billedMs = (name: FunctionName, result: WarmResult) =>
+    Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
+  const durationCost = (name: FunctionName, milliseconds: number) =>
+    (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
+  const operations: Array<{ operation: string; name: FunctionName; result: WarmResult; units: { readUnits: number; writeUnits: number } }> =
+    [
+      { operation: 'listPets', name: 'listPets', result: warm.get('listPets')!.fn, units: capacityAt(capacity, 'listPets', pets) },
+      { operation: 'createPet', name: 'createPet', result: warm.get('createPet')!.fn, units: capacityAt(capacity, 'createPet', pets) },
+      { operation: 'getPet', name: 'getPet', result: warm.get('getPet')!.fn, units: capacityAt(capacity, 'getPet', pets) },
+      { operation: 'anonymous (401)', name: 'listPets', result: warm.get('listPets')!.anonymous, units: { readUnits: 0, writeUnits: 0 } },
+    ];
+  return operations.map(({ operation, name, result, units }) => {
+    const anonymous = operation.startsWith('anonymous');
+    const auth = anonymous ? productionAuthorizer.missing : productionAuthorizer.cached;
+    const api = PRICES.httpApiPerMillionRequests;
+    const invocations = 2 * PRICES.lambdaPerMillionInvocations;
+    const duration = durationCost(name, billedMs(name, result)) + durationCost('authorizer', billedMs('authorizer', auth));
+    const dynamoDb = units.readUnits * PRICES.dynamoDbPerMillionReadUnits + units.writeUnits * PRICES.dynamoDbPerMillionWriteUnits;
+    const logBytes = result.logBytesPerRequest + auth.logBytesPerRequest + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST;
+    const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
+    return {
+      operation,
+      'HTTP API': dollars(api),
+      'Lambda requests': dollars(invocations),
+      'Lambda duration': dollars(duration),
+      DynamoDB: dollars(dynamoDb),
+      'log bytes': Math.round(logBytes),
+      logs: dollars(logs),
+      'per million': dollars(api + invocations + duration + dynamoDb + logs),
+      total: api + invocations + duration + dynamoDb + logs,
+    };
+  });
+}

@@ -1,0 +1,101 @@
+import type { FunctionName } from '../../infra/api-functions';
+import { invokeBundle } from '../lambda/lambda-runner';
+import type { BenchSetup } from './bench-setup';
+import type { BenchSettings } from './bench-settings';
+import { startCapacityProxy } from './capacity-proxy';
+import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf } from './events';
+import { progress } from './format';
+import { seedPets } from './seed';
+
+/** DynamoDB capacity one request of a scenario consumed, on average, at one table size. */
+export interface CapacityRow {
+  readonly scenario: string;
+  readonly pets: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+}
+
+interface Scenario {
+  readonly scenario: string;
+  readonly name: FunctionName;
+  readonly events: unknown[];
+  /** Puts the state in place (a stored Idempotency-Key record); what it consumed is not the scenario's. */
+  readonly before?: unknown[];
+}
+
+/**
+ * DynamoDB capacity per request, as DynamoDB reports it: each function runs against a proxy that asks
+ * for ReturnConsumedCapacity on its own requests, at each table size of the settings.
+ */
+export async function measureCapacity(bench: BenchSetup, settings: BenchSettings): Promise<CapacityRow[]> {
+  const proxy = await startCapacityProxy(bench.dynamoDbEndpoint);
+  const capacity: CapacityRow[] = [];
+  const meteredKeys = await bench.issueKeys(settings.capacityRequests);
+  let pets = bench.pets;
+  try {
+    for (const count of settings.petCounts) {
+      if (pets.length < count) {
+        progress(`seeding to ${count.toLocaleString('en')} pets`);
+        pets = [...pets, ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1))];
+      }
+      const n = settings.capacityRequests;
+      const replayKey = `bench-replay-${count}`;
+      const scenarios: Scenario[] = [
+        { scenario: 'listPets', name: 'listPets', events: Array.from({ length: n }, () => listEvent()) },
+        {
+          scenario: 'listPets ?status=available',
+          name: 'listPets',
+          events: Array.from({ length: n }, () => listEvent({ status: 'available' })),
+        },
+        { scenario: 'createPet', name: 'createPet', events: Array.from({ length: n }, () => createEvent()) },
+        {
+          scenario: 'createPet, new Idempotency-Key',
+          name: 'createPet',
+          events: Array.from({ length: n }, (_, index) => createEvent({ 'idempotency-key': `bench-${count}-${index}` })),
+        },
+        {
+          scenario: 'createPet, replayed Idempotency-Key',
+          name: 'createPet',
+          before: [createEvent({ 'idempotency-key': replayKey })],
+          events: Array.from({ length: n }, () => createEvent({ 'idempotency-key': replayKey })),
+        },
+        { scenario: 'getPet', name: 'getPet', events: Array.from({ length: n }, () => getEvent(pets[pets.length >> 1]!.id)) },
+        // A cached key costs nothing: the authorizer answers from memory.
+        { scenario: 'authorizer, key not cached', name: 'authorizer', events: meteredKeys.map(keyEvent) },
+      ];
+      progress(`capacity at ${count.toLocaleString('en')} pets`);
+      for (const { scenario, name, events, before } of scenarios) {
+        const asset = bench.productionAssets.get(name)!;
+        const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
+        if (before !== undefined) {
+          await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events: before });
+          proxy.take();
+        }
+        const invocation = await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events });
+        const units = proxy.take();
+        const expected = expectedOutcome(name);
+        for (const result of invocation.results) {
+          if (outcomeOf(result) !== expected) throw new Error(`${scenario} answered ${JSON.stringify(result)}`);
+        }
+        const consumed = (kind: string) =>
+          sum(units.filter((entry) => entry.kind === kind).map((entry) => entry.capacityUnits)) / events.length;
+        capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
+      }
+    }
+  } finally {
+    await proxy.close();
+  }
+  return capacity;
+}
+
+/** Whether every scenario consumed the same capacity at every table size: no request scans. */
+export function capacityIndependentOfTableSize(capacity: readonly CapacityRow[]): boolean {
+  return capacity.every((row) => {
+    const first = capacity.find((other) => other.scenario === row.scenario)!;
+    return row.readUnits === first.readUnits && row.writeUnits === first.writeUnits;
+  });
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

@@ -1,0 +1,80 @@
+import type { FunctionName } from '../../infra/api-functions';
+import { ALL_FUNCTIONS, issuesCommand } from './bench-functions';
+import type { BenchSetup } from './bench-setup';
+import type { BenchSettings } from './bench-settings';
+import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
+import { expectedOutcome, outcomeOf, typicalEvent } from './events';
+import { writePaddedFloor } from './floors';
+import { kib, progress } from './format';
+import { compareInstructions, type InstructionComparison } from './instructions';
+
+/** The floor of the function with the most code over its floor, padded with that much code it never runs, against the floor. */
+export interface BytesOnly extends ColdStartComparison {
+  readonly name: FunctionName;
+  readonly extraBytes: number;
+}
+
+export interface ColdStartResults {
+  /** Each function against its floor, with production's configuration. */
+  readonly cold: ReadonlyMap<FunctionName, ColdStartComparison>;
+  /** Tells whether a smaller bundle or less work at cold start is what would close a function's gap. */
+  readonly bytesOnly: BytesOnly;
+  /** With --instructions only: the same cold starts counted in instructions, steady enough to weigh a small change. */
+  readonly instructions: ReadonlyMap<FunctionName, InstructionComparison>;
+}
+
+/** A function's production asset and its floor, each to start cold with production's environment and a typical request. */
+function coldSubjects(bench: BenchSetup, name: FunctionName): { fn: ColdSubject; floor: ColdSubject } {
+  const asset = bench.productionAssets.get(name)!;
+  const env = asset.environment(bench.local);
+  const event = typicalEvent(name, bench.requests);
+  const expected = expectedOutcome(name);
+  return {
+    fn: {
+      taskRoot: asset.taskRoot,
+      env,
+      event,
+      expect: (result) => {
+        if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
+      },
+    },
+    floor: { taskRoot: bench.floorOf(name), env, event, expect: () => {} },
+  };
+}
+
+export async function measureColdStarts(bench: BenchSetup, settings: BenchSettings, countInstructions: boolean): Promise<ColdStartResults> {
+  const cold = new Map<FunctionName, ColdStartComparison>();
+  for (const name of ALL_FUNCTIONS) {
+    progress(`cold starts: ${name} and its floor, ${settings.coldRuns} runs each`);
+    const { fn, floor } = coldSubjects(bench, name);
+    cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
+  }
+
+  const judged = ALL_FUNCTIONS.filter(issuesCommand);
+  const extraBytes = (name: FunctionName) => cold.get(name)!.function.size.bytes - cold.get(name)!.floor.size.bytes;
+  const heaviest = judged.reduce((most, name) => (extraBytes(name) > extraBytes(most) ? name : most));
+  progress(`cold starts: ${heaviest}'s floor padded with ${kib(extraBytes(heaviest))} of code it never runs`);
+  const env = bench.productionAssets.get(heaviest)!.environment(bench.local);
+  const event = typicalEvent(heaviest, bench.requests);
+  const floorRoot = bench.floorOf(heaviest);
+  const bytesOnly: BytesOnly = {
+    name: heaviest,
+    extraBytes: extraBytes(heaviest),
+    ...(await compareColdStarts(
+      bench.node,
+      { taskRoot: writePaddedFloor(floorRoot, extraBytes(heaviest), bench.synthesis.outdir), env, event, expect: () => {} },
+      { taskRoot: floorRoot, env, event, expect: () => {} },
+      settings.coldRuns,
+    )),
+  };
+
+  const instructions = new Map<FunctionName, InstructionComparison>();
+  if (countInstructions) {
+    for (const name of judged) {
+      progress(`instructions: ${name} and its floor under callgrind, ${settings.instructionRuns} runs each`);
+      const { fn, floor } = coldSubjects(bench, name);
+      instructions.set(name, await compareInstructions(bench.node, fn, floor, settings.instructionRuns));
+    }
+  }
+  return { cold, bytesOnly, instructions };
+}

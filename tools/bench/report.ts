@@ -1,0 +1,189 @@
+import { cpus } from 'node:os';
+import { production, stages } from '../../infra/stages';
+import { ALL_FUNCTIONS, issuesCommand, ROUTE_FUNCTIONS } from './bench-functions';
+import type { BenchOptions } from './bench-settings';
+import { capacityAt, type BillRow } from './bill';
+import { dollars, kib, ms, round } from './format';
+import type { InstructionComparison } from './instructions';
+import type { LocalApiResult } from './local-api';
+import type { CapacityRow } from './measure-capacity';
+import type { ColdStartResults } from './measure-cold-starts';
+import type { WarmRequestResults } from './measure-warm-requests';
+import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
+import { PRICES } from './prices';
+import { ratio } from './statistics';
+import { mark, MAX_RATIO, type BenchVerdicts } from './verdicts';
+
+export interface BenchReport {
+  readonly options: BenchOptions;
+  readonly nodeVersion: string;
+  readonly coldStarts: ColdStartResults;
+  readonly warmRequests: WarmRequestResults;
+  readonly capacity: readonly CapacityRow[];
+  readonly localApi: readonly LocalApiResult[];
+  readonly memory: readonly MemoryChoice[];
+  readonly bill: readonly BillRow[];
+  readonly verdicts: BenchVerdicts;
+}
+
+/** Prints the bench's tables to stdout, each with a line saying what it measured, then the verdicts. */
+export function printReport(report: BenchReport): void {
+  const { quick, settings } = report.options;
+  console.log(`\nAnimal store benchmark${quick ? ' (--quick: a smoke run, too few samples for verdicts to mean much)' : ''}`);
+  console.log(`Functions run by Node ${report.nodeVersion} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, against dynalite.`);
+  console.log(`Floors: tools/bench/floors/, the same SDK client and the one command each function issues, built alike, no source map.\n`);
+  printColdStarts(report);
+  printWarmRequests(report);
+  printCapacity(report);
+  console.log(
+    `\nLocal API end to end (npm start's stack in one process), ${settings.local.requests} requests per operation, ${settings.local.concurrency} at once.`,
+  );
+  console.table(report.localApi.map((row) => ({ ...row, p50Ms: ms(row.p50Ms, 2), p99Ms: ms(row.p99Ms, 2) })));
+  printMemory(report);
+  printBill(report);
+  const failed = report.verdicts.all.filter((verdict) => !verdict.pass);
+  console.log(`\nVerdicts: ${report.verdicts.all.length - failed.length} of ${report.verdicts.all.length} pass.`);
+  for (const verdict of failed) console.log(`  FAIL ${verdict.what}: ${verdict.value} > ${verdict.limit}`);
+}
+
+function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
+  const { cold, bytesOnly, instructions } = coldStarts;
+  console.log(
+    `Cold start: a fresh process imports the bundle with production's environment and serves one request; median [p25–p75] of ${options.settings.coldRuns}, alternated with the floor; ratio: the median of each run's function/floor pair.`,
+  );
+  console.table(
+    ALL_FUNCTIONS.map((name) => {
+      const c = cold.get(name)!;
+      return {
+        function: name,
+        bundle: `${kib(c.function.size.bytes)} (${kib(c.function.size.gzipBytes)} gz)`,
+        floor: `${kib(c.floor.size.bytes)} (${kib(c.floor.size.gzipBytes)} gz)`,
+        'first answer ms': `${ms(c.function.firstResponseMs.median)} [${ms(c.function.firstResponseMs.p25)}–${ms(c.function.firstResponseMs.p75)}]`,
+        'floor ms': `${ms(c.floor.firstResponseMs.median)} [${ms(c.floor.firstResponseMs.p25)}–${ms(c.floor.firstResponseMs.p75)}]`,
+        ratio: c.ratio,
+        [`≤ ${MAX_RATIO}`]: issuesCommand(name) ? mark(verdicts.coldStart.get(name)!) : 'no command',
+        'CPU ms': `${ms(c.function.cpuMs.median, 0)} / ${ms(c.floor.cpuMs.median, 0)}`,
+        'RSS MiB': `${ms(c.function.rssMiB.median)} / ${ms(c.floor.rssMiB.median)}`,
+      };
+    }),
+  );
+
+  console.log(
+    `Bytes alone: ${bytesOnly.name}'s floor with ${kib(bytesOnly.extraBytes)} of code it never runs appended (as much as ${bytesOnly.name} adds to it) ` +
+      `starts ${bytesOnly.ratio}× as long as the floor: what bundle size alone costs. The rest of a function's ratio is code that runs at cold start (not judged).\n`,
+  );
+
+  if (instructions.size > 0) {
+    const millions = (count: number) => (count / 1e6).toFixed(1);
+    console.log(
+      `Instructions per cold start, counted by callgrind (median of ${options.settings.instructionRuns}, V8's random start-up work left out): steady to about 0.1 %, ` +
+        'so it shows what a small change is worth; not judged (time is). What the function runs over its floor, as a share of the floor:',
+    );
+    console.table(
+      [...instructions].map(([name, c]) => {
+        const extra = (part: keyof InstructionComparison['function']) => c.function[part] - c.floor[part];
+        const share = (instructionCount: number) => `${((instructionCount / c.floor.total) * 100).toFixed(1)} %`;
+        return {
+          function: name,
+          'million / floor': `${millions(c.function.total)} / ${millions(c.floor.total)}`,
+          ratio: c.ratio,
+          'parsing on load': share(extra('loadParse')),
+          'compiling on first run': share(extra('firstRunCompile')),
+          GC: share(extra('gc')),
+          'the rest': share(extra('total') - extra('loadParse') - extra('firstRunCompile') - extra('gc')),
+        };
+      }),
+    );
+    console.log('');
+  }
+}
+
+function printWarmRequests({ options, warmRequests, verdicts }: BenchReport): void {
+  const { settings } = options;
+  console.log(
+    `Warm: p50 and CPU per request, ${settings.warm.rounds} rounds of ${settings.warm.batch} requests interleaved with the floor in one process.`,
+  );
+  console.table(
+    ROUTE_FUNCTIONS.map((name) => {
+      const { fn, floor } = warmRequests.warm.get(name)!;
+      return {
+        function: name,
+        'p50 ms': ms(fn.p50Ms, 3),
+        'floor p50 ms': ms(floor.p50Ms, 3),
+        ratio: ratio(fn.p50Ms, floor.p50Ms),
+        [`≤ ${MAX_RATIO}`]: issuesCommand(name) ? mark(verdicts.warmP50.get(name)!) : 'no command',
+        'p99 ms': ms(fn.p99Ms, 2),
+        'CPU µs': `${ms(fn.cpuUsPerRequest, 0)} / ${ms(floor.cpuUsPerRequest, 0)}`,
+        'CPU ratio': ratio(fn.cpuUsPerRequest, floor.cpuUsPerRequest),
+        'log B/req': Math.round(fn.logBytesPerRequest),
+      };
+    }),
+  );
+
+  console.log("Authorizer, warm, at each stage's log level; the floor looks every key up (GetItem).");
+  console.table(
+    stages.map((stage) => {
+      const a = warmRequests.authorizer.get(stage.name)!;
+      return {
+        stage: `${stage.name} (${stage.logLevel})`,
+        'cached p50 ms': ms(a.cached.p50Ms, 3),
+        'cached CPU µs': ms(a.cached.cpuUsPerRequest, 0),
+        'new key p50 ms': ms(a.uncached.p50Ms, 3),
+        'floor p50 ms': ms(a.floor.p50Ms, 3),
+        ratio: ratio(a.uncached.p50Ms, a.floor.p50Ms),
+        [`≤ ${MAX_RATIO}`]: stage === production ? mark(verdicts.authorizer) : `(${stage.logLevel})`,
+        'no key p50 ms': ms(a.missing.p50Ms, 3),
+        'log B/req cached·new·none': `${Math.round(a.cached.logBytesPerRequest)} · ${Math.round(a.uncached.logBytesPerRequest)} · ${Math.round(a.missing.logBytesPerRequest)}`,
+      };
+    }),
+  );
+}
+
+function printCapacity({ capacity, verdicts }: BenchReport): void {
+  console.log('DynamoDB capacity per request, as DynamoDB reports it (ReturnConsumedCapacity), by table size.');
+  console.table(
+    capacity.map((row) => ({
+      ...row,
+      pets: row.pets.toLocaleString('en'),
+      readUnits: round(row.readUnits),
+      writeUnits: round(row.writeUnits),
+    })),
+  );
+  if (verdicts.capacity) console.log(`Capacity independent of the table size: ${verdicts.capacity.pass ? 'yes' : 'NO'}`);
+}
+
+function printMemory({ memory, verdicts }: BenchReport): void {
+  console.log(
+    '\nMemory: estimated cold start / warm p99 in ms at each setting (the time off CPU as measured, the CPU time divided by ' +
+      `the vCPU share the memory buys: 1 vCPU at 1,769 MB). ✓ meets the stage's goals with ${SIZING_MARGIN * 100} % to spare.`,
+  );
+  console.table(
+    memory.map(({ stage, name, estimates, cheapest, configured }, index) => {
+      const { latencyGoals } = stages.find((s) => s.name === stage)!;
+      return {
+        stage: `${stage} (≤ ${latencyGoals.coldStartMs} / ${latencyGoals.warmP99Ms} ms)`,
+        function: name,
+        ...Object.fromEntries(
+          estimates.map((e: SizeEstimate) => [
+            `${e.memoryMiB} MB`,
+            `${ms(e.coldStartMs, 0)} / ${ms(e.warmP99Ms, 0)} ${e.meetsGoals ? '✓' : '✗'}`,
+          ]),
+        ),
+        cheapest: cheapest?.memoryMiB ?? 'none',
+        configured,
+        verdict: mark(verdicts.memory[index]!),
+      };
+    }),
+  );
+}
+
+function printBill({ options, capacity, bill }: BenchReport): void {
+  const keyLookup = capacityAt(capacity, 'authorizer, key not cached', options.settings.petCounts[0]!).readUnits;
+  console.log(
+    `\nThe bill per million requests, production (arm64, memory as configured), ${PRICES.region} list prices read ${PRICES.readOn} (tools/bench/prices.ts). ` +
+      'The authorizer has the key cached (it looks a key up once per 30 s per instance); a lookup adds ' +
+      `${dollars(keyLookup * PRICES.dynamoDbPerMillionReadUnits)} per million. ` +
+      'Cold starts (INIT is billed) and the free tier are left out.',
+  );
+  console.table(bill.map(({ total: _total, ...row }) => row));
+}

@@ -1,0 +1,39 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { PRICES } from './prices';
+import type { BenchReport } from './report';
+
+/**
+ * Writes everything the bench measured and judged to tools/bench/results.json (results-quick.json with
+ * --quick, which is not committed), for docs/performance.md and for comparing runs. Returns its path.
+ */
+export function writeResults(report: BenchReport): string {
+  const { coldStarts, warmRequests } = report;
+  const results = {
+    quick: report.options.quick,
+    settings: report.options.settings,
+    machine: { runtime: report.nodeVersion, cpus: cpus().length, cpu: cpus()[0]?.model },
+    coldStarts: Object.fromEntries(coldStarts.cold),
+    bytesOnly: coldStarts.bytesOnly,
+    ...(coldStarts.instructions.size > 0 ? { instructions: Object.fromEntries(coldStarts.instructions) } : {}),
+    warm: Object.fromEntries(warmRequests.warm),
+    authorizer: Object.fromEntries(warmRequests.authorizer),
+    capacity: report.capacity,
+    localApi: report.localApi,
+    memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
+      stage,
+      function: name,
+      estimates,
+      cheapest: cheapest?.memoryMiB,
+      configured,
+    })),
+    bill: report.bill,
+    prices: PRICES,
+    verdicts: report.verdicts.all,
+  };
+  const file = join(import.meta.dirname, report.options.quick ? 'results-quick.json' : 'results.json');
+  mkdirSync(import.meta.dirname, { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  return file;
+}
