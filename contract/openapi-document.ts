@@ -21,7 +21,7 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../src/domain/idem
 import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
 import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../src/domain/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../src/domain/pets/pet-errors';
-import { BASE_PATH, ROUTE_ERRORS, routes, type OperationId, type Route } from '../src/facts/routes';
+import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route } from '../src/facts/routes';
 import { schemasOf } from './route-schemas';
 
 /**
@@ -60,6 +60,8 @@ function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonOb
 const OPERATIONS: Record<
   OperationId,
   {
+    /** What it does in two or three words, for the document's one-line summary of the API. */
+    gist: string;
     summary: string;
     description: string;
     examples: JsonObject;
@@ -69,6 +71,7 @@ const OPERATIONS: Record<
   }
 > = {
   listPets: {
+    gist: 'list them',
     summary: 'List pets',
     description: [
       'Lists pets, newest first, optionally only those of one `status`.',
@@ -90,6 +93,7 @@ const OPERATIONS: Record<
     },
   },
   createPet: {
+    gist: 'add them',
     summary: 'Add a pet',
     description: [
       'Adds a pet. The service assigns its `id`; `status`, when omitted, stays absent.',
@@ -114,6 +118,7 @@ const OPERATIONS: Record<
     },
   },
   getPet: {
+    gist: 'fetch one',
     summary: 'Get a pet (deprecated)',
     description: [
       'Returns one pet by its id. An id that is not a positive integer in canonical form is a 404, like an unknown one.',
@@ -303,27 +308,62 @@ const ERROR_CODE_TABLE = [
   ...Object.entries(ERROR_CODES).map(([code, status]) => `| ${status} | \`${code}\` |`),
 ].join('\n');
 
-export function buildOpenApiDocument(): JsonObject {
+/** A schema that admits exactly the given values: `const` for one, `enum` for several. */
+function exactly(values: readonly string[]): JsonObject {
+  const distinct = [...new Set(values)];
+  return distinct.length === 1 ? { const: distinct[0] } : { enum: distinct };
+}
+
+/**
+ * The headers every response of a deprecated operation carries, as components the operations refer to;
+ * none when no operation is deprecated, so removing the last one leaves no trace of them.
+ */
+function deprecationHeaders(deprecations: readonly Deprecation[]): JsonObject {
+  if (deprecations.length === 0) return {};
+  const values = deprecations.map(deprecationHeaderValues);
+  const successorPaths = [...new Set(deprecations.map((deprecation) => deprecation.successorPath))];
+  const escaped = successorPaths.map((path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return {
+    Deprecation: {
+      description: 'RFC 9745: when this operation was deprecated, as `@<epoch seconds>`.',
+      required: true,
+      schema: { type: 'string', ...exactly(values.map((value) => value.deprecation)) },
+    },
+    Sunset: {
+      description: 'RFC 8594: when this operation stops working.',
+      required: true,
+      schema: { type: 'string', ...exactly(values.map((value) => value.sunset)) },
+    },
+    'Successor-Link': {
+      description: `Link to the operation that replaces this one: ${successorPaths
+        .map((path) => `\`<…${BASE_PATH}${path}>; rel="successor-version"\``)
+        .join(' or ')}.`,
+      required: true,
+      schema: {
+        type: 'string',
+        pattern: `^<[^>]+${escaped.length === 1 ? escaped[0] : `(?:${escaped.join('|')})`}>; rel="successor-version"$`,
+      },
+    },
+  };
+}
+
+/** The OpenAPI document of a route table: the real one unless a test asks what another would give. */
+export function buildOpenApiDocument(table: readonly Route[] = routes): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const route of routes) {
+  for (const route of table) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
   }
-  // The Deprecation and Sunset header components carry one date each, so one operation at a time
-  // can be deprecated; a second needs components of its own.
-  const table: readonly Route[] = routes;
-  const deprecated = table.filter((route) => route.deprecation !== undefined);
-  const retiring = deprecated[0];
-  const deprecation = retiring?.deprecation;
-  if (deprecated.length !== 1 || retiring === undefined || deprecation === undefined) {
-    throw new Error(`The document describes one deprecated operation, not ${deprecated.length}`);
-  }
-  const sunset = deprecation.sunset;
+  const deprecated = table.flatMap((route) => (route.deprecation ? [{ route, deprecation: route.deprecation }] : []));
+  const retirements = deprecated.map(
+    ({ route, deprecation }) =>
+      ` \`${route.method} ${BASE_PATH}${route.path}\` is deprecated\nand will be removed on ${deprecation.sunset.toUTCString().slice(5, 16)}.`,
+  );
   return {
     openapi: '3.1.0',
     info: {
       title: 'Animal store API',
       version: API_VERSION,
-      summary: 'Pets offered in a store: list them, add them, fetch one.',
+      summary: `Pets offered in a store: ${table.map((route) => OPERATIONS[route.operationId].gist).join(', ')}.`,
       description: [
         'An HTTP and JSON API that manages the animals ("pets") offered in a store.',
         '',
@@ -338,8 +378,7 @@ export function buildOpenApiDocument(): JsonObject {
         'A path that no operation serves is `404 not_found`; a known path with another method is',
         '`405 method_not_allowed` with an `Allow` header.',
         '',
-        `**Versioning.** The base URL ends in the major version, \`${BASE_PATH}\`. \`${retiring.method} ${BASE_PATH}${retiring.path}\` is deprecated`,
-        `and will be removed on ${sunset.toUTCString().slice(5, 16)}.`,
+        `**Versioning.** The base URL ends in the major version, \`${BASE_PATH}\`.${retirements.join('')}`,
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Animal store API team' },
@@ -422,21 +461,7 @@ export function buildOpenApiDocument(): JsonObject {
           required: true,
           schema: { type: 'string', format: 'uri', example: 'https://api.example.com/v1/pets/4249774335723539' },
         },
-        Deprecation: {
-          description: 'RFC 9745: when this operation was deprecated, as `@<epoch seconds>`.',
-          required: true,
-          schema: { type: 'string', const: deprecationHeaderValues(deprecation).deprecation },
-        },
-        Sunset: {
-          description: 'RFC 8594: when this operation stops working.',
-          required: true,
-          schema: { type: 'string', const: deprecationHeaderValues(deprecation).sunset },
-        },
-        'Successor-Link': {
-          description: 'Link to the operation that replaces this one: `<…/v1/pets>; rel="successor-version"`.',
-          required: true,
-          schema: { type: 'string', pattern: '^<[^>]+/pets>; rel="successor-version"$' },
-        },
+        ...deprecationHeaders(deprecated.map(({ deprecation }) => deprecation)),
         'WWW-Authenticate': {
           description: 'RFC 6750 challenge; `error="invalid_token"` is added when a token was sent.',
           required: true,

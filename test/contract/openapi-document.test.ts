@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../contract/openapi-document';
 import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocument } from '../../tools/openapi';
 import { ERROR_CODES } from '../../src/facts/error-codes';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../src/domain/pets/pet-schemas';
-import { routes } from '../../src/facts/routes';
+import { routes, type Route } from '../../src/facts/routes';
 import { PROJECT_ROOT } from '../../project-root';
 import { expectDocumentedResponse } from '../helpers/contract';
 
@@ -23,11 +26,7 @@ describe('openapi.json', () => {
   });
 
   it('passes Redocly lint with the recommended rules, warnings counted as errors', () => {
-    const result = spawnSync(`${PROJECT_ROOT}/node_modules/.bin/redocly`, ['lint', 'openapi.json', '--format=stylish'], {
-      cwd: PROJECT_ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    const result = redoclyLint('openapi.json');
     expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
     expect(result.status).toBe(0);
   });
@@ -140,36 +139,90 @@ describe('openapi.json', () => {
   });
 });
 
+/** Redocly's lint of a document, with the repository's configuration (redocly.yaml). */
+function redoclyLint(file: string) {
+  return spawnSync(`${PROJECT_ROOT}/node_modules/.bin/redocly`, ['lint', file, '--format=stylish'], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
+}
+
+describe('the document once the deprecated operation is removed at its sunset (its route deleted from the table)', () => {
+  const table: readonly Route[] = routes.filter((route: Route) => route.deprecation === undefined);
+  const built = buildOpenApiDocument(table);
+  const text = JSON.stringify(built, null, 2);
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-openapi-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('describes the remaining operations, and no other', () => {
+    const described = Object.values(built.paths as Record<string, Record<string, { operationId: string }>>).flatMap((path) =>
+      Object.values(path),
+    );
+    expect(described.map((candidate) => candidate.operationId).sort()).toEqual(table.map((route) => route.operationId).sort());
+  });
+
+  it('says nothing of deprecation: no deprecated operation, no Deprecation, Sunset or successor header, no removal date', () => {
+    expect(text).not.toMatch(/deprecat|sunset|successor|removed on/i);
+  });
+
+  it('passes Redocly lint as the committed document does: no reference left dangling, no component left unused', () => {
+    const file = join(work, 'openapi.json');
+    writeFileSync(file, text);
+    const result = redoclyLint(file);
+    expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
+    expect(result.status).toBe(0);
+  });
+
+  it('still gives generated clients their types', async () => {
+    expect(await renderClientTypes(text)).toContain('operations');
+  });
+});
+
+describe('the document with more than one deprecated operation', () => {
+  // Every route deprecated, each with its own sunset: the shared header components must admit them all.
+  const sunsets = routes.map((_, index) => new Date(Date.UTC(2031, 0, index + 1)));
+  const table: readonly Route[] = routes.map((route: Route, index) => ({
+    ...route,
+    deprecation: { since: new Date('2026-01-01T00:00:00Z'), sunset: sunsets[index]!, successorPath: '/pets' },
+  }));
+  const built = buildOpenApiDocument(table) as Record<string, any>;
+
+  it("admits each one's Sunset date in the shared header, and names each in the description with its removal date", () => {
+    expect(built.components.headers.Sunset.schema.enum).toEqual(sunsets.map((sunset) => sunset.toUTCString()));
+    for (const [index, route] of table.entries()) {
+      expect(built.info.description).toContain(
+        `\`${route.method} /v1${route.path}\` is deprecated\nand will be removed on ${sunsets[index]!.toUTCString().slice(5, 16)}.`,
+      );
+    }
+  });
+});
+
 describe('the contract check run on every integration response', () => {
+  // createPet's 201: an operation every version of the route table keeps, with a required header.
   const response = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
-    method: 'GET',
-    url: 'http://localhost:3000/v1/pets/1',
+    method: 'POST',
+    url: 'http://localhost:3000/v1/pets',
     status,
-    headers: new Headers({
-      'content-type': 'application/json',
-      deprecation: '@1795305600',
-      sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-      link: '<http://localhost:3000/v1/pets>; rel="successor-version"',
-      ...headers,
-    }),
+    headers: new Headers({ 'content-type': 'application/json', location: 'http://localhost:3000/v1/pets/1', ...headers }),
     body: JSON.stringify(body),
   });
 
   it('accepts a documented response', () => {
-    expect(() => expectDocumentedResponse(response(200, { id: 1, name: 'Rex', categoryId: 1 }))).not.toThrow();
+    expect(() => expectDocumentedResponse(response(201, { id: 1, name: 'Rex', categoryId: 1 }))).not.toThrow();
   });
 
   it('rejects a body that drifts from the schema', () => {
-    expect(() => expectDocumentedResponse(response(200, { id: 1, name: 'Rex', categoryId: '1' }))).toThrow(/body/);
+    expect(() => expectDocumentedResponse(response(201, { id: 1, name: 'Rex', categoryId: '1' }))).toThrow(/body/);
   });
 
   it('rejects a status the operation does not document', () => {
-    expect(() => expectDocumentedResponse(response(409, { code: 'conflict', message: 'x', status: 409 }))).toThrow(/not documented/);
+    expect(() => expectDocumentedResponse(response(404, { code: 'not_found', message: 'x', status: 404 }))).toThrow(/not documented/);
   });
 
   it('rejects a response missing a required header', () => {
-    const withoutSunset = response(200, { id: 1, name: 'Rex', categoryId: 1 });
-    withoutSunset.headers.delete('sunset');
-    expect(() => expectDocumentedResponse(withoutSunset)).toThrow(/Sunset/);
+    const withoutLocation = response(201, { id: 1, name: 'Rex', categoryId: 1 });
+    withoutLocation.headers.delete('location');
+    expect(() => expectDocumentedResponse(withoutLocation)).toThrow(/Location/);
   });
 });

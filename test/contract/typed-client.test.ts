@@ -14,15 +14,15 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 describe('a client generated from openapi.json', () => {
-  it('adds a pet and reads it back, fully typed', async () => {
+  // Read back through the listing, not getPet: getPet is deprecated, and this test outlives it.
+  it('adds a pet and finds it in the listing, fully typed', async () => {
     const created = await client.POST('/pets', { body: { name: 'Rex', categoryId: 1, status: 'available' } });
     expect(created.response.status).toBe(201);
     const pet = created.data!;
     expect(pet).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
 
-    const fetched = await client.GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
-    expect(fetched.data).toEqual(pet);
-    expect(fetched.response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    const listed = await client.GET('/pets', { params: { query: { status: 'available', limit: 100 } } });
+    expect(listed.data).toContainEqual(pet);
   });
 
   it('lists pets with typed query parameters and follows the next link', async () => {

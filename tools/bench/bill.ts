@@ -1,5 +1,6 @@
 import type { FunctionName } from '../../infra/api-functions';
 import { production } from '../../infra/stages';
+import { isDeployed } from './bench-functions';
 import { dollars } from './format';
 import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
 import type { CapacityRow } from './measure-capacity';
@@ -37,32 +38,49 @@ export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: 
     Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
   const durationCost = (name: FunctionName, milliseconds: number) =>
     (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
-  const operations: Array<{ operation: string; name: FunctionName; result: WarmResult; units: { readUnits: number; writeUnits: number } }> =
-    [
-      { operation: 'listPets', name: 'listPets', result: warm.get('listPets')!.fn, units: capacityAt(capacity, 'listPets', pets) },
-      { operation: 'createPet', name: 'createPet', result: warm.get('createPet')!.fn, units: capacityAt(capacity, 'createPet', pets) },
-      { operation: 'getPet', name: 'getPet', result: warm.get('getPet')!.fn, units: capacityAt(capacity, 'getPet', pets) },
-      { operation: 'anonymous (401)', name: 'listPets', result: warm.get('listPets')!.anonymous, units: { readUnits: 0, writeUnits: 0 } },
-    ];
-  return operations.map(({ operation, name, result, units }) => {
-    const anonymous = operation.startsWith('anonymous');
-    const auth = anonymous ? productionAuthorizer.missing : productionAuthorizer.cached;
-    const api = PRICES.httpApiPerMillionRequests;
-    const invocations = 2 * PRICES.lambdaPerMillionInvocations;
-    const duration = durationCost(name, billedMs(name, result)) + durationCost('authorizer', billedMs('authorizer', auth));
-    const dynamoDb = units.readUnits * PRICES.dynamoDbPerMillionReadUnits + units.writeUnits * PRICES.dynamoDbPerMillionWriteUnits;
-    const logBytes = result.logBytesPerRequest + auth.logBytesPerRequest + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST;
-    const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
-    return {
-      operation,
-      'HTTP API': dollars(api),
-      'Lambda requests': dollars(invocations),
-      'Lambda duration': dollars(duration),
-      DynamoDB: dollars(dynamoDb),
-      'log bytes': Math.round(logBytes),
-      logs: dollars(logs),
-      'per million': dollars(api + invocations + duration + dynamoDb + logs),
-      total: api + invocations + duration + dynamoDb + logs,
-    };
-  });
+  const zero = { readUnits: 0, writeUnits: 0 };
+  // What each line measured, read only for a function the route table still deploys.
+  const operations: Array<{ operation: string; name: FunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
+    {
+      operation: 'listPets',
+      name: 'listPets',
+      measured: () => ({ result: warm.get('listPets')!.fn, units: capacityAt(capacity, 'listPets', pets) }),
+    },
+    {
+      operation: 'createPet',
+      name: 'createPet',
+      measured: () => ({ result: warm.get('createPet')!.fn, units: capacityAt(capacity, 'createPet', pets) }),
+    },
+    {
+      operation: 'getPet',
+      name: 'getPet',
+      measured: () => ({ result: warm.get('getPet')!.fn, units: capacityAt(capacity, 'getPet', pets) }),
+    },
+    { operation: 'anonymous (401)', name: 'listPets', measured: () => ({ result: warm.get('listPets')!.anonymous, units: zero }) },
+  ];
+  return operations
+    .filter(({ name }) => isDeployed(name))
+    .map(({ operation, name, measured }) => {
+      const { result, units } = measured();
+      const anonymous = operation.startsWith('anonymous');
+      const auth = anonymous ? productionAuthorizer.missing : productionAuthorizer.cached;
+      const api = PRICES.httpApiPerMillionRequests;
+      const invocations = 2 * PRICES.lambdaPerMillionInvocations;
+      const duration = durationCost(name, billedMs(name, result)) + durationCost('authorizer', billedMs('authorizer', auth));
+      const dynamoDb = units.readUnits * PRICES.dynamoDbPerMillionReadUnits + units.writeUnits * PRICES.dynamoDbPerMillionWriteUnits;
+      const logBytes =
+        result.logBytesPerRequest + auth.logBytesPerRequest + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST;
+      const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
+      return {
+        operation,
+        'HTTP API': dollars(api),
+        'Lambda requests': dollars(invocations),
+        'Lambda duration': dollars(duration),
+        DynamoDB: dollars(dynamoDb),
+        'log bytes': Math.round(logBytes),
+        logs: dollars(logs),
+        'per million': dollars(api + invocations + duration + dynamoDb + logs),
+        total: api + invocations + duration + dynamoDb + logs,
+      };
+    });
 }

@@ -1,5 +1,6 @@
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
+import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { startCapacityProxy } from './capacity-proxy';
@@ -64,7 +65,7 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         { scenario: 'authorizer, key not cached', name: 'authorizer', events: meteredKeys.map(keyEvent) },
       ];
       progress(`capacity at ${count.toLocaleString('en')} pets`);
-      for (const { scenario, name, events, before } of scenarios) {
+      for (const { scenario, name, events, before } of scenarios.filter((candidate) => isDeployed(candidate.name))) {
         const asset = bench.productionAssets.get(name)!;
         const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
         if (before !== undefined) {
