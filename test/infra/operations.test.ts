@@ -101,11 +101,36 @@ describe('traffic shifting per stage', () => {
     expect(configsOf(staging)).toEqual(productionConfigs);
   });
 
-  it('lets a production alarm fire within the canary window, so a bad version is rolled back before it takes all traffic', () => {
-    const { periodMinutes, datapointsToAlarm } = production.alarms;
-    expect(periodMinutes * datapointsToAlarm).toBeLessThan(5);
+  it('lets every rollback alarm of a gradual deploy fire before its first step ends, so a bad version never takes all traffic', () => {
+    let gradual = 0;
+    for (const config of stages) {
+      const { json } = synthesis.stage(config.name);
+      for (const [id, group] of Object.entries(resourcesOfType(json, 'AWS::CodeDeploy::DeploymentGroup'))) {
+        const stepSeconds = firstStepSeconds(group.Properties!.DeploymentConfigName);
+        if (stepSeconds === undefined) continue;
+        gradual++;
+        for (const { Name } of group.Properties!.AlarmConfiguration.Alarms as Array<{ Name: { Ref: string } }>) {
+          const alarm = json.Resources[Name.Ref]!.Properties!;
+          const periods: number[] = alarm.Period ? [alarm.Period] : alarm.Metrics.flatMap((m: any) => m.MetricStat?.Period ?? []);
+          const soonestSeconds = Math.max(...periods) * (alarm.DatapointsToAlarm ?? alarm.EvaluationPeriods);
+          expect(soonestSeconds, `${config.name} ${id}: ${Name.Ref}`).toBeLessThan(stepSeconds);
+        }
+      }
+    }
+    expect(gradual, 'no stage deploys gradually').toBeGreaterThan(0);
   });
 });
+
+/**
+ * How long a Lambda deployment configuration holds its first share of traffic before moving on, in
+ * seconds; undefined for one that moves all traffic at once.
+ */
+function firstStepSeconds(configName: unknown): number | undefined {
+  if (configName === 'CodeDeployDefault.LambdaAllAtOnce') return undefined;
+  const step = /^CodeDeployDefault\.Lambda(?:Canary\d+Percent|Linear\d+PercentEvery)(\d+)Minutes?$/.exec(String(configName));
+  if (!step) throw new Error(`Teach firstStepSeconds the deployment configuration ${JSON.stringify(configName)}`);
+  return Number(step[1]) * 60;
+}
 
 describe.each(stages)('alarms of the $name stage', (config: StageConfig) => {
   let stage: SynthesizedStage;

@@ -9,7 +9,7 @@ import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
 import { tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { type PetsTableAccess, PETS_TABLE_ACCESS } from '../../infra/pets-table-access';
+import type { PetsTableAccess } from '../../infra/pets-table-access';
 import { routeKey, routes } from '../../src/facts/routes';
 import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
 
@@ -334,14 +334,17 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('permissions', () => {
-    it("grants each route's function exactly the pets table access infra/ declares for its operation", () => {
-      for (const route of routes) {
+    it('lets the function of no GET route change the pets table: reading is all a safe method may do', () => {
+      const reads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
+      const pets = logicalId(stage, stage.stack.petsTable.table);
+      const safe = routes.filter((route) => route.method === 'GET');
+      expect(safe.length).toBeGreaterThan(0);
+      for (const route of safe) {
         const fn = stage.stack.functions.routes.get(route.handler)!;
-        const pets = logicalId(stage, stage.stack.petsTable.table);
         const onPets = dynamoDbStatementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes(pets));
-        expect(grantsOf(onPets), route.operationId).toEqual(
-          grantsOf(PETS_TABLE_ACCESS[route.operationId].map((access) => petsStatement(stage, access))),
-        );
+        const actions = grantsOf(onPets).map((grant) => grant.split(' ')[0]!);
+        expect(actions.length, route.operationId).toBeGreaterThan(0);
+        for (const action of actions) expect(reads, `${route.operationId} may ${action}`).toContain(action);
       }
     });
 

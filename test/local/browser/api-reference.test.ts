@@ -1,15 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../project-root';
 import { routes, type Route } from '../../../src/facts/routes';
-import { hasChromium, launchChromium } from '../../helpers/chromium';
+import { describeInChromium, launchChromium } from '../../helpers/chromium';
 import { startTestApi, type TestApi } from '../../helpers/local-api';
 
 export const SCREENSHOT = resolve(PROJECT_ROOT, 'test-results/api-reference.png');
 
-describe.skipIf(!hasChromium)('the interactive API reference at /docs', () => {
+describeInChromium('the interactive API reference at /docs', () => {
   let api: TestApi;
   let browser: Browser;
   beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../../helpers/chromium';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeInChromium, launchChromium } from '../../helpers/chromium';
 import { startTestApi, type TestApi } from '../../helpers/local-api';
 
 /** A front-end dev server stand-in: serves an empty page from its own origin. */
@@ -12,7 +12,7 @@ async function startPageServer(): Promise<{ server: Server; origin: string }> {
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-describe.skipIf(!hasChromium)('a browser app on another origin calling the local API', () => {
+describeInChromium('a browser app on another origin calling the local API', () => {
   let api: TestApi;
   let browser: Browser;
   let allowed: { server: Server; origin: string };
