@@ -134,7 +134,9 @@ export const staging: StageConfig = {
     p99LatencyMs: 2_000,
     durationPercentOfTimeout: 80,
     minimumRequests: 20,
-    periodMinutes: 5,
+    // One-minute periods as in production: staging deploys by the same canary, and its alarms must be
+    // able to fire within the canary's five minutes for a rollback to be rehearsed.
+    periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
   },
