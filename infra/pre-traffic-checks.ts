@@ -8,7 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PROJECT_ROOT, SOURCE_DIR } from '../project-root';
 import { preTrafficHookTimeoutMs } from '../src/checks/hook-time-budget';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/probes';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/pre-traffic-expectations';
 import { ENV } from '../src/facts/environment';
 import { FUNCTION_RUNTIME, functionBundling, type LogLevel } from './api-function';
 
@@ -22,7 +22,7 @@ export interface GatedDeployment {
 }
 
 export interface PreTrafficChecksProps {
-  /** Every function whose new versions the hook probes, by the name its probes know it by (src/checks/probes.ts). */
+  /** Every function whose new versions the hook checks, by the name its checks know it by (src/checks/checks.ts). */
   readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
   /** Application log level of the hook. */
   readonly logLevel: LogLevel;
@@ -101,8 +101,8 @@ export class PreTrafficChecks extends Construct {
     hook.acknowledge({
       id: 'Serverless-LambdaTracing',
       reason:
-        'Its log has a line per probe with the version, the answer and the verdict, and the probed functions log each ' +
-        'request under its probe id; a trace would add a wildcard X-Ray grant to show the same calls.',
+        'Its log has a line per check with the version, the answer and the verdict, and the checked functions log each ' +
+        'request under its check id; a trace would add a wildcard X-Ray grant to show the same calls.',
     });
   }
 

@@ -9,8 +9,8 @@ import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-la
 import * as v from 'valibot';
 import type { InvocationClock } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
-import { CODEDEPLOY_CALL_LIMIT_MS, PROBE_ANSWER_LIMIT_MS } from './hook-time-budget';
-import { probesFor, type CheckedFunction, type ProbeContext } from './probes';
+import { CODEDEPLOY_CALL_LIMIT_MS, CHECK_ANSWER_LIMIT_MS } from './hook-time-budget';
+import { checksFor, type CheckedFunction, type CheckContext } from './pre-traffic-expectations';
 import { hookStatus, judge, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
 
 /** Options of every call: each is bounded, so the hook always has time left to report. */
@@ -40,8 +40,8 @@ export interface LambdaApi {
 }
 
 export interface HookLimits {
-  /** How long a probe waits for its answer. */
-  readonly probeAnswerMs: number;
+  /** How long a check waits for its answer. */
+  readonly checkAnswerMs: number;
   /** How long one CodeDeploy call may take. */
   readonly codeDeployCallMs: number;
 }
@@ -53,12 +53,12 @@ export interface PreTrafficCheckDependencies {
   readonly functionNames: Readonly<Record<CheckedFunction, string>>;
   /** The hook invocation's remaining time. */
   readonly clock: InvocationClock;
-  /** What the probes of one run use: a fresh unknown key and pet id each time. */
-  readonly probeContext: (runId: string) => ProbeContext;
+  /** What the checks of one run use: a fresh unknown key and pet id each time. */
+  readonly checkContext: (runId: string) => CheckContext;
   readonly limits?: HookLimits;
 }
 
-const DEFAULT_LIMITS: HookLimits = { probeAnswerMs: PROBE_ANSWER_LIMIT_MS, codeDeployCallMs: CODEDEPLOY_CALL_LIMIT_MS };
+const DEFAULT_LIMITS: HookLimits = { checkAnswerMs: CHECK_ANSWER_LIMIT_MS, codeDeployCallMs: CODEDEPLOY_CALL_LIMIT_MS };
 
 /** What CodeDeploy hands a lifecycle hook: the two ids its report must carry. */
 const HookEventSchema = v.object({
@@ -74,7 +74,7 @@ interface DeploymentTarget {
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: invokes the version a deployment is about to move traffic
- * to, directly, with each probe of its function (src/checks/probes.ts), and reports Succeeded only
+ * to, directly, with each check of its function (src/checks/checks.ts), and reports Succeeded only
  * when every answer is right. Anything else is Failed, an exception included, and CodeDeploy then
  * rolls the deployment back. Only a report CodeDeploy refuses is thrown: the hook then fails where
  * it shows (its log, its Errors metric), and a deployment without a report cannot pass.
@@ -116,22 +116,22 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
       verdicts.push(refusal(`${functionName} is not a function this hook checks`));
       continue;
     }
-    // A published version, never $LATEST or an alias: the probes must reach exactly what will take traffic.
+    // A published version, never $LATEST or an alias: the checks must reach exactly what will take traffic.
     if (target.version === undefined || !/^[1-9]\d*$/.test(target.version)) {
       verdicts.push(refusal(`the deployment of ${fn} names no published version (${target.version ?? 'none'})`));
       continue;
     }
     const version = target.version;
-    logger.info('Probing the new version', { function: fn, functionName, version });
-    for (const probe of probesFor(fn, dependencies.probeContext(`pre-traffic-${deploymentId}`))) {
+    logger.info('Checking the new version', { function: fn, functionName, version });
+    for (const check of checksFor(fn, dependencies.checkContext(`pre-traffic-${deploymentId}`))) {
       const outcome: InvocationOutcome =
-        dependencies.clock.getRemainingTimeInMillis() < limits.probeAnswerMs + limits.codeDeployCallMs
+        dependencies.clock.getRemainingTimeInMillis() < limits.checkAnswerMs + limits.codeDeployCallMs
           ? { kind: 'no-answer', reason: 'not run: the hook would have had no time left to report' }
-          : await invokeVersion(dependencies.lambda, functionName, version, probe.event, limits.probeAnswerMs);
-      const verdict = judge(probe, outcome);
-      const entry = { function: fn, version, probe: verdict.probe, detail: verdict.detail };
-      if (verdict.passed) logger.info('Probe passed', entry);
-      else logger.error('Probe failed', entry);
+          : await invokeVersion(dependencies.lambda, functionName, version, check.event, limits.checkAnswerMs);
+      const verdict = judge(check, outcome);
+      const entry = { function: fn, version, check: verdict.check, detail: verdict.detail };
+      if (verdict.passed) logger.info('Check passed', entry);
+      else logger.error('Check failed', entry);
       verdicts.push(verdict);
     }
   }
@@ -165,13 +165,13 @@ function nameOf(functionName: string | undefined): string {
 }
 
 function refusal(detail: string): Verdict {
-  return { probe: 'finds the new version of a function it checks', passed: false, detail };
+  return { check: 'finds the new version of a function it checks', passed: false, detail };
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Invokes one published version with one probe's event and says what came back. */
+/** Invokes one published version with one check's event and says what came back. */
 async function invokeVersion(
   lambda: LambdaApi,
   functionName: string,

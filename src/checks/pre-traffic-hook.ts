@@ -13,7 +13,7 @@ import { ENV } from '../facts/environment';
 import { readConfig, RequiredString } from '../runtime/config';
 import { logger } from '../runtime/logger';
 import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from './pre-traffic-checks';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from './probes';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from './pre-traffic-expectations';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook, one for every deployment group of
@@ -50,7 +50,7 @@ export const handler = async (event: unknown, context: Context): Promise<void> =
     lambda,
     functionNames: config[ENV.preTrafficTargets],
     clock: context,
-    probeContext: (runId) => ({
+    checkContext: (runId) => ({
       runId,
       unknownApiKey: generateApiKey(),
       unknownPetId: petIdFor(randomCreationToken(), 0),

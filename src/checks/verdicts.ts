@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
 import { ERROR_CODES } from '../facts/error-codes';
 import { ErrorSchema } from '../http/error-schema';
-import type { Expectation, Probe } from './probes';
+import type { Expectation, Check } from './pre-traffic-expectations';
 
-/** What came back from invoking a function's new version with one probe. */
+/** What came back from invoking a function's new version with one check. */
 export type InvocationOutcome =
   /** The function returned this value. */
   | { readonly kind: 'returned'; readonly payload: unknown }
@@ -14,14 +14,14 @@ export type InvocationOutcome =
   | { readonly kind: 'no-answer'; readonly reason: string };
 
 export interface Verdict {
-  /** The probe's name. */
-  readonly probe: string;
+  /** The check's name. */
+  readonly check: string;
   readonly passed: boolean;
   /** What was seen: the answer when it passed, what was wrong when it did not. */
   readonly detail: string;
 }
 
-/** The status CodeDeploy is told: the deployment goes on only when every probe passed. */
+/** The status CodeDeploy is told: the deployment goes on only when every check passed. */
 export type HookStatus = 'Succeeded' | 'Failed';
 
 const HttpAnswerSchema = v.object({
@@ -32,17 +32,17 @@ const HttpAnswerSchema = v.object({
 
 const AuthorizerAnswerSchema = v.object({ isAuthorized: v.literal(true), context: AuthorizerContextSchema });
 
-/** Judges one probe by what its invocation gave back. */
-export function judge(probe: Probe, outcome: InvocationOutcome): Verdict {
-  const verdict = (passed: boolean, detail: string): Verdict => ({ probe: probe.name, passed, detail });
+/** Judges one check by what its invocation gave back. */
+export function judge(check: Check, outcome: InvocationOutcome): Verdict {
+  const verdict = (passed: boolean, detail: string): Verdict => ({ check: check.name, passed, detail });
   switch (outcome.kind) {
     case 'no-answer':
       return verdict(false, `no answer: ${outcome.reason}`);
     case 'function-error':
       return verdict(false, `the function failed: ${outcome.errorType}: ${outcome.errorMessage}`);
     case 'returned': {
-      const mismatch = mismatchOf(probe.expect, outcome.payload);
-      return mismatch === undefined ? verdict(true, describe(probe.expect)) : verdict(false, mismatch);
+      const mismatch = mismatchOf(check.expect, outcome.payload);
+      return mismatch === undefined ? verdict(true, describe(check.expect)) : verdict(false, mismatch);
     }
   }
 }
@@ -63,7 +63,7 @@ function describe(expect: Expectation): string {
   }
 }
 
-/** What is wrong with an answer, or undefined when it is what the probe expects. */
+/** What is wrong with an answer, or undefined when it is what the check expects. */
 function mismatchOf(expect: Expectation, payload: unknown): string | undefined {
   if (expect.kind === 'verdict') {
     const answer = v.safeParse(AuthorizerAnswerSchema, payload);

@@ -14,7 +14,7 @@ import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/l
 import { synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
 import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
 import { runPreTrafficChecks, type LambdaApi } from '../../src/checks/pre-traffic-checks';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../src/checks/probes';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../src/checks/pre-traffic-expectations';
 import { generateApiKey } from '../../src/domain/auth/api-keys';
 import { ENV } from '../../src/facts/environment';
 import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
@@ -234,12 +234,12 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
         lambda,
         functionNames: Object.fromEntries(CHECKED_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<CheckedFunction, string>,
         clock: { getRemainingTimeInMillis: () => preTrafficHookTimeoutMs() },
-        probeContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
+        checkContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
       });
       return { run, reports: codeDeploy.reports };
     }
 
-    it.each(CHECKED_FUNCTIONS)('lets the new version of %s through: every probe gets the answer the hook expects', async (fn) => {
+    it.each(CHECKED_FUNCTIONS)('lets the new version of %s through: every check gets the answer the hook expects', async (fn) => {
       const { run, reports } = checks(fn, bundleLambda().api);
       await expect(run).resolves.toBe('Succeeded');
       expect(reports.map((report) => report.status)).toEqual(['Succeeded']);
@@ -251,7 +251,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       expect(reports.map((report) => report.status)).toEqual(['Failed']);
     });
 
-    it("runs the hook's own bundle: it finds what the deployment moves, probes that version and reports to CodeDeploy", async () => {
+    it("runs the hook's own bundle: it finds what the deployment moves, checks that version and reports to CodeDeploy", async () => {
       const hook = stage.stack.preTrafficChecks.function;
       const resource = stage.json.Resources[stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)]!;
       const hookRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreTrafficChecks } from '../../infra/pre-traffic-checks';
 import { stages, type StageConfig } from '../../infra/stages';
 import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
-import { CHECKED_FUNCTIONS } from '../../src/checks/probes';
+import { CHECKED_FUNCTIONS } from '../../src/checks/pre-traffic-expectations';
 import { ENV } from '../../src/facts/environment';
 import { resourcesOfType, synthesize, type CfnTemplate, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
 
@@ -71,7 +71,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     }
   });
 
-  it('knows each function by the name its probes use, and is told nothing else', () => {
+  it('knows each function by the name its checks use, and is told nothing else', () => {
     const variables = stage.json.Resources[id(hook().function)]!.Properties!.Environment.Variables;
     expect(Object.keys(variables).sort()).toEqual([ENV.logLevel, ENV.preTrafficTargets].sort());
     expect(variables[ENV.logLevel]).toBe(config.logLevel);
@@ -114,7 +114,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     ]);
   });
 
-  it('has the time to probe and report within its timeout, and logs as JSON to a group kept as long as the stage’s others', () => {
+  it('has the time to check and report within its timeout, and logs as JSON to a group kept as long as the stage’s others', () => {
     const properties = stage.json.Resources[id(hook().function)]!.Properties!;
     expect(properties.Timeout * 1000).toBeGreaterThanOrEqual(preTrafficHookTimeoutMs());
     // Lambda's longest timeout; CodeDeploy waits an hour for a report.
@@ -180,7 +180,7 @@ describe('the PreTrafficChecks construct', () => {
     );
   });
 
-  it('refuses to be built without a function for every probe plan', () => {
+  it('refuses to be built without a function for every check plan', () => {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Incomplete');
     const only = new LambdaFunction(stack, 'Only', {
       runtime: Runtime.NODEJS_24_X,

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../project-root';
 import { runPreTrafficChecks, type CodeDeployApi, type PreTrafficCheckDependencies } from '../../../src/checks/pre-traffic-checks';
-import { CHECKED_FUNCTIONS, probesFor, type CheckedFunction } from '../../../src/checks/probes';
+import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction } from '../../../src/checks/pre-traffic-expectations';
 import { fakeCodeDeploy, fakeLambda, type FakeAnswer, type FakeTarget, type InvokeCall } from '../../helpers/fake-codedeploy';
 
-/** The staging bundles' answers to each probe (see verdicts.test.ts). */
+/** The staging bundles' answers to each check (see verdicts.test.ts). */
 const RECORDED: Record<CheckedFunction, unknown[]> = JSON.parse(
   readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
 );
@@ -25,7 +25,7 @@ const FUNCTION_OF = new Map(Object.entries(NAMES).map(([fn, name]) => [name, fn 
 const NOW = new Date('2026-11-25T12:00:00Z');
 const context = (runId: string) => ({ runId, unknownApiKey: 'pets_an-unknown-key', unknownPetId: 12_345, now: NOW });
 
-/** Each function answers its probes as the recorded bundles did, in order. */
+/** Each function answers its checks as the recorded bundles did, in order. */
 function recordedAnswers(override: (fn: CheckedFunction, index: number) => FakeAnswer | undefined = () => undefined) {
   const answered = new Map<CheckedFunction, number>();
   return (call: InvokeCall): FakeAnswer => {
@@ -44,19 +44,19 @@ function hook(targets: FakeTarget[], answers = recordedAnswers(), options: { fai
     lambda: lambda.api,
     functionNames: NAMES,
     clock: { getRemainingTimeInMillis: () => options.remainingMs ?? 85_000 },
-    probeContext: context,
-    limits: { probeAnswerMs: 200, codeDeployCallMs: 200 },
+    checkContext: context,
+    limits: { checkAnswerMs: 200, codeDeployCallMs: 200 },
   };
   return { run: (event: unknown = EVENT) => runPreTrafficChecks(event, dependencies), reports: codeDeploy.reports, calls: lambda.calls };
 }
 
 describe('the pre-traffic hook', () => {
-  it.each(CHECKED_FUNCTIONS)('invokes the version of %s being deployed with each of its probes, and reports Succeeded', async (fn) => {
+  it.each(CHECKED_FUNCTIONS)('invokes the version of %s being deployed with each of its checks, and reports Succeeded', async (fn) => {
     const { run, reports, calls } = hook([{ functionName: NAMES[fn], targetVersion: '7' }]);
     await expect(run()).resolves.toBe('Succeeded');
-    const probes = probesFor(fn, context(`pre-traffic-${DEPLOYMENT}`));
+    const checks = checksFor(fn, context(`pre-traffic-${DEPLOYMENT}`));
     expect(calls).toEqual(
-      probes.map((probe) => ({ functionName: NAMES[fn], qualifier: '7', event: JSON.parse(JSON.stringify(probe.event)) })),
+      checks.map((check) => ({ functionName: NAMES[fn], qualifier: '7', event: JSON.parse(JSON.stringify(check.event)) })),
     );
     expect(reports).toEqual([{ deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: EXECUTION, status: 'Succeeded' }]);
   });
@@ -101,11 +101,11 @@ describe('the pre-traffic hook', () => {
       recordedAnswers(() => 'never'),
     );
     await expect(run()).resolves.toBe('Failed');
-    expect(calls).toHaveLength(probesFor('listPets', context('x')).length);
+    expect(calls).toHaveLength(checksFor('listPets', context('x')).length);
     expect(reports.map((report) => report.status)).toEqual(['Failed']);
   });
 
-  it('runs no probe it could not finish before its own timeout, and reports Failed', async () => {
+  it('runs no check it could not finish before its own timeout, and reports Failed', async () => {
     const { run, reports, calls } = hook([{ functionName: NAMES.listPets, targetVersion: '3' }], recordedAnswers(), { remainingMs: 300 });
     await expect(run()).resolves.toBe('Failed');
     expect(calls).toEqual([]);

@@ -3,11 +3,11 @@ import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import type { HttpEvent } from '../http/handler';
 
 /**
- * The events a probe hands a function directly, shaped as API Gateway's HTTP API sends them
+ * The events a check hands a function directly, shaped as API Gateway's HTTP API sends them
  * (payload format 2.0): the fields the functions read, with values that say where they came from.
- * No probe goes through API Gateway, so `.invalid` (RFC 2606) names the host any link would use.
+ * No check goes through API Gateway, so `.invalid` (RFC 2606) names the host any link would use.
  */
-const PROBE_HOST = 'pre-traffic-check.invalid';
+const CHECK_HOST = 'pre-traffic-check.invalid';
 
 export interface RouteRequest {
   /** API Gateway's route key, `GET /v1/pets/{petId}`, or `$default`. */
@@ -18,9 +18,9 @@ export interface RouteRequest {
   readonly pathParameters?: Readonly<Record<string, string>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** The authorizer's verdict; none at all for an anonymous probe, as if the route had no authorizer. */
+  /** The authorizer's verdict; none at all for an anonymous check, as if the route had no authorizer. */
   readonly caller?: AuthorizerContext;
-  /** Logged by the function on every line: ties its log to the probe. */
+  /** Logged by the function on every line: ties its log to the check. */
   readonly requestId: string;
 }
 
@@ -32,7 +32,7 @@ export function routeEvent(request: RouteRequest, now: Date): HttpEvent {
     routeKey: request.routeKey,
     rawPath: request.rawPath,
     rawQueryString: new URLSearchParams(query).toString(),
-    headers: { host: PROBE_HOST, 'x-forwarded-proto': 'https', ...request.headers },
+    headers: { host: CHECK_HOST, 'x-forwarded-proto': 'https', ...request.headers },
     ...(Object.keys(query).length > 0 ? { queryStringParameters: { ...query } } : {}),
     ...(request.pathParameters ? { pathParameters: { ...request.pathParameters } } : {}),
     requestContext: {
@@ -51,13 +51,13 @@ export function authorizerEvent(authorization: string | undefined, requestId: st
   return {
     version: '2.0',
     type: 'REQUEST',
-    routeArn: `arn:aws:execute-api:${PROBE_HOST}/$default/GET${rawPath}`,
+    routeArn: `arn:aws:execute-api:${CHECK_HOST}/$default/GET${rawPath}`,
     identitySource: [],
     routeKey,
     rawPath,
     rawQueryString: '',
     cookies: [],
-    headers: { host: PROBE_HOST, 'x-forwarded-proto': 'https', ...(authorization === undefined ? {} : { authorization }) },
+    headers: { host: CHECK_HOST, 'x-forwarded-proto': 'https', ...(authorization === undefined ? {} : { authorization }) },
     requestContext: requestContext(routeKey, 'GET', rawPath, requestId, now),
   };
 }
@@ -66,7 +66,7 @@ function requestContext(routeKey: string, method: string, path: string, requestI
   return {
     accountId: 'pre-traffic-check',
     apiId: 'pre-traffic-check',
-    domainName: PROBE_HOST,
+    domainName: CHECK_HOST,
     domainPrefix: 'pre-traffic-check',
     http: { method, path, protocol: 'HTTP/1.1', sourceIp: '0.0.0.0', userAgent: 'pre-traffic-check' },
     requestId,

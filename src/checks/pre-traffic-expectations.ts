@@ -1,11 +1,11 @@
 import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import type { ErrorCode } from '../facts/error-codes';
 import { BASE_PATH, findRoute, OPERATION_IDS, routeKey, type OperationId } from '../facts/routes';
-import { authorizerEvent, routeEvent, type RouteRequest } from './probe-events';
+import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it
- * must answer. Every probe reads at most: none writes, so they can run against the stage's real
+ * must answer. Every check reads at most: none writes, so they can run against the stage's real
  * tables, and none needs a key that works, so the hook holds no secret.
  */
 
@@ -13,7 +13,7 @@ import { authorizerEvent, routeEvent, type RouteRequest } from './probe-events';
 export const CHECKED_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
 export type CheckedFunction = (typeof CHECKED_FUNCTIONS)[number];
 
-/** What a probe must get back. */
+/** What a check must get back. */
 export type Expectation =
   /** An HTTP answer with our Error body of this code, under the status the code always has. */
   | { readonly kind: 'error'; readonly code: ErrorCode }
@@ -22,19 +22,19 @@ export type Expectation =
   /** The authorizer's answer: authorized, with this verdict in its context (src/handlers/authorize.ts). */
   | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome'] };
 
-export interface Probe {
-  /** What it shows, as a sentence: it names the probe in the log and in its verdict. */
+export interface Check {
+  /** What it shows, as a sentence: it names the check in the log and in its verdict. */
   readonly name: string;
   /** The payload the function is invoked with. */
   readonly event: unknown;
   readonly expect: Expectation;
 }
 
-/** The caller the probes act as once authenticated: its key id marks every log line they cause. */
-export const PROBE_KEY_ID = 'pre-traffic-check';
+/** The caller the checks act as once authenticated: its key id marks every log line they cause. */
+export const CHECK_KEY_ID = 'pre-traffic-check';
 
-export interface ProbeContext {
-  /** Prefix of each probe's request id, which the function logs: ties its log lines to the deployment. */
+export interface CheckContext {
+  /** Prefix of each check's request id, which the function logs: ties its log lines to the deployment. */
   readonly runId: string;
   /** A well-formed API key that no table holds: freshly generated, so nobody can have issued it. */
   readonly unknownApiKey: string;
@@ -43,10 +43,10 @@ export interface ProbeContext {
   readonly now: Date;
 }
 
-const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: PROBE_KEY_ID };
+const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: CHECK_KEY_ID };
 
-/** The probes of one function, in the order they run. */
-export function probesFor(fn: CheckedFunction, context: ProbeContext): Probe[] {
+/** The checks of one function, in the order they run. */
+export function checksFor(fn: CheckedFunction, context: CheckContext): Check[] {
   let sequence = 0;
   const requestId = () => `${context.runId}-${++sequence}`;
   const route = (operationId: OperationId, request: Partial<RouteRequest> = {}, pathParameters: Record<string, string> = {}) => {
@@ -66,10 +66,10 @@ export function probesFor(fn: CheckedFunction, context: ProbeContext): Probe[] {
   };
   const unmatched = (request: Partial<RouteRequest> = {}) =>
     routeEvent(
-      { routeKey: '$default', method: 'GET', rawPath: `${BASE_PATH}/${PROBE_KEY_ID}`, ...request, requestId: requestId() },
+      { routeKey: '$default', method: 'GET', rawPath: `${BASE_PATH}/${CHECK_KEY_ID}`, ...request, requestId: requestId() },
       context.now,
     );
-  const anonymous = (event: unknown): Probe => ({
+  const anonymous = (event: unknown): Check => ({
     name: 'refuses a request that no authorizer let through with our 401',
     event,
     expect: { kind: 'error', code: 'unauthorized' },
