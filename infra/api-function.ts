@@ -86,32 +86,42 @@ export class ApiFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, HANDLERS_DIR, `${props.handler}.ts`),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: FUNCTION_RUNTIME,
-      architecture: Architecture.ARM_64,
+      ...functionDefaults(join(HANDLERS_DIR, `${props.handler}.ts`), props.logLevel),
       memorySize: props.memoryMiB,
       timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
-      // Lambda's own START/END/REPORT lines as JSON too, so one query language reads the whole log;
-      // the application level filters at the source whatever the functions' logger would otherwise print.
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
-      systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
         [ENV.logLevel]: props.logLevel,
         [ENV.metricsNamespace]: props.metricsNamespace,
         ...props.environment,
       },
-      bundling: functionBundling(),
     });
 
     this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
   }
+}
+
+/**
+ * What every function of the stack shares, whoever deploys it (ApiFunction, the pre-traffic hook, the
+ * synthetic probe): its entry file below the repository, Node.js 24 on arm64, the bundling, and JSON
+ * logs at `logLevel`. Lambda's own START/END/REPORT lines are JSON too, so one query language reads the
+ * whole log; the application level filters at the source what the functions' logger would print.
+ */
+export function functionDefaults(entry: string, logLevel: LogLevel) {
+  return {
+    entry: join(PROJECT_ROOT, entry),
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: FUNCTION_RUNTIME,
+    architecture: Architecture.ARM_64,
+    loggingFormat: LoggingFormat.JSON,
+    applicationLogLevelV2: ApplicationLogLevel[logLevel],
+    systemLogLevelV2: SystemLogLevel.INFO,
+    bundling: functionBundling(),
+  } as const;
 }
 
 /**

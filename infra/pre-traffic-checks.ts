@@ -2,15 +2,15 @@ import { join } from 'node:path';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, SystemLogLevel, type Alias, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PROJECT_ROOT, SOURCE_DIR } from '../project-root';
+import { SOURCE_DIR } from '../project-root';
 import { preTrafficHookTimeoutMs } from '../src/checks/hook-time-budget';
 import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/pre-traffic-expectations';
 import { ENV } from '../src/facts/environment';
-import { FUNCTION_RUNTIME, functionBundling, type LogLevel } from './api-function';
+import { functionDefaults, type LogLevel } from './api-function';
 
 /** The hook spends its time waiting for the functions it invokes, not computing: the stages' smaller function size. */
 const HOOK_MEMORY_MIB = 256;
@@ -58,24 +58,15 @@ export class PreTrafficChecks extends Construct {
 
     const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, SOURCE_DIR, 'checks', 'pre-traffic-hook.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: FUNCTION_RUNTIME,
-      architecture: Architecture.ARM_64,
+      ...functionDefaults(join(SOURCE_DIR, 'checks', 'pre-traffic-hook.ts'), props.logLevel),
       memorySize: HOOK_MEMORY_MIB,
       timeout: Duration.millis(preTrafficHookTimeoutMs()),
       role: this.role,
       logGroup: this.logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
-      systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
         [ENV.logLevel]: props.logLevel,
         [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
       },
-      bundling: functionBundling(),
     });
 
     // `:*` is every qualified name of the function, and a published version is known only once

@@ -2,19 +2,18 @@ import { join } from 'node:path';
 import { Duration, SecretValue, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { PROJECT_ROOT, SOURCE_DIR } from '../project-root';
+import { SOURCE_DIR } from '../project-root';
 import { ENV } from '../src/facts/environment';
 import { PROBE_METRICS, SERVICE_DIMENSION } from '../src/facts/metric-names';
 import { SERVICE_NAME } from '../src/facts/service';
 import { PROBE_FUNCTION_TIMEOUT_MS, PROBE_KEY_PLACEHOLDER } from '../src/facts/synthetic-probe';
-import { FUNCTION_RUNTIME, functionBundling, type LogLevel } from './api-function';
+import { functionDefaults, type LogLevel } from './api-function';
 
 export interface SyntheticProbeProps {
   /** The stage's base URL, ending in /v1: the probe calls exactly what clients call. */
@@ -84,26 +83,17 @@ export class SyntheticProbe extends Construct {
     this.role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.apiKeySecret.secretArn] }));
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, SOURCE_DIR, 'checks', 'synthetic-probe-handler.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: FUNCTION_RUNTIME,
-      architecture: Architecture.ARM_64,
+      ...functionDefaults(join(SOURCE_DIR, 'checks', 'synthetic-probe-handler.ts'), props.logLevel),
       memorySize: PROBE_MEMORY_MIB,
       timeout: Duration.millis(PROBE_FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
-      systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
         [ENV.logLevel]: props.logLevel,
         [ENV.metricsNamespace]: props.metricsNamespace,
         [ENV.probeBaseUrl]: props.baseUrl,
         [ENV.probeApiKeySecret]: this.apiKeySecret.secretArn,
       },
-      bundling: functionBundling(),
     });
     // A run that crashed is not run again: a late second run would fill the period the first left
     // empty, and the alarm would miss the crash.
