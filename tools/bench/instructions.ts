@@ -37,8 +37,8 @@ export interface InstructionComparison {
 /**
  * Inclusive counts of V8 functions, by the symbol names callgrind_annotate prints for the Node
  * binary. `randomStart` is left out of every total: V8 draws its string-hash seed at random at each
- * start and tests candidates for primality, 6 to 20 million instructions as it happens (up to 4 %
- * of a cold start), which would otherwise swamp the differences this is for.
+ * start and tests candidates for primality, a random amount of work that would otherwise swamp the
+ * differences this is for (docs/performance.md).
  */
 const SYMBOLS = {
   randomStart: 'v8::internal::HashSeed::InitializeRoots(',

@@ -20,9 +20,8 @@ export interface MeasuredCost {
 
 /**
  * How far within a goal an estimate must be to count as meeting it. The estimate starts from this
- * machine's absolute times, which move by up to 10 % between runs: a setting that meets a goal by
- * less would be chosen by one run and refused by the next (routeNotFound's cold start at 128 MB
- * came out at 430 and 474 ms on one day, against production's 450).
+ * machine's absolute times, which move between runs (docs/performance.md): a setting that meets a goal
+ * by less would be chosen by one run and refused by the next.
  */
 export const SIZING_MARGIN = 0.1;
 

@@ -130,7 +130,7 @@ describe('the DynamoDB idempotency store', () => {
     expect(await store.claim(claimAt(NOW + 1), NOW + 4)).toMatchObject({ outcome: 'held' });
   });
 
-  it("writes Powertools' record attributes, so records read the same as before it was replaced", async () => {
+  it('writes the record attributes under their established names and values, so records written before read the same', async () => {
     const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}`, idempotency: `idempotency-${tableCount}` };
     await ensureTables(client, names);
     const store = new DynamoIdempotencyStore(documents, names.idempotency);
