@@ -3,11 +3,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
-import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import type { FaultProxy } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
-import { documentClient, startTestApi, type TestApi } from '../helpers/local-api';
+import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
 import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
 
 /**
@@ -15,16 +15,14 @@ import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, store
  * fault-injecting proxy in front of dynalite (DYNAMODB_ENDPOINT, as a developer can), and every test
  * reads what the tables hold afterwards straight from dynalite, behind the proxy's back.
  */
-let dynamoDb: LocalDynamoDb;
+let faulty: FaultyApi;
 let proxy: FaultProxy;
 let api: TestApi;
 let tables: DynamoDBDocumentClient;
 
 beforeAll(async () => {
-  dynamoDb = await startDynalite({ port: 0 });
-  proxy = await startFaultProxy(dynamoDb.endpoint);
-  api = await startTestApi({ dynamoDbEndpoint: proxy.endpoint });
-  tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+  faulty = await startFaultyApi();
+  ({ proxy, api, tables } = faulty);
   // Cold-starts the authorizer and caches the key's verdict while the store works, so that faults
   // aimed at the pets table meet the create function, not the key lookup.
   expect((await api.request('/pets?limit=1')).status).toBe(200);
@@ -34,10 +32,7 @@ afterEach(async () => {
   await proxy.acceptConnections();
 });
 afterAll(async () => {
-  tables?.destroy();
-  await api?.close();
-  await proxy?.close();
-  await dynamoDb?.close();
+  await faulty?.close();
 });
 
 const PETS = { table: LOCAL_TABLES.pets };

@@ -3,7 +3,8 @@ import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/
 import { authorizer } from '../../src/facts/routes';
 import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
-import { createLocalClient } from '../../local/dynamodb-local';
+import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
+import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 export interface TestApi extends LocalApi {
   /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
@@ -60,4 +61,35 @@ export async function startTestApi(options: Partial<LocalApiOptions> = {}): Prom
 export function documentClient(api: Pick<TestApi, 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
   const client = createLocalClient(api.dynamoDbEndpoint);
   return documentClientOver(client);
+}
+
+/** A test API whose functions reach dynalite through a fault-injecting proxy, and the tables read behind its back. */
+export interface FaultyApi {
+  readonly api: TestApi;
+  readonly proxy: FaultProxy;
+  /** The tables as dynalite holds them, not through the proxy: what a fault test asserts on. */
+  readonly tables: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite, a fault proxy in front of it and a test API on the proxy (DYNAMODB_ENDPOINT, as a
+ * developer can), so a test injects faults at the network and reads what the tables hold afterwards.
+ */
+export async function startFaultyApi(options: Partial<LocalApiOptions> = {}): Promise<FaultyApi> {
+  const dynamoDb = await startDynalite({ port: 0 });
+  const proxy = await startFaultProxy(dynamoDb.endpoint);
+  const api = await startTestApi({ ...options, dynamoDbEndpoint: proxy.endpoint });
+  const tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+  return {
+    api,
+    proxy,
+    tables,
+    async close() {
+      tables.destroy();
+      await api.close();
+      await proxy.close();
+      await dynamoDb.close();
+    },
+  };
 }

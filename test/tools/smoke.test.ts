@@ -1,14 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { staging } from '../../infra/stages';
 import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { runCli } from '../helpers/cli';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import type { FaultProxy } from '../helpers/fault-proxy';
 import { closedPort } from '../helpers/http';
-import { startTestApi, type TestApi } from '../helpers/local-api';
-import { documentClient } from '../helpers/local-api';
+import { startFaultyApi, startTestApi, type FaultyApi, type TestApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 
 const DEV_KEY = 'smoke-test-dev-key-0123456789';
@@ -109,21 +108,16 @@ describe('npm run smoke that cleans up after itself', () => {
 });
 
 describe('npm run smoke against a stage whose store loses answers', () => {
-  let dynamoDb: LocalDynamoDb;
+  let behindProxy: FaultyApi;
   let proxy: FaultProxy;
   let faulty: TestApi;
   let tables: DynamoDBDocumentClient;
   beforeAll(async () => {
-    dynamoDb = await startDynalite({ port: 0 });
-    proxy = await startFaultProxy(dynamoDb.endpoint);
-    faulty = await startTestApi({ dynamoDbEndpoint: proxy.endpoint, devApiKey: DEV_KEY });
-    tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+    behindProxy = await startFaultyApi({ devApiKey: DEV_KEY });
+    ({ proxy, api: faulty, tables } = behindProxy);
   });
   afterAll(async () => {
-    tables?.destroy();
-    await faulty?.close();
-    await proxy?.close();
-    await dynamoDb?.close();
+    await behindProxy?.close();
   });
 
   it('retries a create answered 503 with the same Idempotency-Key, passes, and leaves one pet', async () => {

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLES, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../../local/dynamodb-local';
 import { createSecretsClient, secretApiKeyReader } from '../../../src/checks/probe-api-key';
 import { createProbeHandler, probeStage, type ProbeOutcome, type ProbeSettings } from '../../../src/checks/synthetic-probe';
 import { ENV } from '../../../src/facts/environment';
@@ -13,8 +13,8 @@ import { Logger } from '../../../src/runtime/logger';
 import { startBlackHole, type BlackHole } from '../../helpers/black-hole';
 import { snapshotEnv } from '../../helpers/env';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../../helpers/fake-secrets-manager';
-import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
-import { documentClient, startTestApi, type TestApi } from '../../helpers/local-api';
+import type { FaultProxy } from '../../helpers/fault-proxy';
+import { startFaultyApi, startTestApi, type FaultyApi, type TestApi } from '../../helpers/local-api';
 import { captureOutput } from '../../helpers/output';
 import { idempotencyRecords, storedPets } from '../../helpers/pets';
 
@@ -152,21 +152,16 @@ describe('the synthetic probe without a key', () => {
 });
 
 describe('the synthetic probe against a stage whose store fails one kind of request', () => {
-  let dynamoDb: LocalDynamoDb;
+  let behindProxy: FaultyApi;
   let proxy: FaultProxy;
   let faulty: TestApi;
   let tables: DynamoDBDocumentClient;
   beforeAll(async () => {
-    dynamoDb = await startDynalite({ port: 0 });
-    proxy = await startFaultProxy(dynamoDb.endpoint);
-    faulty = await startTestApi({ dynamoDbEndpoint: proxy.endpoint });
-    tables = documentClient({ dynamoDbEndpoint: dynamoDb.endpoint });
+    behindProxy = await startFaultyApi();
+    ({ proxy, api: faulty, tables } = behindProxy);
   });
   afterAll(async () => {
-    tables?.destroy();
-    await faulty?.close();
-    await proxy?.close();
-    await dynamoDb?.close();
+    await behindProxy?.close();
   });
 
   it('fails, naming the step that failed and what it got, and still runs the others', async () => {
@@ -177,6 +172,9 @@ describe('the synthetic probe against a stage whose store fails one kind of requ
       expect(outcome.status).toBe('failed');
       expect(outcome.steps.map((step) => step.passed)).toEqual([false, true, true]);
       expect(outcome.steps[0]!.detail).toMatch(/^expected 200, got 503: \{"code":"service_unavailable"/);
+      // The probe writes nothing, even when a step fails.
+      expect(await storedPets(tables)).toEqual([]);
+      expect(await idempotencyRecords(tables)).toEqual([]);
     } finally {
       proxy.clear();
     }
