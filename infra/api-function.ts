@@ -128,7 +128,7 @@ export function functionDefaults(entry: string, logLevel: LogLevel) {
  * How every function of the stack is bundled, the API's, the pre-traffic hook's (infra/pre-traffic-checks.ts)
  * and the synthetic probe's: BUNDLE_SHAPE, source maps beside the bundle, the SDK inside it.
  */
-export function functionBundling(): BundlingOptions {
+function functionBundling(): BundlingOptions {
   return {
     ...BUNDLE_SHAPE,
     mainFields: [...BUNDLE_SHAPE.mainFields],
