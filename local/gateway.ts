@@ -237,7 +237,14 @@ function refuseTooLarge(res: ServerResponse, arrival: Arrival): OutgoingResponse
   const response = gatewayResponse(413, 'Request Entity Too Large');
   res.setHeader('connection', 'close');
   writeHead(res, response, arrival.requestId);
-  res.write(response.body, (error) => error || lingerThenClose(arrival.socket));
+  if (arrival.method === 'HEAD') {
+    // HEAD is answered with the head alone. Node drops a body written to it, and with it the head
+    // that would have gone out in front: the head is flushed by itself, and the socket's end follows.
+    res.flushHeaders();
+    lingerThenClose(arrival.socket);
+  } else {
+    res.write(response.body, (error) => error || lingerThenClose(arrival.socket));
+  }
   return response;
 }
 

@@ -137,6 +137,19 @@ describe('npm start, facing hostile clients', () => {
     expect(result.serverEnded).toBe(true);
   });
 
+  it('answers HEAD with a body declared over 10 MiB with the same 413, head only', async () => {
+    const result = await exchange(
+      `HEAD /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${11 * MiB}\r\n\r\n`,
+      [Buffer.from('{"na')].values(),
+    );
+    const response = parseResponse(result.received);
+    expect(response).toMatchObject({ status: 413, body: '' });
+    expect(response.headers).toMatchObject({ 'content-type': 'application/json', connection: 'close' });
+    // A HEAD answer's Content-Length is the one GET would have had (RFC 9110 §9.3.2).
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(TOO_LARGE_BODY));
+    expect(result.serverEnded).toBe(true);
+  });
+
   it('answers a chunked body 413 once it passes 10 MiB, and closes the connection without reading the rest', async () => {
     const offered = 256 * MiB;
     const result = await exchange('POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', chunkedFrames(offered));
@@ -189,7 +202,7 @@ describe('npm start, facing hostile clients', () => {
     expect(server.output()).not.toMatch(/TypeError|Unhandled|uncaught|Could not start|node:internal/i);
 
     const log = accessLog();
-    expect(log.filter((line) => line.status === 413)).toHaveLength(2);
+    expect(log.filter((line) => line.status === 413)).toHaveLength(3);
     expect(log.filter((line) => line.path === ABANDONED_PATH)).toEqual([]);
   });
 });
