@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildOpenApiDocument } from '../contract/openapi-document';
 import { BASE_PATH } from '../src/facts/routes';
+import type { RequestTarget } from './request-target';
 
 /**
  * The local server's documentation pages, outside the API (they are not routes of the deployed
@@ -54,11 +55,11 @@ function localDocument(host: string): string {
 }
 
 /** Serves the documentation routes; returns false for any other request, which goes to the API. */
-export async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+export async function serveDocs(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  const path = (req.url ?? '/').split('?')[0];
+  const path = target.pathAndQuery.split('?')[0];
   if (path === '/openapi.json') {
-    send(res, 'application/json', localDocument(req.headers.host ?? 'localhost'));
+    send(res, 'application/json', localDocument(target.host));
   } else if (path === '/docs' || path === '/docs/') {
     send(res, 'text/html; charset=utf-8', PAGE);
   } else if (path?.startsWith('/docs/') && ASSETS.has(path.slice('/docs/'.length))) {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import type { CorsConfig } from '../src/http/cors-policy';
@@ -16,6 +16,7 @@ import {
 } from './api-gateway-events';
 import { CorsEmulation } from './cors';
 import type { FunctionRuntime } from './functions';
+import type { RequestTarget } from './request-target';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
 
 /** API Gateway's own payload limit for HTTP APIs. Our functions enforce a much smaller one. */
@@ -29,15 +30,18 @@ export interface GatewayOptions {
   readonly cors?: CorsConfig;
 }
 
+/** Handles one request aimed at `target` (its origin-form path and query, and its host). */
+export type Gateway = (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void;
+
 /**
  * The local stand-in for the HTTP API: routes from the shared route table, the Lambda authorizer on
  * every route, payload 2.0 events, and API Gateway's own answers where API Gateway, not our code,
  * would answer.
  */
-export function createGateway({ functions, accessLog, cors: corsConfig }: GatewayOptions): RequestListener {
+export function createGateway({ functions, accessLog, cors: corsConfig }: GatewayOptions): Gateway {
   const cors = new CorsEmulation(corsConfig ?? { allowOrigins: [], maxAgeSeconds: 0 });
-  return (req, res) => {
-    const arrival = arrive(req);
+  return (req, res, target) => {
+    const arrival = arrive(req, target);
     // A client that resets mid-request ends its own request only. Errors on the socket itself reach
     // the server's 'clientError' handler (local-api.ts), which destroys that connection.
     req.on('error', ignore);
@@ -155,11 +159,14 @@ interface Arrival {
   readonly ip: string | undefined;
   readonly port: number | undefined;
   readonly method: string;
+  /** The origin-form target: path and query. */
   readonly target: string;
+  /** The host the request names, from its Host header or its absolute-form target. */
+  readonly host: string;
   readonly protocol: string;
 }
 
-function arrive(req: IncomingMessage): Arrival {
+function arrive(req: IncomingMessage, target: RequestTarget): Arrival {
   return {
     requestId: newRequestId(),
     started: Date.now(),
@@ -167,7 +174,8 @@ function arrive(req: IncomingMessage): Arrival {
     ip: req.socket.remoteAddress,
     port: req.socket.localPort,
     method: req.method ?? 'GET',
-    target: req.url ?? '/',
+    target: target.pathAndQuery,
+    host: target.host,
     protocol: `HTTP/${req.httpVersion}`,
   };
 }
@@ -177,7 +185,9 @@ async function readRequest(req: IncomingMessage, arrival: Arrival): Promise<Inco
   if (body === TOO_LARGE) return TOO_LARGE;
   const headers: Array<[string, string]> = [];
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    headers.push([req.rawHeaders[index]!, req.rawHeaders[index + 1]!]);
+    const name = req.rawHeaders[index]!;
+    // An absolute-form target's authority replaces the Host header's value (RFC 9112 §3.2.2).
+    headers.push([name, name.toLowerCase() === 'host' ? arrival.host : req.rawHeaders[index + 1]!]);
   }
   // Once per request, so the authorizer and the route see the same trace, as on AWS.
   if (req.headers['x-amzn-trace-id'] === undefined) headers.push(['X-Amzn-Trace-Id', newTraceId()]);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, STATUS_CODES } from 'node:http';
+import { createServer, type ServerResponse, STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { hashApiKey, isUsableApiKey } from '../src/domain/auth/api-keys';
@@ -14,6 +14,7 @@ import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
 import { createGateway } from './gateway';
 import { listen } from './listen';
+import { readRequestTarget, type RefusedTarget } from './request-target';
 
 /** The name under which the local server registers its development key. */
 export const DEV_KEY_NAME = 'local development';
@@ -87,18 +88,13 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      // The Host header becomes part of Location, Link and the served document's server URL: a
-      // request without exactly one well-formed Host is refused (RFC 9112), never echoed.
-      if (!hasValidHost(req)) {
-        res.on('error', () => undefined);
-        const body = JSON.stringify({ message: 'Bad Request' });
-        res
-          .writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' })
-          .end(body);
+      const target = readRequestTarget(req);
+      if (typeof target === 'number') {
+        refuseTarget(res, target);
         return;
       }
-      serveDocs(req, res)
-        .then((served) => served || gateway(req, res))
+      serveDocs(req, res, target)
+        .then((served) => served || gateway(req, res, target))
         // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
         // been sent, else the connection goes; neither can throw, so nothing reaches the process.
         .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
@@ -153,16 +149,14 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
   );
 }
 
-/** A host name or address literal, with an optional port: nothing that could smuggle a path or a second URL. */
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-function hasValidHost(req: IncomingMessage): boolean {
-  const hosts: string[] = [];
-  for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    if (req.rawHeaders[index]!.toLowerCase() === 'host') hosts.push(req.rawHeaders[index + 1]!);
-  }
-  return hosts.length === 1 && HOST.test(hosts[0]!);
+/**
+ * A target or Host that cannot be served, refused before it can reach a Location, a Link or the
+ * served document's server URL, with the body API Gateway gives its own answers.
+ */
+function refuseTarget(res: ServerResponse, status: RefusedTarget): void {
+  res.on('error', () => undefined);
+  const body = JSON.stringify({ message: STATUS_CODES[status] });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
 }
 
 /** An endpoint someone else runs: nothing to stop when the API closes. */

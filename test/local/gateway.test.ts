@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../local/gateway';
+import { readRequestTarget, type RequestTarget } from '../../local/request-target';
 import { authorizer, routeNotFoundHandler } from '../../src/facts/routes';
 import { rawRequest, type RawRequest } from '../helpers/http';
 
@@ -36,7 +37,9 @@ beforeAll(async () => {
       return name === authorizer.handler ? authorize() : integrate(name);
     },
   };
-  server = createServer(createGateway({ functions }));
+  const gateway = createGateway({ functions });
+  // The target as the local server reads it (local-api.ts), refusals aside: these requests all have one.
+  server = createServer((req, res) => gateway(req, res, readRequestTarget(req) as RequestTarget));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -135,6 +138,25 @@ describe('the integration event (payload 2.0)', () => {
     });
     expect(event.requestContext.time).toMatch(/^\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
     expect(Math.abs((event.requestContext.timeEpoch as number) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('carries an absolute-form target as its origin-form, its authority in place of the Host header (RFC 9112 §3.2.2)', async () => {
+    const { authorizerEvent, event } = await eventsOf({
+      target: 'http://pets.example:8080/v1/pets/42?a=1',
+      headers: [
+        ['Host', 'localhost'],
+        ['Authorization', 'Bearer some-key'],
+      ],
+    });
+    for (const each of [authorizerEvent, event]) {
+      expect(each).toMatchObject({
+        rawPath: '/v1/pets/42',
+        rawQueryString: 'a=1',
+        pathParameters: { petId: '42' },
+        headers: { host: 'pets.example:8080' },
+        requestContext: { domainName: 'pets.example', http: { path: '/v1/pets/42' } },
+      });
+    }
   });
 
   it('lower-cases header names and joins repeated headers with commas', async () => {
