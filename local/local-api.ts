@@ -15,6 +15,7 @@ import type { CorsConfig } from '../src/http/cors-policy';
 import { createGateway } from './gateway';
 import { listen } from './listen';
 import { readRequestTarget, type RefusedTarget } from './request-target';
+import { takeInTurn } from './take-in-turn';
 
 /** The name under which the local server registers its development key. */
 export const DEV_KEY_NAME = 'local development';
@@ -87,18 +88,21 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       onReload: options.onReload,
     });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
-    const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      const target = readRequestTarget(req);
-      if (typeof target === 'number') {
-        refuseTarget(res, target);
-        return;
-      }
-      serveDocs(req, res, target)
-        .then((served) => served || gateway(req, res, target))
-        // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
-        // been sent, else the connection goes; neither can throw, so nothing reaches the process.
-        .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
-    });
+    const server = createServer(
+      { keepAliveTimeout: 5_000 },
+      takeInTurn((req, res) => {
+        const target = readRequestTarget(req);
+        if (typeof target === 'number') {
+          refuseTarget(res, target);
+          return;
+        }
+        serveDocs(req, res, target)
+          .then((served) => served || gateway(req, res, target))
+          // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
+          // been sent, else the connection goes; neither can throw, so nothing reaches the process.
+          .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
+      }),
+    );
     server.on('clientError', answerMalformedRequest);
     const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT');
 

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { expect } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../src/facts/error-codes';
 
@@ -98,4 +98,54 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * Writes `requests` (raw HTTP/1.1, one after another) on one connection at once, without waiting for
+ * any answer, and reads back `count` answers in the order they arrive. Each answer must carry a
+ * Content-Length (every answer of the local server does); an answer to HEAD carries none of its body.
+ */
+export function sendPipelined(port: number, requests: readonly string[], count = requests.length): Promise<RawResponse[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(requests.join('')));
+    const heads = requests.map((request) => request.slice(0, request.indexOf(' ')));
+    const responses: RawResponse[] = [];
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      try {
+        for (let next = readResponse(buffered, heads[responses.length] === 'HEAD'); next; ) {
+          responses.push(next.response);
+          buffered = buffered.subarray(next.length);
+          if (responses.length === count) {
+            socket.destroy();
+            return resolve(responses);
+          }
+          next = readResponse(buffered, heads[responses.length] === 'HEAD');
+        }
+      } catch (error) {
+        socket.destroy();
+        reject(error);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`connection closed after ${responses.length} of ${count} answers`)));
+    socket.setTimeout(30_000, () => socket.destroy());
+  });
+}
+
+/** The first complete answer in `bytes` and how many bytes it took; undefined while it is incomplete. */
+function readResponse(bytes: Buffer, toHead: boolean): { response: RawResponse; length: number } | undefined {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end === -1) return undefined;
+  const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  const bodyLength = toHead ? 0 : Number(headers['content-length'] ?? Number.NaN);
+  if (!Number.isInteger(bodyLength)) throw new Error(`an answer without Content-Length: ${statusLine}`);
+  if (bytes.length < end + 4 + bodyLength) return undefined;
+  return {
+    response: { status: Number(statusLine.split(' ')[1]), headers, body: bytes.subarray(end + 4, end + 4 + bodyLength) },
+    length: end + 4 + bodyLength,
+  };
 }

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { sendPipelined } from '../helpers/http';
+import { storedPets } from '../helpers/pets';
+
+/**
+ * HTTP/1.1 pipelining (RFC 9112 §9.3.2): a client may send its next request before the previous
+ * answer. The local server answers in order, and takes each request only once the one before it on
+ * the same connection has been answered, so what a pipelined request sees is what it would have seen
+ * sent after that answer.
+ */
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api?.close());
+
+const PAIRS = 20;
+
+function createRequest(name: string): string {
+  const body = JSON.stringify({ name, categoryId: 1 });
+  return (
+    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.apiKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+function listRequest(): string {
+  return `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.apiKey}\r\n\r\n`;
+}
+
+describe('pipelined requests on one connection', () => {
+  it('are answered in order, and a listing pipelined after a create sees the pet it created', async () => {
+    const names = Array.from({ length: PAIRS }, (_, index) => `Pipelined ${index}`);
+    const answers = await sendPipelined(
+      api.port,
+      names.flatMap((name) => [createRequest(name), listRequest()]),
+    );
+
+    const created = answers
+      .filter((_, index) => index % 2 === 0)
+      .map((answer) => ({ status: answer.status, ...JSON.parse(answer.body.toString()) }));
+    expect(created).toEqual(names.map((name) => expect.objectContaining({ status: 201, name })));
+    const listed = answers
+      .filter((_, index) => index % 2 === 1)
+      .map((answer) => ({
+        status: answer.status,
+        names: (JSON.parse(answer.body.toString()) as Array<{ name: string }>).map((pet) => pet.name).sort(),
+      }));
+    // The n-th listing holds exactly the n pets created before it: not one fewer, not one of the next.
+    expect(listed).toEqual(names.map((_, index) => ({ status: 200, names: names.slice(0, index + 1).sort() })));
+
+    expect((await storedPets(api.documents)).map((pet) => pet.name).sort()).toEqual([...names].sort());
+  });
+});
