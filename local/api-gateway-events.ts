@@ -10,7 +10,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, APIGate
 /** A request as it came off the wire. */
 export interface IncomingRequest {
   readonly method: string;
-  /** Path and query exactly as sent, e.g. `/v1/pets?limit=5`. */
+  /** Path and query exactly as sent, e.g. `/v1/pets?limit=5` (of an absolute-form target, the part after its authority). */
   readonly target: string;
   /** Raw header list, in order, names as sent (Node's `rawHeaders` pairs). */
   readonly headers: ReadonlyArray<readonly [string, string]>;
