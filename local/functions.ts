@@ -41,24 +41,42 @@ export class FunctionError extends Error {
   }
 }
 
-/** One function instance: a worker thread running local/function-instance.mjs. */
+/** One function instance: a worker thread running local/function-instance.mjs, one invocation at a time. */
 interface Instance {
   readonly worker: Worker;
-  /** Settles when the bundle is imported (the cold start), or fails with it. */
-  readonly ready: Promise<void>;
-  readonly pending: Map<number, { resolve(result: unknown): void; reject(error: Error): void }>;
-  inFlight: number;
-  /** Replaced by a newer build: ends once its last invocation has. */
-  retired: boolean;
+  /** The build generation it runs: a change under src/ (with `watch`) starts a new one. */
+  readonly generation: number;
+  /** The invocation it is running, if any. */
+  running?: { readonly id: number; resolve(result: unknown): void; reject(error: Error): void };
+}
+
+/** A function's instances: idle ones to reuse, and invocations waiting for one when all are busy. */
+interface Pool {
+  readonly idle: Instance[];
+  /** Instances counted against the limit: starting, busy or idle, until their worker has exited. */
+  live: number;
+  /** Invocations waiting for an instance; each gets an idle instance, or undefined with a slot to start one in. */
+  readonly waiting: Array<(handed: Instance | undefined) => void>;
 }
 
 /**
+ * Instances one function may have at once, unless a test says otherwise. Lambda scales to a thousand
+ * and more, but each instance here is a worker thread with its own heap on the developer's machine, and
+ * the CPU they share is no larger for having more of them: a burst beyond this waits its turn (with its
+ * timeout starting when it runs, as on Lambda), bounded by the gateway's integration timeout.
+ */
+export const DEFAULT_MAX_INSTANCES = 10;
+
+/**
  * Runs the handlers in src/handlers/ the way Lambda does: each is bundled on its own with esbuild and
- * runs as an instance of its own, in a worker thread with its own environment, module instance,
- * config and SDK clients, as a Lambda instance has its own sandbox. `environment` is what the
+ * runs in instances of its own, each a worker thread with its own environment, module instance,
+ * config and SDK clients, as a Lambda instance has its own sandbox. As on Lambda, an instance runs one
+ * invocation at a time: concurrent invocations get more instances (each a cold start), an idle one is
+ * reused, and a timed-out invocation discards only its own. `environment` is what the
  * stack would set on the function; it is laid over this process's environment, which the instance
- * never writes back to. With `watch`, a change under src/ retires every instance,
- * so the next request gets a fresh build: the server, and the data in its DynamoDB, stay up.
+ * never writes back to. With `watch`, a change under src/ retires every instance (idle ones at once,
+ * busy ones after their invocation), so the next request gets a fresh build: the server, and the data
+ * in its DynamoDB, stay up.
  */
 export async function createFunctionRuntime(options: {
   watch?: boolean;
@@ -71,72 +89,138 @@ export async function createFunctionRuntime(options: {
   sourceRoot?: string;
   /** Every function's timeout; the deployed one (src/facts/time-budget.ts) unless a test says otherwise. */
   timeoutMs?: number;
+  /** Instances one function may have at once; DEFAULT_MAX_INSTANCES unless a test says otherwise. */
+  maxInstances?: number;
 }): Promise<FunctionRuntime> {
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
   const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
+  const maxInstances = options.maxInstances ?? DEFAULT_MAX_INSTANCES;
   const session = randomUUID().slice(0, 8);
   const buildDir = join(BUILD_DIR, session);
   await mkdir(buildDir, { recursive: true });
-  // Each build gets its own file: a new instance (after a change, or after a timeout discarded the
-  // old one) must be a fresh module, a new cold start.
-  let builds = 0;
+  let generation = 0;
   let invocations = 0;
-  let instances = new Map<string, Promise<Instance>>();
-  const running = new Set<Instance>();
+  let closed = false;
+  // One bundle per function and generation, shared by its instances: a burst of cold starts builds
+  // once. Each worker imports it into a module graph of its own, so every instance is a fresh module.
+  let bundles = new Map<string, Promise<string>>();
+  const pools = new Map<string, Pool>();
+  const workers = new Set<Worker>();
 
-  async function start(name: string): Promise<Instance> {
-    const outfile = join(buildDir, `${name}.${++builds}.mjs`);
-    await build({
-      entryPoints: [join(sourceRoot, HANDLERS_DIR, `${name}.ts`)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      packages: 'external',
-      sourcemap: 'inline',
-      logLevel: 'silent',
-    });
+  function bundleOf(name: string): Promise<string> {
+    let bundle = bundles.get(name);
+    if (!bundle) {
+      const outfile = join(buildDir, `${name}.${generation}.mjs`);
+      bundle = build({
+        entryPoints: [join(sourceRoot, HANDLERS_DIR, `${name}.ts`)],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node24',
+        packages: 'external',
+        sourcemap: 'inline',
+        logLevel: 'silent',
+      }).then(() => outfile);
+      const built = bundles;
+      // A failed build is retried on the next cold start rather than remembered.
+      bundle.catch(() => built.get(name) === bundle && built.delete(name));
+      bundles.set(name, bundle);
+    }
+    return bundle;
+  }
+
+  /** Starts an instance in a slot already counted in `pool.live`; the slot is given back when its worker exits. */
+  async function start(name: string, pool: Pool): Promise<Instance> {
+    const startedIn = generation;
+    let bundle: string;
+    try {
+      bundle = await bundleOf(name);
+      if (closed) throw new Error('The function runtime is closed.');
+    } catch (error) {
+      giveBackSlot(pool);
+      throw error;
+    }
     const worker = new Worker(INSTANCE_SCRIPT, {
       env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
-      workerData: { bundleUrl: pathToFileURL(outfile).href, functionName: `animal-store-local-${name}`, timeoutMs },
+      workerData: { bundleUrl: pathToFileURL(bundle).href, functionName: `animal-store-local-${name}`, timeoutMs },
       stdout: true,
       stderr: true,
     });
+    workers.add(worker);
     forwardLines(worker.stdout, 'stdout');
     forwardLines(worker.stderr, 'stderr');
-    let markReady!: () => void;
-    let failReady!: (error: Error) => void;
+    const instance: Instance = { worker, generation: startedIn };
     const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve;
-      failReady = reject;
+      worker.on('message', (message: InstanceMessage) => {
+        switch (message.type) {
+          case 'ready':
+            return resolve();
+          case 'failed':
+            return reject(new FunctionError(message.error));
+          case 'result':
+            return message.id === instance.running?.id && instance.running.resolve(message.result);
+          case 'error':
+            return message.id === instance.running?.id && instance.running.reject(new FunctionError(message.error));
+        }
+      });
+      worker.on('error', (error) => {
+        reject(error);
+        instance.running?.reject(error);
+      });
+      worker.once('exit', () => {
+        const exited = new Error(`${name}: the function instance exited`);
+        reject(exited);
+        instance.running?.reject(exited);
+        workers.delete(worker);
+        const idle = pool.idle.indexOf(instance);
+        if (idle !== -1) pool.idle.splice(idle, 1);
+        giveBackSlot(pool);
+      });
     });
-    const instance: Instance = { worker, ready, pending: new Map(), inFlight: 0, retired: false };
-    running.add(instance);
-    worker.on('message', (message: InstanceMessage) => {
-      switch (message.type) {
-        case 'ready':
-          return markReady();
-        case 'failed':
-          return failReady(new FunctionError(message.error));
-        case 'result':
-          return instance.pending.get(message.id)?.resolve(message.result);
-        case 'error':
-          return instance.pending.get(message.id)?.reject(new FunctionError(message.error));
-      }
-    });
-    const ended = (error: Error) => {
-      running.delete(instance);
-      failReady(error);
-      for (const { reject } of instance.pending.values()) reject(error);
-    };
-    worker.on('error', ended);
-    worker.on('exit', () => ended(new Error(`${name}: the function instance exited`)));
     await ready.catch(async (error) => {
       await worker.terminate();
       throw error;
     });
     return instance;
+  }
+
+  /** An idle instance, or a slot to start one in, or a wait for either. */
+  async function acquire(name: string): Promise<Instance> {
+    let pool = pools.get(name);
+    if (!pool) {
+      pool = { idle: [], live: 0, waiting: [] };
+      pools.set(name, pool);
+    }
+    // The most recently used first, as warm as can be; the others stay idle.
+    const idle = pool.idle.pop();
+    if (idle) return idle;
+    if (pool.live < maxInstances) {
+      pool.live++;
+      return start(name, pool);
+    }
+    const waiting = pool.waiting;
+    const handed = await new Promise<Instance | undefined>((resolve) => waiting.push(resolve));
+    if (closed) throw new Error('The function runtime is closed.');
+    return handed ?? start(name, pool);
+  }
+
+  /** After an invocation: the instance waits for the next, unless it is stale, discarded or the runtime closed. */
+  function release(pool: Pool, instance: Instance): void {
+    if (closed || instance.generation !== generation) {
+      void instance.worker.terminate();
+      return;
+    }
+    const next = pool.waiting.shift();
+    if (next) next(instance);
+    else pool.idle.push(instance);
+  }
+
+  /** An instance's slot is free: it passes straight to a waiting invocation, so the limit holds. */
+  function giveBackSlot(pool: Pool): void {
+    const next = pool.waiting.shift();
+    if (next) next(undefined);
+    else pool.live--;
   }
 
   // chokidar rather than fs.watch: an editor's atomic save (a temporary file renamed over the
@@ -146,37 +230,27 @@ export async function createFunctionRuntime(options: {
   if (options.watch) {
     watcher = watch([join(sourceRoot, SOURCE_DIR)], { ignoreInitial: true });
     watcher.on('all', (_event, path) => {
-      for (const instance of instances.values()) void instance.then(retire, () => undefined);
-      instances = new Map();
+      generation++;
+      bundles = new Map();
+      // Busy instances are stale now and end once their invocation has (release).
+      for (const pool of pools.values()) for (const instance of pool.idle.splice(0)) void instance.worker.terminate();
       options.onReload?.(relative(sourceRoot, path));
     });
     await new Promise<void>((ready) => watcher!.once('ready', ready));
   }
 
-  function retire(instance: Instance): void {
-    instance.retired = true;
-    if (instance.inFlight === 0) void instance.worker.terminate();
-  }
-
   return {
     async invoke(name, event) {
-      let starting = instances.get(name);
-      if (!starting) {
-        starting = start(name);
-        instances.set(name, starting);
-        // A failed build or cold start is retried on the next request rather than remembered.
-        starting.catch(() => instances.get(name) === starting && instances.delete(name));
-      }
-      const instance = await starting;
+      const instance = await acquire(name);
       const id = ++invocations;
-      instance.inFlight++;
       let timer: NodeJS.Timeout | undefined;
+      let timedOut = false;
       try {
         return await new Promise<unknown>((resolve, reject) => {
-          instance.pending.set(id, { resolve, reject });
+          instance.running = { id, resolve, reject };
           timer = setTimeout(() => {
             // Lambda discards a timed-out instance, whatever it was doing; the next invocation is a cold start.
-            if (instances.get(name) === starting) instances.delete(name);
+            timedOut = true;
             reject(new FunctionTimeoutError(name, timeoutMs));
             void instance.worker.terminate();
           }, timeoutMs);
@@ -184,14 +258,15 @@ export async function createFunctionRuntime(options: {
         });
       } finally {
         clearTimeout(timer);
-        instance.pending.delete(id);
-        instance.inFlight--;
-        if (instance.retired && instance.inFlight === 0) void instance.worker.terminate();
+        instance.running = undefined;
+        if (!timedOut && workers.has(instance.worker)) release(pools.get(name)!, instance);
       }
     },
     async close() {
+      closed = true;
       await watcher?.close();
-      await Promise.all([...running].map((instance) => instance.worker.terminate()));
+      for (const pool of pools.values()) for (const next of pool.waiting.splice(0)) next(undefined);
+      await Promise.all([...workers].map((worker) => worker.terminate()));
       await rm(buildDir, { recursive: true, force: true });
     },
   };

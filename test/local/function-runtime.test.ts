@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFunctionRuntime, FunctionTimeoutError, type FunctionRuntime } from '../../local/functions';
 import { HANDLERS_DIR, PROJECT_ROOT } from '../../project-root';
 import { captureOutput } from '../helpers/output';
+import { startGate } from '../helpers/gate';
 
 /** The local function runtime's Lambda behaviour: its timeout and what a timeout does to the instance. */
 
@@ -19,8 +20,10 @@ beforeAll(async () => {
     [
       '// Which module instance answered: a cold start makes a new one.',
       'const instance = Math.random();',
-      'export const handler = async (event: { hang?: boolean }, context: { getRemainingTimeInMillis(): number }) => {',
+      'type Event = { hang?: boolean; waitFor?: string };',
+      'export const handler = async (event: Event, context: { getRemainingTimeInMillis(): number }) => {',
       '  if (event.hang) await new Promise(() => undefined);',
+      '  if (event.waitFor) await (await fetch(event.waitFor)).text();',
       '  return { instance, remaining: context.getRemainingTimeInMillis() };',
       '};',
       '',
@@ -99,6 +102,73 @@ describe('the local function runtime', () => {
       expect(process.env.STAGE_NAME).toBeUndefined();
     } finally {
       await Promise.all([blue.close(), green.close()]);
+    }
+  });
+
+  it('runs concurrent invocations of a function in instances of their own, and reuses an idle one', async () => {
+    const concurrent = (await Promise.all(Array.from({ length: 3 }, () => runtime.invoke('clock', {})))) as Answer[];
+    const instances = new Set(concurrent.map((answer) => answer.instance));
+    expect(instances.size).toBe(3);
+    const next = (await runtime.invoke('clock', {})) as Answer;
+    expect(instances).toContain(next.instance);
+  });
+
+  it('fails only the invocation that outlives the timeout: ten neighbours in flight on the same function all answer', async () => {
+    const gate = await startGate();
+    const timeoutMs = 5_000;
+    const busy = await createFunctionRuntime({ sourceRoot: root, timeoutMs, maxInstances: 11 });
+    try {
+      // Eleven warm instances that have fetched once, so that the neighbours reach the gate at once
+      // however slow a cold start is.
+      gate.open();
+      const warming = (await Promise.all(Array.from({ length: 11 }, () => busy.invoke('clock', { waitFor: gate.url })))) as Answer[];
+      const warm = new Set(warming.map((answer) => answer.instance));
+      expect(warm.size).toBe(11);
+      gate.shut();
+
+      const stuck = busy.invoke('clock', { hang: true }).then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      // Later than the stuck one, so that the neighbours' own timeouts come well after its.
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs / 3));
+      const neighbours = Array.from({ length: 10 }, () =>
+        busy.invoke('clock', { waitFor: gate.url }).then(
+          (answer) => answer as Answer,
+          (error: unknown) => error,
+        ),
+      );
+      await expect.poll(gate.waiting, { timeout: timeoutMs / 2 }).toBe(10);
+      expect(await stuck).toBeInstanceOf(FunctionTimeoutError);
+      // All ten were in flight when the stuck one was cut off.
+      expect(gate.waiting()).toBe(10);
+      gate.open();
+      const answers = await Promise.all(neighbours);
+      expect(answers.filter((answer) => answer instanceof Error)).toEqual([]);
+      expect(new Set(answers.map((answer) => (answer as Answer).instance)).size).toBe(10);
+      for (const answer of answers) expect(warm).toContain((answer as Answer).instance);
+    } finally {
+      gate.open();
+      await busy.close();
+      await gate.close();
+    }
+  }, 120_000);
+
+  it('makes an invocation beyond the instance limit wait for a free instance rather than fail', async () => {
+    const gate = await startGate();
+    const limited = await createFunctionRuntime({ sourceRoot: root, timeoutMs: 5_000, maxInstances: 2 });
+    try {
+      const invocations = Array.from({ length: 4 }, () => limited.invoke('clock', { waitFor: gate.url }) as Promise<Answer>);
+      await expect.poll(gate.waiting, { timeout: 30_000 }).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(gate.waiting()).toBe(2);
+      gate.open();
+      const answers = await Promise.all(invocations);
+      expect(new Set(answers.map((answer) => answer.instance)).size).toBe(2);
+    } finally {
+      gate.open();
+      await limited.close();
+      await gate.close();
     }
   });
 });

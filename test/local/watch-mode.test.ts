@@ -2,6 +2,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFunctionRuntime } from '../../local/functions';
+import { startGate } from '../helpers/gate';
 
 // Inside the project, so the bundles resolve packages from its node_modules like the real ones.
 const root = resolve(import.meta.dirname, '../../.build', `watch-test-${process.pid}`);
@@ -53,6 +54,38 @@ describe('watch mode', () => {
       await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('four');
     } finally {
       await runtime.close();
+    }
+  });
+
+  it('lets a busy instance finish its invocation with the code it has, while the next invocations get the new code', async () => {
+    const gate = await startGate();
+    await writeSource('src/lib/version.ts', "export const version = 'old';\n");
+    await writeSource(
+      'src/handlers/versioned.ts',
+      [
+        "import { version } from '../lib/version';",
+        'export const handler = async (event: { waitFor?: string }) => {',
+        '  if (event.waitFor) await (await fetch(event.waitFor)).text();',
+        '  return version;',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const reloaded: string[] = [];
+    const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root, onReload: (file) => reloaded.push(file) });
+    try {
+      const busy = runtime.invoke('versioned', { waitFor: gate.url });
+      await expect.poll(gate.waiting, { timeout: 30_000 }).toBe(1);
+      await writeSource('src/lib/version.ts', "export const version = 'new';\n");
+      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('src', 'lib', 'version.ts'));
+      expect(await runtime.invoke('versioned', {})).toBe('new');
+      gate.open();
+      expect(await busy).toBe('old');
+      expect(await Promise.all([runtime.invoke('versioned', {}), runtime.invoke('versioned', {})])).toEqual(['new', 'new']);
+    } finally {
+      gate.open();
+      await runtime.close();
+      await gate.close();
     }
   });
 
