@@ -1,7 +1,8 @@
 // One function instance of the local runtime (local/functions.ts), in a worker thread of its own as
 // a Lambda instance has a sandbox of its own: its own environment (the Worker's `env`), module
-// instance and SDK clients. It imports the bundle and answers invocations; everything the function
-// writes reaches the runtime ahead of the answer it belongs with. Plain JavaScript: Node loads it in
+// instance and SDK clients. It imports the bundle and answers invocations, one at a time as on Lambda
+// (the runtime sends the next once this one is answered); everything the function writes reaches the
+// runtime ahead of the answer it belongs with. Plain JavaScript: Node loads it in
 // the worker with nothing compiled.
 import { parentPort, workerData } from 'node:worker_threads';
 import { OUTPUT_DESTINATION } from '../src/runtime/output-destination.mjs';

@@ -60,10 +60,11 @@ interface Pool {
 }
 
 /**
- * Instances one function may have at once, unless a test says otherwise. Lambda scales to a thousand
- * and more, but each instance here is a worker thread with its own heap on the developer's machine, and
- * the CPU they share is no larger for having more of them: a burst beyond this waits its turn (with its
- * timeout starting when it runs, as on Lambda), bounded by the gateway's integration timeout.
+ * Instances one function may have at once. Lambda would start as many as the account's concurrency
+ * allows, but here each is a worker thread with a heap of its own on the developer's machine, sharing
+ * its cores: beyond this, an invocation waits for a free instance (its timeout starting when it runs,
+ * as on Lambda), within the gateway's integration timeout, rather than flooding the machine with
+ * workers. More than a browser's six connections to one host, so a front end never waits.
  */
 export const DEFAULT_MAX_INSTANCES = 10;
 

@@ -18,8 +18,9 @@ const deadlines = new AsyncLocalStorage<number>();
  * Runs one invocation's work under a deadline derived from the remaining Lambda time: every DynamoDB
  * call made inside it (see src/dynamodb/dynamodb-client.ts) is aborted once the deadline passes, retries and
  * backoff included, so the handler still answers with our Error body before Lambda cuts it off.
- * AsyncLocalStorage rather than a module variable: the local runtime may run invocations of one
- * function instance concurrently, which Lambda never does.
+ * AsyncLocalStorage rather than a module variable: the deadline belongs to the calls made inside the
+ * invocation, so work an earlier invocation left running never takes a later one's, and a call made
+ * outside any invocation (at cold start) has none.
  */
 export function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T>): Promise<T> {
   const budget = Math.max(0, clock.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS);
