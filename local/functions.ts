@@ -60,13 +60,13 @@ interface Pool {
 }
 
 /**
- * Instances one function may have at once. Lambda would start as many as the account's concurrency
- * allows, but here each is a worker thread with a heap of its own on the developer's machine, sharing
- * its cores: beyond this, an invocation waits for a free instance (its timeout starting when it runs,
- * as on Lambda), within the gateway's integration timeout, rather than flooding the machine with
- * workers. More than a browser's six connections to one host, so a front end never waits.
+ * Instances one function may have at once. Lambda starts as many as the account's concurrency allows,
+ * but here each is a worker thread on the developer's machine: its cold start takes a core for a while
+ * and its heap stays. A warm invocation ends far sooner than a cold start does, so beyond this an
+ * invocation waits for a free instance (its timeout starting when it runs, as on Lambda) rather than
+ * every request of a burst paying a cold start on the same cores.
  */
-export const DEFAULT_MAX_INSTANCES = 10;
+export const DEFAULT_MAX_INSTANCES = 4;
 
 /**
  * Runs the handlers in src/handlers/ the way Lambda does: each is bundled on its own with esbuild and

@@ -154,6 +154,30 @@ describe('the local function runtime', () => {
     }
   }, 120_000);
 
+  it("starts a waiting invocation's timeout when it runs, as Lambda does, not when it was made", async () => {
+    const [first, second] = await Promise.all([startGate(), startGate()]);
+    const timeoutMs = 3_000;
+    const single = await createFunctionRuntime({ sourceRoot: root, timeoutMs, maxInstances: 1 });
+    try {
+      const running = single.invoke('clock', { waitFor: first.url });
+      await expect.poll(first.waiting, { timeout: 30_000 }).toBe(1);
+      const waiting = single.invoke('clock', { waitFor: second.url });
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs * (2 / 3)));
+      first.open();
+      await running;
+      await expect.poll(second.waiting, { timeout: timeoutMs / 3 }).toBe(1);
+      // Made more than a timeout ago, but running for half of one.
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs / 2));
+      second.open();
+      expect(((await waiting) as Answer).remaining).toBeGreaterThan(0);
+    } finally {
+      first.open();
+      second.open();
+      await single.close();
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
   it('makes an invocation beyond the instance limit wait for a free instance rather than fail', async () => {
     const gate = await startGate();
     const limited = await createFunctionRuntime({ sourceRoot: root, timeoutMs: 5_000, maxInstances: 2 });
