@@ -8,8 +8,6 @@ export interface Gate {
   waiting(): number;
   /** Answers every held request, and every later one at once. */
   open(): void;
-  /** Holds requests again from now on. */
-  shut(): void;
   close(): Promise<void>;
 }
 
@@ -28,9 +26,6 @@ export async function startGate(): Promise<Gate> {
     open() {
       opened = true;
       for (const res of held.splice(0)) res.end('open');
-    },
-    shut() {
-      opened = false;
     },
     async close() {
       server.closeAllConnections();

@@ -20,6 +20,8 @@ beforeAll(async () => {
     [
       '// Which module instance answered: a cold start makes a new one.',
       'const instance = Math.random();',
+      '// Loads fetch at cold start, which no timeout covers, so that an invocation that fetches starts at once.',
+      "await fetch('data:,');",
       'type Event = { hang?: boolean; waitFor?: string };',
       'export const handler = async (event: Event, context: { getRemainingTimeInMillis(): number }) => {',
       '  if (event.hang) await new Promise(() => undefined);',
@@ -118,13 +120,10 @@ describe('the local function runtime', () => {
     const timeoutMs = 5_000;
     const busy = await createFunctionRuntime({ sourceRoot: root, timeoutMs, maxInstances: 11 });
     try {
-      // Eleven warm instances that have fetched once, so that the neighbours reach the gate at once
-      // however slow a cold start is.
-      gate.open();
-      const warming = (await Promise.all(Array.from({ length: 11 }, () => busy.invoke('clock', { waitFor: gate.url })))) as Answer[];
+      // Eleven warm instances, so that the neighbours reach the gate at once however slow a cold start is.
+      const warming = (await Promise.all(Array.from({ length: 11 }, () => busy.invoke('clock', {})))) as Answer[];
       const warm = new Set(warming.map((answer) => answer.instance));
       expect(warm.size).toBe(11);
-      gate.shut();
 
       const stuck = busy.invoke('clock', { hang: true }).then(
         () => 'answered',
@@ -192,6 +191,22 @@ describe('the local function runtime', () => {
     } finally {
       gate.open();
       await limited.close();
+      await gate.close();
+    }
+  });
+
+  it('ends every invocation when it closes, the running and the waiting alike, rather than leaving them hanging', async () => {
+    const gate = await startGate();
+    const closing = await createFunctionRuntime({ sourceRoot: root, timeoutMs: 30_000, maxInstances: 1 });
+    try {
+      const running = expect(closing.invoke('clock', { waitFor: gate.url })).rejects.toThrow(/exited/);
+      await expect.poll(gate.waiting, { timeout: 30_000 }).toBe(1);
+      const waiting = expect(closing.invoke('clock', {})).rejects.toThrow(/closed/);
+      await closing.close();
+      await running;
+      await waiting;
+    } finally {
+      gate.open();
       await gate.close();
     }
   });
