@@ -17,7 +17,7 @@ import {
 import { CorsEmulation } from './cors';
 import type { FunctionRuntime } from './functions';
 import type { RequestTarget } from './request-target';
-import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
 
 /** API Gateway's own payload limit for HTTP APIs. Our functions enforce a much smaller one. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -28,6 +28,8 @@ export interface GatewayOptions {
   readonly accessLog?: (line: string) => void;
   /** The stage's CORS policy, emulated as API Gateway applies it; no browser origin by default. */
   readonly cors?: CorsConfig;
+  /** How long API Gateway waits for the authorizer and for a route's function; AWS's limits unless a test says otherwise. */
+  readonly waitsMs?: { readonly authorizer: number; readonly integration: number };
 }
 
 /** Handles one request aimed at `target` (its origin-form path and query, and its host). */
@@ -38,7 +40,7 @@ export type Gateway = (req: IncomingMessage, res: ServerResponse, target: Reques
  * every route, payload 2.0 events, and API Gateway's own answers where API Gateway, not our code,
  * would answer.
  */
-export function createGateway({ functions, accessLog, cors: corsConfig }: GatewayOptions): Gateway {
+export function createGateway({ functions, accessLog, cors: corsConfig, waitsMs = API_GATEWAY_WAITS_MS }: GatewayOptions): Gateway {
   const cors = new CorsEmulation(corsConfig ?? { allowOrigins: [], maxAgeSeconds: 0 });
   return (req, res, target) => {
     const arrival = arrive(req, target);
@@ -93,6 +95,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
       verdict = (await invokeWithTimeout(
         authorizer.handler,
         buildAuthorizerEvent(request, context, identity),
+        waitsMs.authorizer,
       )) as APIGatewaySimpleAuthorizerWithContextResult<unknown>;
     } catch {
       return gatewayResponse(500, 'Internal Server Error');
@@ -104,20 +107,21 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
 
   async function invokeIntegration(handler: string, event: unknown): Promise<OutgoingResponse> {
     try {
-      return readIntegrationResult(await invokeWithTimeout(handler, event));
+      return readIntegrationResult(await invokeWithTimeout(handler, event, waitsMs.integration));
     } catch (error) {
       if (error instanceof IntegrationTimeoutError) return gatewayResponse(503, 'Service Unavailable');
       return gatewayResponse(500, 'Internal Server Error');
     }
   }
 
-  async function invokeWithTimeout(name: string, event: unknown): Promise<unknown> {
+  /** API Gateway waits this long for a function, the authorizer less than the route's integration. */
+  async function invokeWithTimeout(name: string, event: unknown, timeoutMs: number): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
         functions.invoke(name, event),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new IntegrationTimeoutError()), API_GATEWAY_INTEGRATION_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new IntegrationTimeoutError()), timeoutMs);
         }),
       ]);
     } finally {
@@ -127,6 +131,8 @@ export function createGateway({ functions, accessLog, cors: corsConfig }: Gatewa
 }
 
 class IntegrationTimeoutError extends Error {}
+
+const API_GATEWAY_WAITS_MS = { authorizer: API_GATEWAY_AUTHORIZER_TIMEOUT_MS, integration: API_GATEWAY_INTEGRATION_TIMEOUT_MS };
 
 /** Values of the authorizer's identity sources; undefined when one is missing (API Gateway's 401). */
 function identitySourceValues(request: IncomingRequest): string[] | undefined {

@@ -383,3 +383,48 @@ describe('results, mapped as API Gateway maps them', () => {
     expect(response.body.toString()).not.toContain('crashed');
   });
 });
+
+describe('how long the gateway waits', () => {
+  const waitsMs = { authorizer: 200, integration: 2_000 };
+  let slowServer: Server;
+  let slowPort: number;
+  let authorizerAnswersAfterMs: number;
+  let routeAnswersAfterMs: number;
+  const invoked: string[] = [];
+  const later = (ms: number, value: unknown) => new Promise((resolve) => setTimeout(() => resolve(value), ms));
+
+  beforeAll(async () => {
+    const functions = {
+      invoke: (name: string) =>
+        invoked.push(name) && name === authorizer.handler
+          ? later(authorizerAnswersAfterMs, { isAuthorized: true, context: AUTHORIZER_CONTEXT })
+          : later(routeAnswersAfterMs, { statusCode: 200, body: '{"ok":true}' }),
+    };
+    const gateway = createGateway({ functions, waitsMs });
+    slowServer = createServer((req, res) => gateway(req, res, readRequestTarget(req) as RequestTarget));
+    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+    slowPort = (slowServer.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    slowServer?.closeAllConnections();
+    await new Promise((resolve) => slowServer?.close(resolve));
+  });
+
+  it('answers 500 itself when the authorizer outlives its shorter wait, and never invokes the route', async () => {
+    authorizerAnswersAfterMs = waitsMs.authorizer * 3;
+    routeAnswersAfterMs = 0;
+    invoked.length = 0;
+    const response = await rawRequest(slowPort, { target: '/v1/pets' });
+    expect(response.status).toBe(500);
+    expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
+    await later(authorizerAnswersAfterMs, undefined);
+    expect(invoked).toEqual([authorizer.handler]);
+  });
+
+  it('waits for a route function longer than the authorizer may take', async () => {
+    authorizerAnswersAfterMs = 0;
+    routeAnswersAfterMs = waitsMs.authorizer * 3;
+    const response = await rawRequest(slowPort, { target: '/v1/pets' });
+    expect(response.status).toBe(200);
+  });
+});
