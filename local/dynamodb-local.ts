@@ -13,6 +13,7 @@ import { ENV } from '../src/facts/environment';
 import { IDEMPOTENCY_TABLE } from '../src/dynamodb/idempotency-table';
 import { metricsNamespace } from '../src/facts/metric-names';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
+import { describeIndexRepairs, repairIndexes } from './index-repair';
 import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
@@ -31,8 +32,20 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
-/** Starts dynalite on loopback: in memory, or persisted in `dataDir` (LevelDB) when given. */
-export async function startDynalite(options: { port: number; dataDir?: string }): Promise<LocalDynamoDb> {
+/**
+ * Starts dynalite on loopback: in memory, or persisted in `dataDir` (LevelDB) when given, whose
+ * indexes are first made to agree with their items again (what a crash may have left: ./index-repair.ts);
+ * `onIndexRepair` is told what was repaired, if anything.
+ */
+export async function startDynalite(options: {
+  port: number;
+  dataDir?: string;
+  onIndexRepair?: (message: string) => void;
+}): Promise<LocalDynamoDb> {
+  if (options.dataDir !== undefined) {
+    const repairs = await repairIndexes(options.dataDir);
+    if (repairs.length > 0) options.onIndexRepair?.(describeIndexRepairs(repairs));
+  }
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const port = await listen(server, options.port, '127.0.0.1', 'DYNAMODB_PORT');
   return {

@@ -49,7 +49,11 @@ try {
   if (await isDynamoDbAt(running)) {
     process.stderr.write(`Using the running local DynamoDB at ${running}\n`);
   } else {
-    store = await startDynalite({ port: 0, dataDir: process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined });
+    store = await startDynalite({
+      port: 0,
+      dataDir: process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined,
+      onIndexRepair: (message) => process.stderr.write(`${message}\n`),
+    });
     endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }

@@ -48,6 +48,8 @@ export interface LocalApiOptions {
   /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
   readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
+  /** Told, in one line, what start-up repaired in `dataDir`'s indexes after a crash; never called when nothing was. */
+  readonly onIndexRepair?: (message: string) => void;
 }
 
 export interface LocalApi {
@@ -71,7 +73,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   }
   const dynamoDb =
     options.dynamoDbEndpoint === undefined
-      ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir })
+      ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir, onIndexRepair: options.onIndexRepair })
       : existingDynamoDb(options.dynamoDbEndpoint);
   try {
     const environment = await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));

@@ -56,6 +56,7 @@ try {
     // Through the functions' own writer, so that their lines and these never interleave.
     accessLog: (line) => writeLine('stdout', line),
     onReload: (file) => writeLine('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
+    onIndexRepair: (message) => writeLine('stdout', JSON.stringify({ message })),
   });
 
   process.stdout.write(
