@@ -28,11 +28,17 @@ export interface RunningServer {
   readonly dynamoDbPort: string;
   readonly output: () => string;
   stop(): Promise<void>;
+  /** `kill -9`: the server gets no chance to finish a write or close its store. */
+  crash(): Promise<void>;
 }
 
-/** Starts `npm start`'s entry point on free ports and waits for its banner. */
+/**
+ * Starts `npm start`'s entry point on free ports and waits for its banner. Node loads TypeScript
+ * through tsx's loader in the server's own process, not through tsx's command, which would run it in
+ * a child: a signal reaches the server itself, SIGKILL included.
+ */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<RunningServer> {
-  const child: ChildProcess = spawn(TSX, ['local/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,10 +68,16 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     docsUrl: banner.docsUrl!,
     dynamoDbPort: banner.dynamoDbPort!,
     output: () => output,
-    stop: () =>
-      new Promise((resolvePromise) => {
-        child.once('exit', () => resolvePromise());
-        child.kill('SIGTERM');
-      }),
+    stop: () => signal(child, 'SIGTERM'),
+    crash: () => signal(child, 'SIGKILL'),
   };
+}
+
+/** Sends a signal and waits until the process has exited (at once when it already has). */
+function signal(child: ChildProcess, name: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    child.once('exit', () => resolvePromise());
+    child.kill(name);
+  });
 }

@@ -8,7 +8,7 @@ import { create, createKey, updateIndexes, type Item, type Store } from 'dynalit
  * the item, as separate LevelDB writes: these stop between the two.
  */
 
-type Attributes = Record<string, unknown>;
+type Attributes = object;
 
 /**
  * A put, update or delete of `tableName` killed after its index entries were written and before its

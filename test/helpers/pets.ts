@@ -45,7 +45,10 @@ export interface Walk {
  * Lists pets page by page following `Link: rel="next"` until the last page, as a client would.
  * `limits` gives the page size per page (the last one repeats), so a walk can change it between pages.
  */
-export async function walkPets(api: TestApi, options: { status?: PetStatus; limits?: readonly number[] } = {}): Promise<Walk> {
+export async function walkPets(
+  api: Pick<TestApi, 'request'>,
+  options: { status?: PetStatus; limits?: readonly number[] } = {},
+): Promise<Walk> {
   const limits = options.limits ?? [100];
   const pets: PetBody[] = [];
   const links: URL[] = [];
@@ -69,7 +72,7 @@ export async function walkPets(api: TestApi, options: { status?: PetStatus; limi
 }
 
 /** Ids of every pet the API lists, in order. */
-export async function listedIds(api: TestApi, status?: PetStatus): Promise<number[]> {
+export async function listedIds(api: Pick<TestApi, 'request'>, status?: PetStatus): Promise<number[]> {
   return (await walkPets(api, { status })).pets.map((pet) => pet.id);
 }
 
