@@ -24,6 +24,11 @@ export interface IndexRepair {
 export async function repairIndexes(dataDir: string): Promise<IndexRepair[]> {
   const store = create({ path: dataDir });
   try {
+    await store.db.open().catch((error: Error) => {
+      // LevelDB's lock file: without this, the next read fails with an error about a closed iterator.
+      if ((error.cause as { code?: string } | undefined)?.code !== 'LEVEL_LOCKED') throw error;
+      throw new Error(`DATA_DIR ${dataDir} is in use by another process (another npm start?); stop it or choose another directory.`);
+    });
     const repairs: IndexRepair[] = [];
     for (const table of await valuesOf<TableDescription>(store.tableDb)) repairs.push(...(await repairTable(store, table)));
     return repairs.filter((repair) => repair.removed + repair.restored > 0);

@@ -40,8 +40,8 @@ declare module 'dynalite/db/index.js' {
   }
 
   export interface Store {
-    /** The LevelDB itself; closing it waits for the writes in flight. */
-    readonly db: { close(callback: Callback): void };
+    /** The LevelDB itself, opening from creation; closing it waits for the writes in flight. */
+    readonly db: { open(): Promise<void>; close(callback: Callback): void };
     readonly tableDb: SubDb;
     getItemDb(tableName: string): SubDb;
     getIndexDb(indexType: 'Global' | 'Local', tableName: string, indexName: string): SubDb;

@@ -152,3 +152,11 @@ describe('starting dynalite on a data directory a crash left inconsistent', () =
     ).toEqual([]);
   });
 });
+
+describe('starting dynalite on a data directory another server holds open', () => {
+  it('refuses it, naming it, rather than fail on its first read', async () => {
+    await withDynalite(async () => {
+      await expect(startDynalite({ port: 0, dataDir })).rejects.toThrow(`DATA_DIR ${dataDir} is in use by another process`);
+    });
+  });
+});
