@@ -10,6 +10,8 @@ import { ENV } from '../src/facts/environment';
 import { dynamoDbCallBudgetMs } from '../src/dynamodb/dynamodb-client';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 import { RESPONSE_RESERVE_MS } from '../src/runtime/deadline';
+import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
+import { refuseInvalidConfig } from './function-config';
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -40,8 +42,8 @@ export const BUNDLE_SHAPE = {
 } as const;
 
 export interface ApiFunctionProps {
-  /** Base name of the handler file in src/handlers/ (see src/facts/routes.ts). */
-  readonly handler: string;
+  /** Base name of the handler file in src/handlers/ (see src/facts/routes.ts); its configuration is checked at synthesis. */
+  readonly handler: FunctionHandler;
   /** Function-specific environment, on top of the logging variables every function gets. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Memory in MB; also scales the function's CPU share. */
@@ -85,6 +87,7 @@ export class ApiFunction extends Construct {
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
 
+    const environment = { [ENV.logLevel]: props.logLevel, [ENV.metricsNamespace]: props.metricsNamespace, ...props.environment };
     this.function = new NodejsFunction(this, 'Function', {
       ...functionDefaults(join(HANDLERS_DIR, `${props.handler}.ts`), props.logLevel),
       memorySize: props.memoryMiB,
@@ -92,12 +95,9 @@ export class ApiFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
-      environment: {
-        [ENV.logLevel]: props.logLevel,
-        [ENV.metricsNamespace]: props.metricsNamespace,
-        ...props.environment,
-      },
+      environment,
     });
+    refuseInvalidConfig(this.function, FUNCTION_CONFIG[props.handler], environment);
 
     this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
   }

@@ -56,8 +56,8 @@ export class ApiFunctions extends Construct {
     const pets = props.petsTable.table;
 
     this.routes = new Map(
-      routes.map((route: Route) => {
-        const { paginated, idempotent } = route;
+      routes.map((route) => {
+        const { paginated, idempotent }: Route = route;
         const fn = new ApiFunction(this, route.operationId, {
           ...defaults,
           memoryMiB: props.memoryMiB[route.operationId],

@@ -9,8 +9,10 @@ import { Construct } from 'constructs';
 import { SOURCE_DIR } from '../project-root';
 import { preTrafficHookTimeoutMs } from '../src/checks/hook-time-budget';
 import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/pre-traffic-expectations';
+import { PRE_TRAFFIC_HOOK_CONFIG } from '../src/checks/checks-config';
 import { ENV } from '../src/facts/environment';
 import { functionDefaults, type LogLevel } from './api-function';
+import { refuseInvalidConfig } from './function-config';
 
 /** The hook spends its time waiting for the functions it invokes, not computing: the stages' smaller function size. */
 const HOOK_MEMORY_MIB = 256;
@@ -57,17 +59,16 @@ export class PreTrafficChecks extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
+    const environment = { [ENV.logLevel]: props.logLevel, [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames) };
     this.function = new NodejsFunction(this, 'Function', {
       ...functionDefaults(join(SOURCE_DIR, 'checks', 'pre-traffic-hook.ts'), props.logLevel),
       memorySize: HOOK_MEMORY_MIB,
       timeout: Duration.millis(preTrafficHookTimeoutMs()),
       role: this.role,
       logGroup: this.logGroup,
-      environment: {
-        [ENV.logLevel]: props.logLevel,
-        [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
-      },
+      environment,
     });
+    refuseInvalidConfig(this.function, PRE_TRAFFIC_HOOK_CONFIG, environment);
 
     // `:*` is every qualified name of the function, and a published version is known only once
     // CloudFormation has published it; the unqualified name (the latest code) is not among them.

@@ -9,11 +9,13 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { SOURCE_DIR } from '../project-root';
+import { SYNTHETIC_PROBE_CONFIG } from '../src/checks/checks-config';
 import { ENV } from '../src/facts/environment';
 import { PROBE_METRICS, SERVICE_DIMENSION } from '../src/facts/metric-names';
 import { SERVICE_NAME } from '../src/facts/service';
 import { PROBE_FUNCTION_TIMEOUT_MS, PROBE_KEY_PLACEHOLDER } from '../src/facts/synthetic-probe';
 import { functionDefaults, type LogLevel } from './api-function';
+import { refuseInvalidConfig } from './function-config';
 
 export interface SyntheticProbeProps {
   /** The stage's base URL, ending in /v1: the probe calls exactly what clients call. */
@@ -82,19 +84,21 @@ export class SyntheticProbe extends Construct {
     this.logGroup.grantWrite(this.role);
     this.role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.apiKeySecret.secretArn] }));
 
+    const environment = {
+      [ENV.logLevel]: props.logLevel,
+      [ENV.metricsNamespace]: props.metricsNamespace,
+      [ENV.probeBaseUrl]: props.baseUrl,
+      [ENV.probeApiKeySecret]: this.apiKeySecret.secretArn,
+    };
     this.function = new NodejsFunction(this, 'Function', {
       ...functionDefaults(join(SOURCE_DIR, 'checks', 'synthetic-probe-handler.ts'), props.logLevel),
       memorySize: PROBE_MEMORY_MIB,
       timeout: Duration.millis(PROBE_FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
-      environment: {
-        [ENV.logLevel]: props.logLevel,
-        [ENV.metricsNamespace]: props.metricsNamespace,
-        [ENV.probeBaseUrl]: props.baseUrl,
-        [ENV.probeApiKeySecret]: this.apiKeySecret.secretArn,
-      },
+      environment,
     });
+    refuseInvalidConfig(this.function, SYNTHETIC_PROBE_CONFIG, environment);
     // A run that crashed is not run again: a late second run would fill the period the first left
     // empty, and the alarm would miss the crash.
     this.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });

@@ -152,10 +152,23 @@ export function localDynamoDbEnvironment(endpoint: string): Record<string, strin
 }
 
 /**
+ * What the local stage sets on its functions besides their DynamoDB endpoint, as the CDK stack sets
+ * the deployed ones': table names, cursor secret and metrics namespace.
+ */
+export function localStageVariables(cursorSecret: string): Record<string, string> {
+  return {
+    [ENV.petsTable]: LOCAL_TABLES.pets,
+    [ENV.apiKeysTable]: LOCAL_TABLES.apiKeys,
+    [ENV.idempotencyTable]: LOCAL_TABLES.idempotency,
+    [ENV.cursorSecret]: cursorSecret,
+    [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
+  };
+}
+
+/**
  * Creates the local stage's tables and returns the environment its functions get, as the CDK
- * stack gives the deployed ones theirs: its DynamoDB, table names, cursor secret and metrics
- * namespace. Nothing is written to this process's environment: each function instance gets its own
- * (local/functions.ts).
+ * stack gives the deployed ones theirs: its DynamoDB and localStageVariables. Nothing is written to
+ * this process's environment: each function instance gets its own (local/functions.ts).
  */
 export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<Record<string, string>> {
   const client = createLocalClient(endpoint);
@@ -164,12 +177,5 @@ export async function prepareLocalStage(endpoint: string, cursorSecret: string):
   } finally {
     client.destroy();
   }
-  return {
-    ...localDynamoDbEnvironment(endpoint),
-    [ENV.petsTable]: LOCAL_TABLES.pets,
-    [ENV.apiKeysTable]: LOCAL_TABLES.apiKeys,
-    [ENV.idempotencyTable]: LOCAL_TABLES.idempotency,
-    [ENV.cursorSecret]: cursorSecret,
-    [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
-  };
+  return { ...localDynamoDbEnvironment(endpoint), ...localStageVariables(cursorSecret) };
 }

@@ -21,6 +21,9 @@ try {
   await outputRead();
   parentPort.postMessage({ type: 'ready' });
 } catch (error) {
+  // Lambda's runtime logs what a function's initialization threw (a configuration it refuses, a
+  // module that does not load) in the function's log; the caller only gets a 500.
+  logUncaught(error);
   await outputRead();
   parentPort.postMessage({ type: 'failed', error: describe(error) });
 }
@@ -40,6 +43,7 @@ parentPort.on('message', async ({ id, event }) => {
     await outputRead();
     parentPort.postMessage({ type: 'result', id, result });
   } catch (error) {
+    logUncaught(error, context.awsRequestId);
     await outputRead();
     parentPort.postMessage({ type: 'error', id, error: describe(error) });
   }
@@ -55,6 +59,20 @@ async function outputRead() {
       stream.writableLength === 0 ? undefined : new Promise((resolve) => stream.write('', resolve)),
     ),
   );
+}
+
+/** Lambda's own line for an error the function threw: JSON, as the deployed functions' log format is. */
+function logUncaught(error, requestId) {
+  const { name, message, stack } = describe(error);
+  const line = {
+    timestamp: new Date().toISOString(),
+    level: 'ERROR',
+    requestId,
+    errorType: name,
+    errorMessage: message,
+    stackTrace: stack?.split('\n'),
+  };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
 function describe(error) {

@@ -10,6 +10,7 @@ import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { BASE_PATH } from '../src/facts/routes';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime } from './functions';
+import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
 import { createGateway } from './gateway';
@@ -66,17 +67,25 @@ export interface LocalApi {
 /**
  * Starts the whole API on this machine: dynalite with the deployed tables' keys, the development
  * key registered the way the key CLI registers one, and the gateway in front of the real handlers.
+ * Rejects, with one line per variable and its rule, a configuration the functions would refuse.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
-  if (options.devApiKey !== undefined && !isUsableApiKey(options.devApiKey)) {
-    throw new Error('DEV_API_KEY must be 16 to 512 characters of letters, digits and -._~+/ (a bearer token).');
-  }
+  const cursorSecret = options.cursorSecret ?? randomBytes(32).toString('base64url');
+  // Refused here, before anything starts, one line per variable: every configuration a function
+  // would refuse at its cold start, which would otherwise answer 500 to every request it serves.
+  const problems = [
+    ...(options.devApiKey !== undefined && !isUsableApiKey(options.devApiKey)
+      ? ['DEV_API_KEY must be 16 to 512 characters of letters, digits and -._~+/ (a bearer token).']
+      : []),
+    ...functionConfigProblems((handler) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(handler))),
+  ];
+  if (problems.length > 0) throw new Error(problems.join('\n'));
   const dynamoDb =
     options.dynamoDbEndpoint === undefined
       ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir, onIndexRepair: options.onIndexRepair })
       : existingDynamoDb(options.dynamoDbEndpoint);
   try {
-    const environment = await prepareLocalStage(dynamoDb.endpoint, options.cursorSecret ?? randomBytes(32).toString('base64url'));
+    const environment = await prepareLocalStage(dynamoDb.endpoint, cursorSecret);
     const client = createLocalClient(dynamoDb.endpoint);
     const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
     const keyFile =

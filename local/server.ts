@@ -36,19 +36,41 @@ function endpointFrom(name: string): string | undefined {
   return value.replace(/\/+$/, '');
 }
 
+/** Every bad setting, one line each: a developer fixes them all in one go, not one per start. */
+const problems: string[] = [];
+
+/** One setting, read by `parse`; undefined when it is bad, noted in `problems`. */
+function setting<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+function refuseToStart(lines: readonly string[]): never {
+  for (const line of lines) process.stderr.write(`Could not start the local API: ${line}\n`);
+  process.exit(1);
+}
+
 try {
-  const dynamoDbEndpoint = endpointFrom('DYNAMODB_ENDPOINT');
+  const dynamoDbEndpoint = setting(() => endpointFrom('DYNAMODB_ENDPOINT'));
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : undefined;
   if (dynamoDbEndpoint !== undefined && dataDir !== undefined) {
-    throw new Error('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
+    problems.push('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
   }
-  const allowOrigins = parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS);
+  const allowOrigins = setting(() => parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS)) ?? [];
+  const port = setting(() => portFrom('PORT', 3000));
+  const dynamoDbPort = setting(() => portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT));
+  if (problems.length > 0 || port === undefined || dynamoDbPort === undefined) refuseToStart(problems);
+
   const api = await startLocalApi({
     dynamoDbEndpoint,
     cors: { allowOrigins, maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
-    port: portFrom('PORT', 3000),
+    port,
     host: env.HOST || '127.0.0.1',
-    dynamoDbPort: portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
+    dynamoDbPort,
     dataDir,
     devApiKey: env.DEV_API_KEY || undefined,
     cursorSecret: env[ENV.cursorSecret] || undefined,
@@ -80,8 +102,8 @@ try {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (error) {
-  process.stderr.write(`Could not start the local API: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  // startLocalApi names each variable a function would refuse on a line of its own.
+  refuseToStart((error instanceof Error ? error.message : String(error)).split('\n'));
 }
 
 function storage(endpoint: string | undefined, dataDir: string | undefined): string {

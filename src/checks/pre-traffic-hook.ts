@@ -6,14 +6,13 @@ import {
 } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
-import * as v from 'valibot';
 import { generateApiKey } from '../domain/auth/api-keys';
 import { petIdFor, randomCreationToken } from '../domain/pets/pet-operations';
 import { ENV } from '../facts/environment';
-import { readConfig, RequiredString } from '../runtime/config';
+import { readConfig } from '../runtime/config';
 import { logger } from '../runtime/logger';
 import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from './pre-traffic-checks';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from './pre-traffic-expectations';
+import { PRE_TRAFFIC_HOOK_CONFIG } from './checks-config';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook, one for every deployment group of
@@ -21,16 +20,7 @@ import { CHECKED_FUNCTIONS, type CheckedFunction } from './pre-traffic-expectati
  * version it moves; the configuration says which functions there are.
  */
 
-const FunctionNamesSchema = v.strictObject(
-  Object.fromEntries(CHECKED_FUNCTIONS.map((fn) => [fn, RequiredString])) as Record<CheckedFunction, typeof RequiredString>,
-);
-const config = readConfig({
-  [ENV.preTrafficTargets]: v.pipe(
-    v.string('is required'),
-    v.parseJson(undefined, () => 'must be JSON'),
-    FunctionNamesSchema,
-  ),
-});
+const config = readConfig(PRE_TRAFFIC_HOOK_CONFIG);
 
 const codeDeployClient = new CodeDeployClient({});
 const lambdaClient = new LambdaClient({});

@@ -2,14 +2,15 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWith
 import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import { createAuthenticator } from '../domain/auth/authenticate';
 import { DynamoApiKeyStore } from '../dynamodb/dynamo-api-key-store';
-import { readConfig, RequiredString } from '../runtime/config';
+import { readConfig } from '../runtime/config';
+import { FUNCTION_CONFIG } from '../runtime/function-config';
 import { runWithDeadline } from '../runtime/deadline';
 import { createDocumentClient } from '../dynamodb/dynamodb-client';
 import { ENV } from '../facts/environment';
 import { logger } from '../runtime/logger';
 import { countColdStart, countRefusedAuthorization } from '../runtime/metrics';
 
-const config = readConfig({ [ENV.apiKeysTable]: RequiredString });
+const config = readConfig(FUNCTION_CONFIG.authorize);
 const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]));
 
 /**

@@ -1,4 +1,5 @@
-import { readConfig, RequiredString } from '../runtime/config';
+import { readConfig } from '../runtime/config';
+import { FUNCTION_CONFIG } from '../runtime/function-config';
 import { createDocumentClient } from '../dynamodb/dynamodb-client';
 import { ENV } from '../facts/environment';
 import { createHttpHandler } from '../http/handler';
@@ -35,7 +36,7 @@ export function createCreatePetHandler({ store, idempotency }: CreatePetDependen
   });
 }
 
-const config = readConfig({ [ENV.petsTable]: RequiredString, [ENV.idempotencyTable]: RequiredString });
+const config = readConfig(FUNCTION_CONFIG['create-pet']);
 const documents = createDocumentClient();
 
 export const handler = createCreatePetHandler({

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { readConfig, RequiredString } from '../runtime/config';
+import { readConfig } from '../runtime/config';
+import { FUNCTION_CONFIG } from '../runtime/function-config';
 import { createDocumentClient } from '../dynamodb/dynamodb-client';
 import { ENV } from '../facts/environment';
 import { NotFoundError } from '../http/errors';
@@ -18,6 +19,6 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
   });
 }
 
-const config = readConfig({ [ENV.petsTable]: RequiredString });
+const config = readConfig(FUNCTION_CONFIG['get-pet']);
 
 export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]) });

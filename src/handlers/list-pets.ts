@@ -1,5 +1,5 @@
-import * as v from 'valibot';
-import { readConfig, RequiredString } from '../runtime/config';
+import { readConfig } from '../runtime/config';
+import { FUNCTION_CONFIG } from '../runtime/function-config';
 import { createDocumentClient } from '../dynamodb/dynamodb-client';
 import { ENV } from '../facts/environment';
 import { createHttpHandler } from '../http/handler';
@@ -34,10 +34,7 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
   });
 }
 
-const config = readConfig({
-  [ENV.petsTable]: RequiredString,
-  [ENV.cursorSecret]: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
-});
+const config = readConfig(FUNCTION_CONFIG['list-pets']);
 
 export const handler = createListPetsHandler({
   store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]),

@@ -1,4 +1,4 @@
-import { ENV } from '../facts/environment';
+import { LEVELS, levelFromEnvironment, type LogLevel } from './log-level';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
@@ -14,8 +14,7 @@ import { SERVICE_NAME } from '../facts/service';
  * functions may spend above their floor (docs/observability.md, `npm run bench`).
  */
 
-const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
-export type LogLevel = keyof typeof LEVELS;
+export type { LogLevel } from './log-level';
 
 /** What the logger reads of Lambda's context object. */
 export interface LogContext {
@@ -28,15 +27,6 @@ export interface LogContext {
 
 /** What an entry may carry besides its message: an error, a note, or keys of its own. */
 export type LogExtra = Error | string | Readonly<Record<string, unknown>>;
-
-function levelFromEnvironment(): LogLevel {
-  const configured = (process.env[ENV.logLevel] ?? process.env.AWS_LAMBDA_LOG_LEVEL ?? 'INFO').trim().toUpperCase();
-  if (configured in LEVELS) return configured as LogLevel;
-  // The other level names the POWERTOOLS_LOG_LEVEL convention accepts: TRACE logs what DEBUG does, CRITICAL what ERROR does.
-  if (configured === 'TRACE') return 'DEBUG';
-  if (configured === 'CRITICAL') return 'ERROR';
-  throw new Error(`Invalid configuration: ${ENV.logLevel} must be one of ${Object.keys(LEVELS).join(', ')}, not ${configured}`);
-}
 
 /** An error as a log value: its name, where it was thrown, message, stack, and its cause. */
 function serializeError(error: Error): Record<string, unknown> {

@@ -1,4 +1,6 @@
+import * as v from 'valibot';
 import { ENV } from '../facts/environment';
+import { readConfig } from './config';
 import { METRICS, PROBE_METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../facts/metric-names';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
@@ -23,6 +25,32 @@ import { SERVICE_NAME } from '../facts/service';
 /** How the POWERTOOLS_* convention reads a boolean variable: 1, y, yes, t, true, on (any case) are true. */
 const TRUE_VALUES = new Set(['1', 'y', 'yes', 't', 'true', 'on']);
 
+/**
+ * What the metrics read: whether they are off, and their namespace, which they need unless they
+ * are. Part of the configuration of every function that publishes metrics (src/runtime/function-config.ts).
+ */
+export const METRICS_CONFIG = {
+  [ENV.metricsDisabled]: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => TRUE_VALUES.has(value.trim().toLowerCase())),
+    ),
+    '',
+  ),
+  [ENV.metricsNamespace]: v.optional(v.string()),
+} as const;
+
+type MetricsSettings = v.InferOutput<v.ObjectSchema<typeof METRICS_CONFIG, undefined>>;
+
+/** The rule across METRICS_CONFIG's variables, reported as the namespace's: metrics that are on need one. */
+export const METRICS_NAMESPACE_RULE = v.forward(
+  v.check<MetricsSettings, string>(
+    (settings) => settings[ENV.metricsDisabled] || Boolean(settings[ENV.metricsNamespace]?.trim()),
+    `is required unless ${ENV.metricsDisabled} is true`,
+  ),
+  [ENV.metricsNamespace],
+);
+
 interface MetricsConfig {
   readonly namespace: string;
 }
@@ -32,10 +60,8 @@ let config: MetricsConfig | undefined | null = null;
 
 function metricsConfig(): MetricsConfig | undefined {
   if (config === null) {
-    const disabled = TRUE_VALUES.has((process.env[ENV.metricsDisabled] ?? '').trim().toLowerCase());
-    const namespace = process.env[ENV.metricsNamespace];
-    if (!disabled && !namespace) throw new Error(`Invalid configuration: ${ENV.metricsNamespace} is required`);
-    config = disabled ? undefined : { namespace: namespace! };
+    const read = readConfig(v.pipe(v.object(METRICS_CONFIG), METRICS_NAMESPACE_RULE));
+    config = read[ENV.metricsDisabled] ? undefined : { namespace: read[ENV.metricsNamespace]! };
   }
   return config;
 }

@@ -1,0 +1,30 @@
+import { configProblems, describeConfigProblem, type Environment } from '../src/runtime/config';
+import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
+import { localStageVariables } from './dynamodb-local';
+
+/**
+ * What the local runtime checks before it serves: every variable a function would refuse at cold
+ * start (src/runtime/function-config.ts, the schema the function itself reads), one line per
+ * variable, named with its rule. Otherwise the API would start, and every request to that function
+ * would answer 500.
+ */
+export function functionConfigProblems(environmentOf: (handler: FunctionHandler) => Environment): string[] {
+  const lines = new Set<string>();
+  for (const handler of Object.keys(FUNCTION_CONFIG) as FunctionHandler[]) {
+    for (const problem of configProblems(FUNCTION_CONFIG[handler], environmentOf(handler))) lines.add(describeConfigProblem(problem));
+  }
+  return [...lines];
+}
+
+/**
+ * The environment a local function gets, but for its DynamoDB endpoint, which no configuration
+ * rule reads: this process's, the stage's variables laid over it, then the function's own
+ * (local/functions.ts lays them in that order).
+ */
+export function localFunctionEnvironment(
+  cursorSecret: string,
+  overrides: Readonly<Record<string, string>> | undefined,
+  inherited: Environment = process.env,
+): Environment {
+  return { ...inherited, ...localStageVariables(cursorSecret), ...overrides };
+}
