@@ -122,6 +122,52 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
   });
 });
 
+describe('npm start with a configuration a function would refuse', () => {
+  /** The lines npm start wrote to say why it did not start. */
+  const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
+  const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
+
+  it.each([
+    ['CURSOR_SECRET', 'too-short-a-secret', 'must be at least 32 characters'],
+    ['POWERTOOLS_LOG_LEVEL', 'verbose', 'must be one of DEBUG, INFO, WARN, ERROR, SILENT, TRACE, CRITICAL'],
+  ])('exits 1 at start, before serving, with one line naming %s and its rule', async (variable, value, rule) => {
+    const result = await start({ [variable]: value });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([`Could not start the local API: ${variable} ${rule}`]);
+    expect(result.stdout).not.toContain('Animal store API');
+  });
+
+  it('names every variable it refuses, each on a line of its own', async () => {
+    const result = await start({ CURSOR_SECRET: 'x'.repeat(31), POWERTOOLS_LOG_LEVEL: 'verbose', DEV_API_KEY: 'short' });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([
+      expect.stringContaining('DEV_API_KEY must be 16 to 512 characters'),
+      expect.stringContaining('POWERTOOLS_LOG_LEVEL must be one of'),
+      expect.stringContaining('CURSOR_SECRET must be at least 32 characters'),
+    ]);
+  });
+
+  it('names every setting of its own it refuses at once', async () => {
+    const result = await start({ PORT: 'eighty', DYNAMODB_PORT: '70000', CORS_ALLOW_ORIGINS: 'not an origin' });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([
+      expect.stringContaining('CORS_ALLOW_ORIGINS must list origins'),
+      expect.stringContaining('PORT must be a port number, got "eighty"'),
+      expect.stringContaining('DYNAMODB_PORT must be a port number, got "70000"'),
+    ]);
+  });
+
+  it('starts with a cursor secret of exactly 32 characters', async () => {
+    const server = await startServerProcess({ CURSOR_SECRET: 'x'.repeat(32) });
+    try {
+      const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      expect(response.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('npm start on a port already in use', () => {
   it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
     const taken = createServer();
