@@ -2,19 +2,26 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** What Node reports when the host to listen on is not an address of this machine, or no address at all. */
+const UNAVAILABLE_HOST = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
+
 /**
  * Starts a server on a port and resolves with the port it got (0 picks a free one). A port in use
- * fails with the name of the setting that moves it, which is what the developer needs to know.
+ * fails with the name of the setting that moves it, which is what the developer needs to know; so
+ * does a host this machine cannot listen on, when a setting names it.
  */
-export async function listen(server: Server, port: number, host: string, portSetting: string): Promise<number> {
+export async function listen(server: Server, port: number, host: string, portSetting: string, hostSetting?: string): Promise<number> {
   server.listen(port, host);
   try {
     // once() rejects with the server's 'error' event, e.g. a port already taken.
     await once(server, 'listening');
   } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-      ? new Error(`Port ${port} is in use: set ${portSetting} to a free port.`)
-      : error;
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EADDRINUSE') throw new Error(`Port ${port} is in use: set ${portSetting} to a free port.`);
+    if (hostSetting !== undefined && UNAVAILABLE_HOST.has(code)) {
+      throw new Error(`${hostSetting} must be an address of this machine such as 127.0.0.1 or 0.0.0.0, got "${host}" (${code})`);
+    }
+    throw error;
   }
   return (server.address() as AddressInfo).port;
 }

@@ -115,7 +115,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       }),
     );
     server.on('clientError', answerMalformedRequest);
-    const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT');
+    const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT', 'HOST');
 
     return {
       baseUrl: `http://localhost:${port}${BASE_PATH}`,

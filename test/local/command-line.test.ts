@@ -122,7 +122,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
   });
 });
 
-describe('npm start with a configuration a function would refuse', () => {
+describe('npm start with a setting it or a function would refuse', () => {
   /** The lines npm start wrote to say why it did not start. */
   const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
   const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
@@ -155,6 +155,12 @@ describe('npm start with a configuration a function would refuse', () => {
       expect.stringContaining('PORT must be a port number, got "eighty"'),
       expect.stringContaining('DYNAMODB_PORT must be a port number, got "70000"'),
     ]);
+  });
+
+  it('names HOST when it is no address this machine can listen on', async () => {
+    const result = await start({ HOST: 'no-such-host.invalid' });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([expect.stringContaining('HOST must be an address of this machine')]);
   });
 
   it('starts with a cursor secret of exactly 32 characters', async () => {
