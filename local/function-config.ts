@@ -1,6 +1,7 @@
 import { configProblems, describeConfigProblem, type Environment } from '../src/runtime/config';
 import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
 import { localStageVariables } from './dynamodb-local';
+import { instanceEnvironment } from './functions';
 
 /**
  * What the local runtime checks before it serves: every variable a function would refuse at cold
@@ -18,13 +19,12 @@ export function functionConfigProblems(environmentOf: (handler: FunctionHandler)
 
 /**
  * The environment a local function gets, but for its DynamoDB endpoint, which no configuration
- * rule reads: this process's, the stage's variables laid over it, then the function's own
- * (local/functions.ts lays them in that order).
+ * rule reads: the stage's variables and the function's own, laid over `inherited` as the runtime lays them.
  */
 export function localFunctionEnvironment(
   cursorSecret: string,
   overrides: Readonly<Record<string, string>> | undefined,
   inherited: Environment = process.env,
 ): Environment {
-  return { ...inherited, ...localStageVariables(cursorSecret), ...overrides };
+  return instanceEnvironment({ ...localStageVariables(cursorSecret), ...overrides }, inherited);
 }

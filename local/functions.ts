@@ -291,8 +291,11 @@ type InstanceMessage =
  * An instance's environment: this process's, with the function's laid over it. Local credentials
  * replace any the developer's shell has, profile and session token included.
  */
-function instanceEnvironment(environment: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const inherited = { ...process.env } as Record<string, string>;
+export function instanceEnvironment(
+  environment: Readonly<Record<string, string>> = {},
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const inherited = { ...parent } as Record<string, string>;
   if (environment.AWS_ACCESS_KEY_ID !== undefined) {
     delete inherited.AWS_PROFILE;
     delete inherited.AWS_SESSION_TOKEN;
