@@ -5,41 +5,50 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { PROJECT_ROOT } from '../../project-root';
 import { ENV } from '../../src/facts/environment';
 import { isDeployed } from './bench-functions';
+import { judgeSettling, type Settling } from './settling';
 
 /**
- * `npm run soak [-- <seconds>]`: drives the local API with mixed traffic (createPet with and without
- * Idempotency-Key, including replays; listPets; getPet; unauthenticated requests) for 60 s or the
- * given seconds, and prints errors, p50/p99 per operation and the server's memory at start and end.
- * What it looks for is what a short benchmark cannot show: a leak (per-request state kept by the
- * gateway, the function runtime or SDK clients) and errors that only appear under sustained load.
+ * `npm run soak [-- <seconds>] [--layout separate|embedded|both] [--idle <seconds>]`: drives the
+ * local server with mixed traffic (createPet with and without Idempotency-Key, including replays;
+ * listPets; getPet; unauthenticated requests) and reports where its memory goes, over time, and
+ * whether it settles. What it looks for is what a short benchmark cannot show: retention (state kept
+ * per request by the gateway, the function runtime or SDK clients) and errors that only appear under
+ * sustained load.
  *
- * The server runs as its own process (`node --import tsx local/server.ts`) so that its RSS, read
- * from /proc, is the API's alone: the load generator and dynalite, which keeps every created pet in
- * memory, live in this process. Start memory is taken after a warm-up, so that growth means
- * accumulation, not initialisation: cold starts, bundling, JIT, and above all V8 sizing its heap to
- * the load, which takes 20–30 s here (the committed heap grows from ~35 to ~200 MB while the live heap
- * after a full GC stays ~25–30 MB). A fixed 5 s warm-up would report that as a leak, so the warm-up
- * lasts at least 5 s (or 10 % of the duration) and then until RSS settles, at most 60 s.
+ * It runs the same load on two layouts, each in processes of their own, apart from the load generator:
+ * - `separate`: the API (`local/server.ts`: gateway and function instances) on a dynalite in a
+ *   process of its own (DYNAMODB_ENDPOINT), so each one's RSS is its own;
+ * - `embedded`: the API with its embedded dynalite, as `npm start` runs.
+ * Every process is started with tools/bench/soak-probe.mjs, which reports each thread's V8 heap (the
+ * main thread and every function instance, however many there are). Every few seconds the soak
+ * prints RSS, heap and off-heap memory per process; at the end it reads each thread's live heap
+ * after a full collection, then idles and reads RSS again, to show what is given back.
  *
- * Exit code 0 when every operation answered only its expected status and memory stayed flat (end
- * RSS at most max(15 %, 32 MiB) above start); 1 otherwise, or on any failure. Bounded: it stops by
- * itself, and on Ctrl-C or a failure it stops the server and dynalite. Loopback only.
+ * Verdicts: a process has settled when the trend of its RSS over the last half of the load stays
+ * within SETTLING; dynalite keeps every item in memory, so its growth is set against the items
+ * stored. Exit code 0 when every operation answered only its expected status and the API's memory
+ * settled in the separate layout; 1 otherwise, or on any failure. Bounded: it stops by itself, and
+ * on Ctrl-C or a failure it stops what it started. Loopback only. Not part of `npm test`.
  */
+const DEFAULT_SECONDS = 45;
+const DEFAULT_IDLE_SECONDS = 5;
+const LAYOUTS = ['separate', 'embedded'] as const;
+type Layout = (typeof LAYOUTS)[number];
+
 const CONNECTIONS_PER_OPERATION = 2; // 4 operations × 2 = 8 connections, enough for 2 cores
-const MIN_WARM_UP_SECONDS = 5; // or 10 % of the duration, if longer
-const MAX_WARM_UP_SECONDS = 60; // a server whose RSS never settles is then measured, and fails
-/** RSS has settled when it grew less than this over the last `window` one-second samples. */
-const SETTLED = { window: 10, fraction: 0.02 };
+const SETTLING = { fraction: 0.05, bytes: 16 * 2 ** 20 };
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
-const ALLOWED_GROWTH = { fraction: 0.15, bytes: 32 * 2 ** 20 };
+const READ_TIMEOUT_MS = 10_000;
 const REPLAY_EVERY = 20; // every 20th keyed create re-sends the previous key and body
-const BANNER = /^\s*Animal store API\s+(http:\/\/\S+\/v1)\s*$/;
+const API_BANNER = /^\s*Animal store API\s+(http:\/\/\S+\/v1)\s*$/;
+const DYNALITE_BANNER = /^dynalite (http:\/\/\S+)$/;
+/** The node options of every measured process: the probe, and a full collection on request. */
+const MEASURED_NODE_OPTIONS = ['--expose-gc', '--import', 'tsx', '--import', './tools/bench/soak-probe.mjs'];
 const MiB = 2 ** 20;
 
 interface Operation {
@@ -57,86 +66,239 @@ interface OperationReport {
   readonly detail: string;
 }
 
+/** What the load has stored so far: fresh creates store a pet, keyed ones an idempotency record as well. */
+interface Stored {
+  pets: number;
+  idempotencyRecords: number;
+}
+
+/** One V8 isolate of a measured process, as tools/bench/soak-probe.mjs reads it. */
+interface ThreadHeap {
+  readonly threadId: number;
+  readonly name: string;
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
+  /** The young generation's share of heapTotal: the new space's semi-spaces and its large objects. */
+  readonly youngCommitted: number;
+  readonly mallocedByV8: number;
+}
+
+/** A process's memory at one moment: from /proc (the kernel's view) and from every V8 isolate in it. */
+interface ProcessMemory {
+  readonly rss: number;
+  /** Anonymous memory: V8 heaps, malloc arenas, thread stacks; the rest of RSS is mapped files (node's code). */
+  readonly rssAnon: number;
+  /**
+   * Pages freed with MADV_FREE (glibc's free, V8 releasing heap pages): counted in RSS until the
+   * kernel needs them, then dropped without a write. RSS minus these is what the process still uses.
+   */
+  readonly lazyFree: number;
+  readonly osThreads: number;
+  readonly threads: ThreadHeap[];
+}
+
+/** A process the soak started and measures. */
+interface Measured {
+  readonly role: string;
+  readonly child: ChildProcess;
+  read(gc?: boolean): Promise<ProcessMemory>;
+}
+
+interface Sample {
+  readonly seconds: number;
+  readonly stored: Stored;
+  readonly requests: number;
+  readonly memory: ProcessMemory[];
+}
+
+interface LiveRead {
+  readonly stored: Stored;
+  readonly requests: number;
+  readonly memory: ProcessMemory[];
+}
+
+interface LayoutReport {
+  readonly layout: Layout;
+  readonly roles: string[];
+  readonly reports: OperationReport[];
+  readonly samples: Sample[];
+  /**
+   * Each process's memory with every thread's heap after a full collection, half-way through the
+   * load and at its end: what the second half added to the live heaps, once the function instances
+   * are all there and warm, is what the load retains.
+   */
+  readonly liveAtHalf: LiveRead;
+  readonly liveAtEnd: LiveRead;
+  /** Every process's memory after the idle time, with every heap collected once more: what is given back. */
+  readonly afterIdle: ProcessMemory[];
+}
+
 const stopped = new AbortController();
 process.once('SIGINT', () => stopped.abort(new Error('Interrupted.')));
 
-let dynamoDb: LocalDynamoDb | undefined;
-let server: ChildProcess | undefined;
+const started: ChildProcess[] = [];
+/** Processes the soak is stopping: their exit is expected, not a failure. */
+const stopping = new Set<ChildProcess>();
 try {
-  const seconds = readDuration();
-  const minWarmUpSeconds = Math.max(MIN_WARM_UP_SECONDS, Math.round(seconds / 10));
-  dynamoDb = await startDynalite({ port: 0 });
-  const apiKey = `pets_${randomBytes(32).toString('base64url')}`;
-  server = startServer(dynamoDb.endpoint, apiKey);
-  const baseUrl = await waitForBaseUrl(server, AbortSignal.any([stopped.signal, AbortSignal.timeout(STARTUP_TIMEOUT_MS)]));
-  const petId = await createPet(baseUrl, apiKey);
-  const operations = defineOperations(baseUrl, apiKey, petId);
-
-  const warmUp = await warmUpUntilSettled(baseUrl, operations, server.pid!, minWarmUpSeconds);
-  const rss = startRssSampler(server.pid!);
-  const reports = await runMix(baseUrl, operations, seconds);
-  const memory = await rss.stop();
-
+  const options = readOptions();
+  const interval = Math.max(3, Math.round(options.seconds / 20));
   console.log(
-    `\nSoak: ${seconds} s of mixed traffic, server pid ${server.pid}, after ${warmUp.seconds} s of warm-up ` +
-      `(${warmUp.settled ? 'RSS settled' : `RSS still growing after ${warmUp.seconds} s`})`,
+    `Soak: ${options.seconds} s of mixed traffic per layout (${options.layouts.join(', ')}), memory every ${interval} s, ` +
+      `then ${options.idle} s idle. Node ${process.version}.`,
   );
-  printReport(reports, memory);
-  process.exitCode = reports.some((report) => report.errors > 0) || !isFlat(memory) ? 1 : 0;
+  const layouts: LayoutReport[] = [];
+  for (const layout of options.layouts) {
+    const report = await soak(layout, options.seconds, interval, options.idle);
+    printLayout(report);
+    layouts.push(report);
+  }
+  process.exitCode = judge(layouts) ? 0 : 1;
 } catch (error) {
   process.stderr.write(`Soak failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 } finally {
-  if (server) await stopServer(server);
-  await dynamoDb?.close();
+  await Promise.all(started.map(stopProcess));
 }
 
-/** The positional argument, in whole seconds; 60 without one. */
-function readDuration(): number {
-  const { positionals } = parseArgs({ allowPositionals: true });
-  if (positionals.length > 1) throw new Error('Usage: npm run soak [-- <seconds>]');
-  const value = Number(positionals[0] ?? 60);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`The duration must be a whole number of seconds, got "${positionals[0]}"`);
+function readOptions(): { seconds: number; layouts: Layout[]; idle: number } {
+  const usage = 'Usage: npm run soak [-- <seconds>] [--layout separate|embedded|both] [--idle <seconds>]';
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { layout: { type: 'string', default: 'both' }, idle: { type: 'string', default: String(DEFAULT_IDLE_SECONDS) } },
+  });
+  if (positionals.length > 1) throw new Error(usage);
+  const seconds = wholeSeconds(positionals[0] ?? String(DEFAULT_SECONDS), 'The duration', 10);
+  const idle = wholeSeconds(values.idle, 'The idle time', 0);
+  const layout = values.layout;
+  if (layout !== 'both' && !LAYOUTS.includes(layout as Layout)) throw new Error(usage);
+  return { seconds, idle, layouts: layout === 'both' ? [...LAYOUTS] : [layout as Layout] };
+}
+
+function wholeSeconds(text: string, what: string, minimum: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < minimum)
+    throw new Error(`${what} must be a whole number of seconds, at least ${minimum}; got "${text}"`);
   return value;
 }
 
+/** One layout: start its processes, read them at rest, load them while sampling, read them live and after idling, stop them. */
+async function soak(layout: Layout, seconds: number, interval: number, idle: number): Promise<LayoutReport> {
+  const apiKey = `pets_${randomBytes(32).toString('base64url')}`;
+  const processes: Measured[] = [];
+  let baseUrl: URL;
+  if (layout === 'separate') {
+    const dynalite = startMeasured('dynalite', ['tools/bench/soak-dynalite.ts'], {});
+    const endpoint = await waitForLine(dynalite.child, DYNALITE_BANNER);
+    const api = startMeasured('API', ['local/server.ts'], { DYNAMODB_ENDPOINT: endpoint, DEV_API_KEY: apiKey });
+    baseUrl = apiUrl(await waitForLine(api.child, API_BANNER));
+    processes.push(api, dynalite);
+  } else {
+    const api = startMeasured('API + dynalite', ['local/server.ts'], { DYNAMODB_PORT: '0', DEV_API_KEY: apiKey });
+    baseUrl = apiUrl(await waitForLine(api.child, API_BANNER));
+    processes.push(api);
+  }
+  const readAll = (gc?: boolean) => Promise.all(processes.map((measured) => measured.read(gc)));
+
+  try {
+    const stored: Stored = { pets: 0, idempotencyRecords: 0 };
+    const petId = await createPet(baseUrl, apiKey);
+    stored.pets += 1;
+    const operations = defineOperations(baseUrl, apiKey, petId, stored);
+    const samples: Sample[] = [];
+    const loadStarted = Date.now();
+    let requests = 0;
+    const readLive = async (): Promise<LiveRead> => {
+      const at = { stored: { ...stored }, requests };
+      return { ...at, memory: await readAll(true) };
+    };
+    // One full collection half-way through disturbs the series at one point, and measures what is live.
+    const liveAtHalf = sleep(seconds * 500, undefined, { signal: stopped.signal }).then(readLive);
+    liveAtHalf.catch(() => undefined); // awaited below; a failure meanwhile stops the run through `stopped`
+    const sampler = setInterval(() => {
+      // A read lost to a dying process is reported by the failure that stops the run.
+      readAll().then(
+        (memory) => samples.push({ seconds: Math.round((Date.now() - loadStarted) / 1_000), stored: { ...stored }, requests, memory }),
+        () => undefined,
+      );
+    }, interval * 1_000);
+    let reports: OperationReport[];
+    try {
+      reports = await runMix(baseUrl, operations, seconds, () => requests++);
+    } finally {
+      clearInterval(sampler);
+    }
+    const end = await readAll();
+    samples.push({ seconds: Math.round((Date.now() - loadStarted) / 1_000), stored: { ...stored }, requests, memory: end });
+    const liveAtEnd = await readLive();
+    await sleep(idle * 1_000, undefined, { signal: stopped.signal });
+    const afterIdle = await readAll(true);
+    return { layout, roles: processes.map(({ role }) => role), reports, samples, liveAtHalf: await liveAtHalf, liveAtEnd, afterIdle };
+  } finally {
+    await Promise.all(processes.map(({ child }) => stopProcess(child)));
+  }
+}
+
 /**
- * Starts `local/server.ts` with tsx's loader inside node itself: the tsx binary would spawn another
- * process, and the pid whose memory is sampled must be the server's.
+ * Starts a TypeScript entry point in node with tsx's loader and the probe inside node itself: the
+ * tsx binary would spawn another process, and the pid whose memory is read must be the measured one.
+ * The child's output is read line by line (a pipe nobody reads would block it once full) and dropped.
  */
-function startServer(dynamoDbEndpoint: string, apiKey: string): ChildProcess {
+function startMeasured(role: string, entry: string[], variables: Record<string, string>): Measured {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',
-    DYNAMODB_ENDPOINT: dynamoDbEndpoint,
     [ENV.logLevel]: 'WARN',
-    DEV_API_KEY: apiKey,
+    ...variables,
   };
-  delete env.DATA_DIR; // the server refuses it together with DYNAMODB_ENDPOINT
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  delete env.DATA_DIR; // in memory: the soak measures what the load stores, not what a developer kept
+  const child = spawn(process.execPath, [...MEASURED_NODE_OPTIONS, ...entry], {
+    cwd: PROJECT_ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  // A server that dies mid-run stops the load at once instead of hammering a closed port.
-  child.once('exit', (code, signal) => stopped.abort(new Error(`The server exited (${signal ?? `code ${code}`}).`)));
-  return child;
+  started.push(child);
+  // A process that dies mid-run stops the load at once instead of hammering a closed port.
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) stopped.abort(new Error(`${role} exited (${signal ?? `code ${code}`}).`));
+  });
+  let reads = 0;
+  const pending = new Map<number, (threads: ThreadHeap[]) => void>();
+  child.on('message', (message: { type?: string; id: number; threads: ThreadHeap[] }) => {
+    if (message.type === 'soak-read') pending.get(message.id)?.(message.threads);
+  });
+  return {
+    role,
+    child,
+    async read(gc = false) {
+      const id = ++reads;
+      const threads = new Promise<ThreadHeap[]>((resolve, reject) => {
+        pending.set(id, resolve);
+        setTimeout(() => reject(new Error(`${role} did not report its heaps within ${READ_TIMEOUT_MS} ms.`)), READ_TIMEOUT_MS).unref();
+      }).finally(() => pending.delete(id));
+      child.send({ type: 'soak-read', id, gc });
+      const [status, heaps] = await Promise.all([readStatus(child.pid!), threads]);
+      return { ...status, threads: heaps };
+    },
+  };
 }
 
-/**
- * Resolves with the base URL from the server's banner, on 127.0.0.1 rather than `localhost`, which
- * may resolve to ::1 where the server does not listen. The access log that follows on the same
- * stream is read and dropped: a pipe nobody reads would block the server once full.
- */
-function waitForBaseUrl(child: ChildProcess, signal: AbortSignal): Promise<URL> {
+/** On 127.0.0.1 rather than `localhost`, which may resolve to ::1 where the server does not listen. */
+function apiUrl(text: string): URL {
+  const url = new URL(text);
+  url.hostname = '127.0.0.1';
+  return url;
+}
+
+/** Resolves with the first group of the first line of the child's output that matches. */
+function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  const signal = AbortSignal.any([stopped.signal, AbortSignal.timeout(STARTUP_TIMEOUT_MS)]);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = BANNER.exec(line);
-      if (!match) return;
-      const url = new URL(match[1]!);
-      url.hostname = '127.0.0.1';
-      resolve(url);
+      const match = pattern.exec(line);
+      if (match) resolve(match[1]!);
     });
     child.once('error', reject);
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -155,7 +317,7 @@ async function createPet(baseUrl: URL, apiKey: string): Promise<number> {
   return ((await response.json()) as { id: number }).id;
 }
 
-function defineOperations(baseUrl: URL, apiKey: string, petId: number): Operation[] {
+function defineOperations(baseUrl: URL, apiKey: string, petId: number, stored: Stored): Operation[] {
   const pets = `${baseUrl.pathname}/pets`;
   const authorized = { authorization: `Bearer ${apiKey}` };
   return [
@@ -163,7 +325,7 @@ function defineOperations(baseUrl: URL, apiKey: string, petId: number): Operatio
       name: 'createPet',
       expected: 201,
       headers: { ...authorized, 'content-type': 'application/json' },
-      requests: createPetRequests(pets),
+      requests: createPetRequests(pets, stored),
     },
     {
       name: 'listPets',
@@ -182,13 +344,15 @@ function defineOperations(baseUrl: URL, apiKey: string, petId: number): Operatio
  * the same connection, after its original has been answered (one request at a time per connection),
  * so it must be a completed-record replay (201), never an in-progress 409. autocannon keeps the
  * context per connection and resets it each cycle, which is why the replay stays within one.
+ * Every fresh create is counted in `stored` as it is sent.
  */
-function createPetRequests(path: string): autocannon.Request[] {
+function createPetRequests(path: string, stored: Stored): autocannon.Request[] {
   type Context = { lastKeyed?: { key: string; body: string } };
   // Shared by all connections and both phases: every fresh create sends a body no other one does.
   let created = 0;
   const nextPetBody = () => {
     created += 1;
+    stored.pets += 1;
     return JSON.stringify({ name: `soak ${created}`, categoryId: 1 + (created % 7), status: 'available' });
   };
   const withKey = (request: autocannon.Request, key: string, body: string): autocannon.Request => ({
@@ -202,6 +366,7 @@ function createPetRequests(path: string): autocannon.Request[] {
     path,
     setupRequest: (request, context) => {
       const lastKeyed = { key: randomUUID(), body: nextPetBody() };
+      stored.idempotencyRecords += 1;
       (context as Context).lastKeyed = lastKeyed;
       return withKey(request, lastKeyed.key, lastKeyed.body);
     },
@@ -217,53 +382,14 @@ function createPetRequests(path: string): autocannon.Request[] {
   return [...Array.from({ length: REPLAY_EVERY - 1 }, () => [unkeyed, keyed]).flat(), unkeyed, replay];
 }
 
-/**
- * Runs the mix for at least `minSeconds` and then until the server's RSS has settled (see SETTLED),
- * at most MAX_WARM_UP_SECONDS; says how long it took and whether RSS settled.
- */
-async function warmUpUntilSettled(
-  baseUrl: URL,
-  operations: Operation[],
-  pid: number,
-  minSeconds: number,
-): Promise<{ seconds: number; settled: boolean }> {
-  const samples: number[] = [];
-  const settled = new AbortController();
-  const started = Date.now();
-  const timer = setInterval(() => {
-    readRss(pid).then(
-      (bytes) => {
-        samples.push(bytes);
-        if (samples.length >= minSeconds && hasSettled(samples)) settled.abort();
-      },
-      () => undefined,
-    ); // a server gone mid-warm-up stops the run through `stopped`
-  }, 1_000);
-  try {
-    await runMix(baseUrl, operations, Math.max(MAX_WARM_UP_SECONDS, minSeconds), settled.signal);
-  } finally {
-    clearInterval(timer);
-  }
-  return { seconds: Math.round((Date.now() - started) / 1_000), settled: settled.signal.aborted };
-}
-
-function hasSettled(samples: number[]): boolean {
-  const before = samples.at(-1 - SETTLED.window);
-  return before !== undefined && samples.at(-1)! <= before * (1 + SETTLED.fraction);
-}
-
-/**
- * Runs every operation at once, one autocannon instance each, so latency is per operation, for
- * `durationSeconds` or until `until` aborts.
- */
-async function runMix(baseUrl: URL, operations: Operation[], durationSeconds: number, until?: AbortSignal): Promise<OperationReport[]> {
+/** Runs every operation at once, one autocannon instance each, so latency is per operation. */
+async function runMix(baseUrl: URL, operations: Operation[], durationSeconds: number, onResponse: () => void): Promise<OperationReport[]> {
   stopped.signal.throwIfAborted();
   const instances: autocannon.Instance[] = [];
   const stopAll = () => {
     for (const instance of instances) instance.stop();
   };
-  const stop = until ? AbortSignal.any([stopped.signal, until]) : stopped.signal;
-  stop.addEventListener('abort', stopAll, { once: true });
+  stopped.signal.addEventListener('abort', stopAll, { once: true });
   try {
     const results = await Promise.all(
       operations.map(
@@ -277,14 +403,16 @@ async function runMix(baseUrl: URL, operations: Operation[], durationSeconds: nu
               headers: operation.headers,
               requests: operation.requests,
             };
-            instances.push(autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+            const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+            instance.on('response', onResponse);
+            instances.push(instance);
           }),
       ),
     );
     stopped.signal.throwIfAborted();
     return operations.map((operation, index) => report(operation, results[index]!));
   } finally {
-    stop.removeEventListener('abort', stopAll);
+    stopped.signal.removeEventListener('abort', stopAll);
   }
 }
 
@@ -301,52 +429,52 @@ function report(operation: Operation, result: autocannon.Result): OperationRepor
   return { name: operation.name, result, errors, detail };
 }
 
-interface Memory {
-  readonly start: number;
-  readonly end: number;
-  readonly peak: number;
-}
-
-/** Samples the server's RSS now and every second; stop() takes the last sample. */
-function startRssSampler(pid: number): { stop(): Promise<Memory> } {
-  const samples: number[] = [];
-  const first = readRss(pid).then((bytes) => samples.push(bytes));
-  const timer = setInterval(() => {
-    // A sample lost to a dying server is reported by the final one.
-    readRss(pid).then(
-      (bytes) => samples.push(bytes),
-      () => undefined,
-    );
-  }, 1_000);
+/** RSS, its anonymous and lazily freed parts and the number of OS threads, from /proc. */
+async function readStatus(pid: number): Promise<Omit<ProcessMemory, 'threads'>> {
+  const [status, rollup] = await Promise.all([readFile(`/proc/${pid}/status`, 'utf8'), readFile(`/proc/${pid}/smaps_rollup`, 'utf8')]);
+  const field = (text: string, name: string) => {
+    const value = new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1];
+    if (value === undefined) throw new Error(`No ${name} in /proc/${pid}.`);
+    return Number(value);
+  };
   return {
-    async stop() {
-      clearInterval(timer);
-      await first;
-      const end = await readRss(pid);
-      return { start: samples[0]!, end, peak: Math.max(...samples, end) };
-    },
+    rss: field(status, 'VmRSS') * 1024,
+    rssAnon: field(status, 'RssAnon') * 1024,
+    lazyFree: field(rollup, 'LazyFree') * 1024,
+    osThreads: field(status, 'Threads'),
   };
 }
 
-async function readRss(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
-  if (kib === undefined) throw new Error(`No VmRSS for the server (pid ${pid}).`);
-  return Number(kib) * 1024;
+function sum(threads: ThreadHeap[], key: keyof Omit<ThreadHeap, 'name'>): number {
+  return threads.reduce((total, thread) => total + thread[key], 0);
 }
 
-function allowedGrowth(start: number): number {
-  return Math.max(start * ALLOWED_GROWTH.fraction, ALLOWED_GROWTH.bytes);
+function mib(bytes: number): string {
+  return (bytes / MiB).toFixed(1);
 }
 
-function isFlat(memory: Memory): boolean {
-  return memory.end - memory.start <= allowedGrowth(memory.start);
+/** The function instances: every isolate but the main thread's. */
+function workersOf(memory: ProcessMemory): ThreadHeap[] {
+  return memory.threads.filter((thread) => thread.name !== 'main');
 }
 
-function printReport(reports: OperationReport[], memory: Memory): void {
+/** Each process's RSS over the load, in MiB against seconds, judged on its last half. */
+function settlingOf(report: LayoutReport, index: number): Settling {
+  return judgeSettling(
+    report.samples.map(({ seconds, memory }) => ({ x: seconds, y: memory[index]!.rss })),
+    SETTLING,
+  );
+}
+
+function printLayout(report: LayoutReport): void {
+  const title =
+    report.layout === 'separate'
+      ? 'Separate: the API (gateway and function instances) and dynalite in a process each'
+      : 'Embedded: the API with its dynalite in one process, as `npm start` runs';
+  console.log(`\n${title}`);
   console.table(
     Object.fromEntries(
-      reports.map(({ name, result, errors }) => [
+      report.reports.map(({ name, result, errors }) => [
         name,
         {
           requests: result.requests.total + result.errors,
@@ -358,23 +486,112 @@ function printReport(reports: OperationReport[], memory: Memory): void {
       ]),
     ),
   );
-  for (const { name, detail } of reports) if (detail) console.log(`  ${name} errors: ${detail}`);
+  for (const { name, detail } of report.reports) if (detail) console.log(`  ${name} errors: ${detail}`);
 
-  const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-  const growth = memory.end - memory.start;
-  console.log(
-    `Server RSS: start ${mib(memory.start)}, end ${mib(memory.end)}, peak ${mib(memory.peak)}, ` +
-      `growth ${growth >= 0 ? '+' : '−'}${mib(Math.abs(growth))} (${((growth / memory.start) * 100).toFixed(1)} %; ` +
-      `allowed +${mib(allowedGrowth(memory.start))})`,
+  console.log('Memory over the load, MiB (heap: V8 heap used by every thread, main + function instances; off-heap: external):');
+  console.table(
+    report.samples.map(({ seconds, stored, memory }) => ({
+      s: seconds,
+      pets: stored.pets,
+      ...Object.fromEntries(
+        memory.flatMap((process, index) => {
+          const role = report.roles[index]!;
+          const main = process.threads.find((thread) => thread.name === 'main');
+          const workers = workersOf(process);
+          return [
+            [`${role} RSS`, mib(process.rss)],
+            [`${role} heap`, `${mib(main?.heapUsed ?? 0)}${workers.length > 0 ? ` + ${mib(sum(workers, 'heapUsed'))}` : ''}`],
+            [`${role} off-heap`, mib(sum(process.threads, 'external'))],
+            ...(workers.length > 0 || role.startsWith('API') ? [[`${role} instances`, workers.length]] : []),
+          ];
+        }),
+      ),
+    })),
   );
-  const failed = reports.filter((report) => report.errors > 0).map((report) => report.name);
-  const verdicts = [failed.length === 0 ? 'no errors' : `errors in ${failed.join(', ')}`, isFlat(memory) ? 'memory flat' : 'memory grew'];
-  console.log(`${failed.length === 0 && isFlat(memory) ? 'PASS' : 'FAIL'}: ${verdicts.join(', ')}.`);
+
+  for (const [index, role] of report.roles.entries()) {
+    const half = report.liveAtHalf.memory[index]!;
+    const end = report.liveAtEnd.memory[index]!;
+    const idle = report.afterIdle[index]!;
+    const committed = sum(end.threads, 'heapTotal');
+    console.log(
+      `\n${role} at the end of the load: RSS ${mib(end.rss)} MiB, of which ${mib(end.rssAnon)} anonymous ` +
+        `(V8 heaps committed ${mib(committed)}, live ${mib(sum(end.threads, 'heapUsed'))}; external ${mib(sum(end.threads, 'external'))}); ` +
+        `${end.threads.length} isolates, ${end.osThreads} OS threads. After idling, and another full collection: RSS ${mib(idle.rss)} MiB, ` +
+        `of which ${mib(idle.lazyFree)} freed lazily (${mib(idle.rss - idle.lazyFree)} in use); heaps committed ${mib(sum(idle.threads, 'heapTotal'))}.`,
+    );
+    const byThread = new Map(half.threads.map((thread) => [thread.threadId, thread]));
+    console.table(
+      Object.fromEntries(
+        end.threads.map((thread) => {
+          const before = byThread.get(thread.threadId);
+          return [
+            thread.name,
+            {
+              'live at half': before === undefined ? '' : mib(before.heapUsed),
+              'live at end': mib(thread.heapUsed),
+              'committed at end': mib(thread.heapTotal),
+              'of which young': mib(thread.youngCommitted),
+              external: mib(thread.external),
+              arrayBuffers: mib(thread.arrayBuffers),
+            },
+          ];
+        }),
+      ),
+    );
+  }
+  for (const [index, role] of report.roles.entries()) {
+    const settling = settlingOf(report, index);
+    const retained = retainedOverSecondHalf(report, index);
+    console.log(
+      `${role}: RSS trend over the last half ${signed(mib(settling.slope * 60))} MiB/min ` +
+        `(${signed(mib(settling.growth))} MiB over it; allowed ${mib(settling.allowed)}): ${settling.settled ? 'settled' : 'still growing'}. ` +
+        `Live heap over the second half ${signed(mib(retained.bytes))} MiB: ${Math.round(retained.perRequest)} bytes per request, ` +
+        `${Math.round(retained.perPet)} bytes per pet stored.`,
+    );
+  }
 }
 
-/** SIGTERM, which the server handles by closing; SIGKILL if it has not exited in time. */
-async function stopServer(child: ChildProcess): Promise<void> {
+function signed(text: string): string {
+  return text.startsWith('-') ? text : `+${text}`;
+}
+
+/**
+ * What the live heaps of a process gained between the two full collections, over the requests
+ * served and the pets stored meanwhile: data for a store, retention for anything else. Only threads
+ * read both times count: an instance started since has nothing to compare with.
+ */
+function retainedOverSecondHalf(report: LayoutReport, index: number): { bytes: number; perRequest: number; perPet: number } {
+  const atHalf = new Map(report.liveAtHalf.memory[index]!.threads.map((thread) => [thread.threadId, thread.heapUsed]));
+  const bytes = report.liveAtEnd.memory[index]!.threads.reduce((total, thread) => {
+    const before = atHalf.get(thread.threadId);
+    return before === undefined ? total : total + thread.heapUsed - before;
+  }, 0);
+  const requests = report.liveAtEnd.requests - report.liveAtHalf.requests;
+  const pets = report.liveAtEnd.stored.pets - report.liveAtHalf.stored.pets;
+  return { bytes, perRequest: bytes / Math.max(1, requests), perPet: bytes / Math.max(1, pets) };
+}
+
+/** Passes when nothing answered an unexpected status and the API alone (the separate layout) settled. */
+function judge(layouts: LayoutReport[]): boolean {
+  const failures = layouts.flatMap((layout) =>
+    layout.reports.filter(({ errors }) => errors > 0).map(({ name }) => `errors in ${name} (${layout.layout})`),
+  );
+  const separate = layouts.find(({ layout }) => layout === 'separate');
+  const apiSettled = separate === undefined ? undefined : settlingOf(separate, 0).settled;
+  if (apiSettled === false) failures.push("the API's RSS did not settle");
+  console.log(
+    `\n${failures.length === 0 ? 'PASS' : 'FAIL'}: ${
+      failures.length === 0 ? `no errors${apiSettled ? ", the API's RSS settled" : ''}` : failures.join(', ')
+    }.`,
+  );
+  return failures.length === 0;
+}
+
+/** SIGTERM, which the server and dynalite handle by closing; SIGKILL if it has not exited in time. */
+async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  stopping.add(child);
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   const timeout = sleep(STOP_TIMEOUT_MS, 'timeout', { ref: false }); // must not hold this process open

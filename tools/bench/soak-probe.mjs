@@ -1,0 +1,63 @@
+// Loaded with `--import` into a process the soak measures (tools/bench/soak.ts), and by inheritance
+// into each of its worker threads, so that the soak reads every thread's V8 heap without any hook
+// in the code it measures and whatever the number of function instances. The main thread answers
+// the soak over the IPC channel; the other threads answer the main thread on a BroadcastChannel.
+// Plain JavaScript: the workers load it before anything could compile it.
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads';
+
+/**
+ * How long the main thread waits for the other threads' answers: a worker answers between two
+ * invocations, which on a busy machine can be a while; it does not know how many there are.
+ */
+const ANSWER_WINDOW_MS = 1_500;
+
+const channel = new BroadcastChannel('soak-probe');
+channel.unref(); // the probe must never keep a thread alive
+const name = isMainThread ? 'main' : (workerData?.functionName ?? `worker ${threadId}`);
+
+/** This thread's V8 heap; `gc` (with --expose-gc) runs a full collection first, so that heapUsed is what is live. */
+function readHeap(gc) {
+  if (gc) globalThis.gc?.();
+  const usage = process.memoryUsage();
+  const statistics = getHeapStatistics();
+  // The young generation is sized by the allocation rate, the old one by what survives: which of the two holds the committed memory.
+  const youngCommitted = getHeapSpaceStatistics()
+    .filter(({ space_name }) => space_name.startsWith('new_'))
+    .reduce((total, space) => total + space.space_size, 0);
+  return {
+    threadId,
+    name,
+    heapUsed: usage.heapUsed,
+    heapTotal: usage.heapTotal,
+    external: usage.external,
+    arrayBuffers: usage.arrayBuffers,
+    youngCommitted,
+    mallocedByV8: statistics.malloced_memory,
+  };
+}
+
+if (!isMainThread) {
+  channel.onmessage = ({ data }) => {
+    if (data.type === 'read') channel.postMessage({ type: 'heap', read: data.read, heap: readHeap(data.gc) });
+  };
+} else if (process.send) {
+  process.channel?.unref();
+  let reads = 0;
+  const answers = new Map();
+  channel.onmessage = ({ data }) => {
+    if (data.type === 'heap') answers.get(data.read)?.push(data.heap);
+  };
+  process.on('message', (message) => {
+    if (message?.type !== 'soak-read') return;
+    const read = ++reads;
+    const threads = [];
+    answers.set(read, threads);
+    channel.postMessage({ type: 'read', read, gc: message.gc === true });
+    const main = readHeap(message.gc === true);
+    setTimeout(() => {
+      answers.delete(read);
+      process.send({ type: 'soak-read', id: message.id, threads: [main, ...threads] });
+    }, ANSWER_WINDOW_MS).unref();
+  });
+}
