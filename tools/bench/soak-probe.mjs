@@ -16,9 +16,18 @@ const channel = new BroadcastChannel('soak-probe');
 channel.unref(); // the probe must never keep a thread alive
 const name = isMainThread ? 'main' : (workerData?.functionName ?? `worker ${threadId}`);
 
-/** This thread's V8 heap; `gc` (with --expose-gc) runs a full collection first, so that heapUsed is what is live. */
-function readHeap(gc) {
-  if (gc) globalThis.gc?.();
+/**
+ * Collections run before a read (with --expose-gc): `full`, so that heapUsed is what is live;
+ * `release`, the last-resort one, which also hands the heap pages V8 keeps for reuse back to the system.
+ */
+const COLLECTIONS = {
+  full: () => globalThis.gc?.(),
+  release: () => globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }),
+};
+
+/** This thread's V8 heap, after the given collection if any. */
+function readHeap(collection) {
+  COLLECTIONS[collection]?.();
   const usage = process.memoryUsage();
   const statistics = getHeapStatistics();
   // The young generation is sized by the allocation rate, the old one by what survives: which of the two holds the committed memory.
@@ -39,7 +48,7 @@ function readHeap(gc) {
 
 if (!isMainThread) {
   channel.onmessage = ({ data }) => {
-    if (data.type === 'read') channel.postMessage({ type: 'heap', read: data.read, heap: readHeap(data.gc) });
+    if (data.type === 'read') channel.postMessage({ type: 'heap', read: data.read, heap: readHeap(data.collection) });
   };
 } else if (process.send) {
   process.channel?.unref();
@@ -53,8 +62,8 @@ if (!isMainThread) {
     const read = ++reads;
     const threads = [];
     answers.set(read, threads);
-    channel.postMessage({ type: 'read', read, gc: message.gc === true });
-    const main = readHeap(message.gc === true);
+    channel.postMessage({ type: 'read', read, collection: message.collection });
+    const main = readHeap(message.collection);
     setTimeout(() => {
       answers.delete(read);
       process.send({ type: 'soak-read', id: message.id, threads: [main, ...threads] });
