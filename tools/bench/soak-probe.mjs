@@ -3,7 +3,7 @@
 // in the code it measures and whatever the number of function instances. The main thread answers
 // the soak over the IPC channel; the other threads answer the main thread on a BroadcastChannel.
 // Plain JavaScript: the workers load it before anything could compile it.
-import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads';
 
 /**
@@ -13,7 +13,6 @@ import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worke
 const ANSWER_WINDOW_MS = 1_500;
 
 const channel = new BroadcastChannel('soak-probe');
-channel.unref(); // the probe must never keep a thread alive
 const name = isMainThread ? 'main' : (workerData?.functionName ?? `worker ${threadId}`);
 
 /**
@@ -29,7 +28,6 @@ const COLLECTIONS = {
 function readHeap(collection) {
   COLLECTIONS[collection]?.();
   const usage = process.memoryUsage();
-  const statistics = getHeapStatistics();
   // The young generation is sized by the allocation rate, the old one by what survives: which of the two holds the committed memory.
   const youngCommitted = getHeapSpaceStatistics()
     .filter(({ space_name }) => space_name.startsWith('new_'))
@@ -42,7 +40,6 @@ function readHeap(collection) {
     external: usage.external,
     arrayBuffers: usage.arrayBuffers,
     youngCommitted,
-    mallocedByV8: statistics.malloced_memory,
   };
 }
 
@@ -70,3 +67,5 @@ if (!isMainThread) {
     }, ANSWER_WINDOW_MS).unref();
   });
 }
+// Last: listening may take a reference, and the probe must never keep a thread alive.
+channel.unref();

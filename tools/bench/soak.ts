@@ -25,15 +25,16 @@ import { judgeSettling, type Settling } from './settling';
  * - `embedded`: the API with its embedded dynalite, as `npm start` runs.
  * Every process is started with tools/bench/soak-probe.mjs, which reports each thread's V8 heap (the
  * main thread and every function instance, however many there are). Every few seconds the soak
- * prints RSS, heap and off-heap memory per process; at the end it reads each thread's live heap
- * after a full collection, then idles and reads RSS again, to show what is given back.
+ * prints RSS, heap and off-heap memory per process; half-way and at the end it reads each thread's
+ * live heap after a full collection; then it idles and reads RSS again, and once more after V8's
+ * last-resort collection, to show what is given back and what could be.
  *
  * Verdicts: a process has settled when the trend of its RSS over the last half of the load stays
  * within SETTLING; what the live heaps gained over the second half is retention, except in dynalite,
  * which keeps every item in memory, so its growth is set against the pets stored. Exit code 0 when
  * every operation answered only its expected status and the API (separate layout) retained nothing;
- * 1 otherwise, or on any failure. Bounded: it stops by itself, and
- * on Ctrl-C or a failure it stops what it started. Loopback only. Not part of `npm test`.
+ * 1 otherwise, or on any failure. Bounded: it stops by itself, and on Ctrl-C or a failure it stops
+ * what it started. Loopback only. Not part of `npm test`. What the figures say: docs/performance.md.
  */
 const DEFAULT_SECONDS = 45;
 const DEFAULT_IDLE_SECONDS = 5;
@@ -69,10 +70,9 @@ interface OperationReport {
   readonly detail: string;
 }
 
-/** What the load has stored so far: fresh creates store a pet, keyed ones an idempotency record as well. */
+/** What the load has stored so far: every fresh create stores a pet (and a keyed one an idempotency record). */
 interface Stored {
   pets: number;
-  idempotencyRecords: number;
 }
 
 /** One V8 isolate of a measured process, as tools/bench/soak-probe.mjs reads it. */
@@ -85,7 +85,6 @@ interface ThreadHeap {
   readonly arrayBuffers: number;
   /** The young generation's share of heapTotal: the new space's semi-spaces and its large objects. */
   readonly youngCommitted: number;
-  readonly mallocedByV8: number;
 }
 
 /** A process's memory at one moment: from /proc (the kernel's view) and from every V8 isolate in it. */
@@ -215,7 +214,7 @@ async function soak(layout: Layout, seconds: number, interval: number, idle: num
   const readAll = (collection?: Collection) => Promise.all(processes.map((measured) => measured.read(collection)));
 
   try {
-    const stored: Stored = { pets: 0, idempotencyRecords: 0 };
+    const stored: Stored = { pets: 0 };
     const petId = await createPet(baseUrl, apiKey);
     stored.pets += 1;
     const operations = defineOperations(baseUrl, apiKey, petId, stored);
@@ -391,7 +390,6 @@ function createPetRequests(path: string, stored: Stored): autocannon.Request[] {
     path,
     setupRequest: (request, context) => {
       const lastKeyed = { key: randomUUID(), body: nextPetBody() };
-      stored.idempotencyRecords += 1;
       (context as Context).lastKeyed = lastKeyed;
       return withKey(request, lastKeyed.key, lastKeyed.body);
     },
