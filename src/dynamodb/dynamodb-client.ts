@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -7,8 +8,9 @@ import { StoreUnavailableError } from '../domain/store-errors';
 
 /**
  * SDK time budget of one DynamoDB call, checked against the function timeout at synthesis. Each
- * attempt, connecting included, gives up after this long: DynamoDB answers a single-item request far
- * sooner, so an attempt still open is stuck. `throwOnRequestTimeout` below is what makes that true.
+ * attempt, connecting and reading the answer's body included, gives up after this long: DynamoDB
+ * answers a single-item request far sooner, so an attempt still open is stuck. `throwOnRequestTimeout`
+ * and `AttemptBoundedHttpHandler` below are what make that true.
  */
 export const DYNAMODB_ATTEMPT_TIMEOUT_MS = 1_000;
 export const DYNAMODB_MAX_ATTEMPTS = 3;
@@ -32,10 +34,29 @@ export function dynamoDbCallBudgetMs(): number {
 }
 
 /**
- * A call given at least this long before the deadline ends on its own first: its budget, plus a
- * second for timers that fire late on a busy event loop.
+ * The SDK's Node.js handler, with its attempt timeout extended to the answer's body. Its own request
+ * timeout is cleared once the head of the answer arrives, and its socket timeout is an idle timeout,
+ * which a body sent a byte at a time never reaches: without this, a head whose body stalls or drips
+ * holds the call until the invocation's deadline. The body is destroyed with a TimeoutError, which
+ * the SDK retries like any timed-out attempt, on a new connection.
  */
-const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
+class AttemptBoundedHttpHandler extends NodeHttpHandler {
+  override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
+    const startedAt = Date.now();
+    const answer = await super.handle(...args);
+    const body = answer.response.body as IncomingMessage;
+    // One timer per attempt, as the handler's own; 'close' comes once the body is read or destroyed.
+    const timer = setTimeout(() => body.destroy(bodyTimeoutError()), DYNAMODB_ATTEMPT_TIMEOUT_MS - (Date.now() - startedAt));
+    body.once('close', () => clearTimeout(timer));
+    return answer;
+  }
+}
+
+function bodyTimeoutError(): Error {
+  const error = new Error(`The answer's body did not arrive within the attempt timeout of ${DYNAMODB_ATTEMPT_TIMEOUT_MS} ms`);
+  error.name = 'TimeoutError';
+  return error;
+}
 
 /**
  * The document client our stores use; call once per function instance, at module scope. Every call
@@ -44,7 +65,7 @@ const SELF_ENDING_CALL_MS = dynamoDbCallBudgetMs() + 1_000;
 export function createDocumentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
-    requestHandler: new NodeHttpHandler({
+    requestHandler: new AttemptBoundedHttpHandler({
       connectionTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
       requestTimeout: DYNAMODB_ATTEMPT_TIMEOUT_MS,
       throwOnRequestTimeout: true,
@@ -65,16 +86,16 @@ export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClie
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
 
 /**
- * Passes the invocation's deadline as the abort signal of every `send` that could outlive it. The
- * SDK then aborts the attempt in flight, skips the remaining retries and interrupts the backoff, for
- * every store alike, since all of them call `send` on this client.
+ * Passes the invocation's deadline as the abort signal of every `send`, the first included. The SDK
+ * then aborts the attempt in flight (its answer's body included), skips the remaining retries and
+ * interrupts the backoff, for every store alike, since all of them call `send` on this client.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
-  const bounded = (command: unknown, options: { abortSignal?: AbortSignal } = {}) => {
-    const deadline = deadlineSignal(SELF_ENDING_CALL_MS);
+  const bounded = (command: unknown, options?: { abortSignal?: AbortSignal }) => {
+    const deadline = deadlineSignal();
     if (deadline === undefined) return send(command, options);
-    const abortSignal = options.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
+    const abortSignal = options?.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
     return send(command, { ...options, abortSignal });
   };
   return Object.assign(client, { send: bounded });
@@ -92,12 +113,17 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 ]);
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. */
+/**
+ * Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. An
+ * answer that is not JSON counts (the SDK's parser throws a SyntaxError, with the answer attached as
+ * `$response`): DynamoDB sends JSON, so something between us and it is broken, which a retry later may not meet.
+ */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
   return (
     UNAVAILABLE_ERROR_NAMES.has(error.name) ||
+    (error.name === 'SyntaxError' && '$response' in error) ||
     (code !== undefined && NETWORK_ERROR_CODES.has(code)) ||
     ($metadata?.httpStatusCode ?? 0) >= 500
   );

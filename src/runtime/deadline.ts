@@ -11,32 +11,51 @@ export interface InvocationClock {
   getRemainingTimeInMillis(): number;
 }
 
-/** When the running invocation's work must end, in epoch milliseconds. */
-const deadlines = new AsyncLocalStorage<number>();
+/** When the running invocation's work must end, and the one signal that says so once it has. */
+interface Deadline {
+  /** Epoch milliseconds. */
+  readonly endsAt: number;
+  /** Made at the invocation's first call, with its timer; none for an invocation that makes no call. */
+  controller?: AbortController;
+  timer?: NodeJS.Timeout;
+}
+
+const deadlines = new AsyncLocalStorage<Deadline>();
 
 /**
  * Runs one invocation's work under a deadline derived from the remaining Lambda time: every DynamoDB
- * call made inside it (see src/dynamodb/dynamodb-client.ts) is aborted once the deadline passes, retries and
- * backoff included, so the handler still answers with our Error body before Lambda cuts it off.
- * AsyncLocalStorage rather than a module variable: the deadline belongs to the calls made inside the
- * invocation, so work an earlier invocation left running never takes a later one's, and a call made
- * outside any invocation (at cold start) has none.
+ * call made inside it (see src/dynamodb/dynamodb-client.ts) is aborted once the deadline passes, its
+ * answer's body, retries and backoff included, so the handler still answers with our Error body
+ * before Lambda cuts it off. AsyncLocalStorage rather than a module variable: the deadline belongs to
+ * the calls made inside the invocation, so work an earlier invocation left running never takes a
+ * later one's, and a call made outside any invocation (at cold start) has none.
  */
-export function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T>): Promise<T> {
+export async function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T>): Promise<T> {
   const budget = Math.max(0, clock.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS);
-  return deadlines.run(Date.now() + budget, work);
+  const deadline: Deadline = { endsAt: Date.now() + budget };
+  try {
+    return await deadlines.run(deadline, work);
+  } finally {
+    clearTimeout(deadline.timer);
+  }
 }
 
 /**
- * The abort signal a call must carry so it cannot outlive the invocation's deadline, given the
- * longest it may take on its own (its timeouts, retries and backoff): undefined outside an invocation,
- * and when the call would end on its own before the deadline anyway. That is the common case, a
- * request's first call, and it is worth skipping: a deadline signal on every call (a timer, a
- * combined signal, the SDK's listeners on it) is a measurable part of a warm request (docs/performance.md).
+ * The abort signal every call of the running invocation carries, so none can outlive its deadline;
+ * undefined outside an invocation. One signal and one timer per invocation, made at its first call
+ * and shared by the calls after it: a timer and a combined signal per call was a measurable part of
+ * a warm request (docs/performance.md).
  */
-export function deadlineSignal(longestCallMs: number): AbortSignal | undefined {
-  const endsAt = deadlines.getStore();
-  if (endsAt === undefined) return undefined;
-  const remaining = endsAt - Date.now();
-  return remaining > longestCallMs ? undefined : AbortSignal.timeout(Math.max(0, remaining));
+export function deadlineSignal(): AbortSignal | undefined {
+  const deadline = deadlines.getStore();
+  if (deadline === undefined) return undefined;
+  if (deadline.controller === undefined) {
+    const controller = new AbortController();
+    const abort = () => controller.abort(new DOMException('The invocation deadline has passed', 'TimeoutError'));
+    const remaining = deadline.endsAt - Date.now();
+    if (remaining > 0) deadline.timer = setTimeout(abort, remaining);
+    else abort();
+    deadline.controller = controller;
+  }
+  return deadline.controller.signal;
 }

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES, createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { DRIP_INTERVAL_MS, startFaultProxy, type FaultProxy } from './fault-proxy';
 
 /**
  * The fault proxy against a real dynalite: each fault must do to the AWS SDK what the network does
@@ -214,6 +214,59 @@ describe('throttle', () => {
   });
 });
 
+describe('stall-body', () => {
+  it('sends the head and withholds the body past the request timeout, until clear(); the write happened', async () => {
+    const patient = throughProxy({ requestHandler: TIMEOUTS });
+    try {
+      proxy.inject({ fault: 'stall-body', operation: 'PutItem', table: PETS, times: 1 });
+      const id = nextId++;
+      const from = proxy.requests.length;
+      const pending = failure(patient.send(putPet(id)));
+      await until(() => proxy.requests.length > from);
+      expect(await stored(id)).toBe(true);
+      expect(await settlesWithin(pending, 2 * TIMEOUTS.requestTimeout)).toBe(false);
+
+      proxy.clear();
+      const error = await pending;
+      expect(error.$metadata?.httpStatusCode).toBe(200);
+      expect(recordedSince(from)).toEqual(['PutItem stall-body']);
+    } finally {
+      patient.destroy();
+    }
+  });
+});
+
+describe('drip-body', () => {
+  it('passes the whole answer on, one byte at a time, past the request timeout', async () => {
+    const id = nextId++;
+    await proxied.send(putPet(id));
+    const patient = throughProxy({ requestHandler: TIMEOUTS });
+    try {
+      proxy.inject({ fault: 'drip-body', operation: 'GetItem', table: PETS, times: 1 });
+      const started = performance.now();
+      const { Item } = await patient.send(getPet(id));
+      expect(Item).toEqual({ id: { N: String(id) }, name: { S: `pet ${id}` } });
+      const answerBytes = JSON.stringify({ Item }).length;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(answerBytes * DRIP_INTERVAL_MS * 0.9);
+      expect(proxy.requests.at(-1)).toEqual({ operation: 'GetItem', table: PETS, fault: 'drip-body' });
+    } finally {
+      patient.destroy();
+    }
+  });
+});
+
+describe('non-json-body', () => {
+  it('answers 200 with a body the SDK cannot parse, after the write happened', async () => {
+    proxy.inject({ fault: 'non-json-body', operation: 'PutItem', table: PETS, times: 1 });
+    const id = nextId++;
+    const error = await failure(proxied.send(putPet(id)));
+    expect(error.$metadata?.httpStatusCode).toBe(200);
+    expect(error.name).toBe('SyntaxError');
+    expect(await stored(id)).toBe(true);
+    expect(proxy.requests.at(-1)).toEqual({ operation: 'PutItem', table: PETS, fault: 'non-json-body' });
+  });
+});
+
 describe('refuseConnections and acceptConnections', () => {
   it('refuses connections like an endpoint that is down, then comes back on the same endpoint', async () => {
     const endpoint = proxy.endpoint;
@@ -314,6 +367,17 @@ function tcpConnect(port: number): Promise<string> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
+}
+
+/** Whether the promise settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }
 
 async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {

@@ -30,7 +30,16 @@ export type Fault =
   /** Accept the request and never answer nor forward it, until `clear()` or `close()` (or the client gives up). */
   | 'stall'
   /** Answer as DynamoDB does when throttling (HTTP 400, ProvisionedThroughputExceededException), without forwarding. */
-  | 'throttle';
+  | 'throttle'
+  /** Forward the request; pass DynamoDB's status and headers on, then never the body, until `clear()` or `close()` (or the client gives up). */
+  | 'stall-body'
+  /** Forward the request; pass DynamoDB's status and headers on, then its body one byte at a time, `DRIP_INTERVAL_MS` apart. */
+  | 'drip-body'
+  /** Forward the request; answer 200 with a body that is not JSON, as a broken intermediary might. */
+  | 'non-json-body';
+
+/** The faults that let the request through to DynamoDB and break its answer. */
+type AnswerFault = Extract<Fault, 'lose-response' | 'stall-body' | 'drip-body' | 'non-json-body'>;
 
 /** Which requests get a fault, and how many of them. */
 export interface FaultRule {
@@ -65,7 +74,7 @@ export interface FaultProxy {
   readonly endpoint: string;
   /** Adds a rule; the first matching rule that still applies decides a request's fault. */
   inject(rule: FaultRule): void;
-  /** Removes every rule and ends every stalled request (their connections are destroyed). */
+  /** Removes every rule and ends every stalled request and every stalled or dripping answer (their connections are destroyed). */
   clear(): void;
   /** Stops listening and destroys open connections, so new ones are refused (ECONNREFUSED): DynamoDB's endpoint is down. */
   refuseConnections(): Promise<void>;
@@ -111,6 +120,12 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/** The pace of a 'drip-body' answer: never idle for a second, yet slower than a second for even the shortest answer (`{}`). */
+export const DRIP_INTERVAL_MS = 600;
+
+/** What a 'non-json-body' answer carries: a proxy's error page, sent as a success. */
+const NON_JSON_BODY = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+
 /** How long `acceptConnections` keeps retrying a port that is momentarily busy. */
 const REBIND_RETRY_MS = 2_000;
 const REBIND_INTERVAL_MS = 50;
@@ -132,7 +147,7 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
   const requests: ProxiedRequest[] = [];
   /** Every client connection of every listener, so refuse/clear/close can destroy them. */
   const sockets = new Set<Socket>();
-  /** Client connections that hold a stalled request. */
+  /** Client connections that hold a stalled request or a stalled or dripping answer. */
   const stalled = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
@@ -184,8 +199,7 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         return;
       case 'stall':
         // The request was read; nothing more happens on this connection until it is destroyed.
-        stalled.add(socket);
-        socket.once('close', () => stalled.delete(socket));
+        holdOpen(socket);
         return;
       case 'throttle': {
         const headers = {
@@ -198,14 +212,26 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         return;
       }
       case 'lose-response':
+      case 'stall-body':
+      case 'drip-body':
+      case 'non-json-body':
       case undefined:
-        forward(req, res, body, fault === 'lose-response');
+        forward(req, res, body, fault);
         return;
     }
   }
 
-  /** Sends the request on to DynamoDB and streams its answer back, or, to lose it, drops the client once it is in. */
-  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, loseResponse: boolean): void {
+  /** Holds the client's connection open, for clear() or close() to end. */
+  function holdOpen(socket: Socket): void {
+    stalled.add(socket);
+    socket.once('close', () => stalled.delete(socket));
+  }
+
+  /**
+   * Sends the request on to DynamoDB and streams its answer back, or, for a fault on the answer, reads
+   * it whole (so the write has certainly happened) and does to the client what the fault says.
+   */
+  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, fault: AnswerFault | undefined): void {
     const socket = req.socket;
     const outgoing = httpRequest(
       {
@@ -220,22 +246,67 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         agent: upstreamAgent,
       },
       (answer) => {
-        if (loseResponse || res.destroyed || socket.destroyed) {
-          // Read the answer whole, so the write has certainly happened, then drop the client without it.
+        if (res.destroyed || socket.destroyed) {
           answer.resume();
-          finished(answer, () => socket.destroy());
           return;
         }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-        // A broken stream on either side ends the client's connection: it must not see half an answer as whole.
-        pipeline(answer, res, (error) => {
+        if (fault === undefined) {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+          // A broken stream on either side ends the client's connection: it must not see half an answer as whole.
+          pipeline(answer, res, (error) => {
+            if (error) socket.destroy();
+          });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        finished(answer, (error) => {
           if (error) socket.destroy();
+          else answerWith(fault, answer, Buffer.concat(chunks), res);
         });
       },
     );
     // DynamoDB unreachable behind the proxy: the client sees its connection fail, as it would.
     outgoing.on('error', () => socket.destroy());
     outgoing.end(body);
+  }
+
+  /** Gives the client DynamoDB's whole answer the way `fault` breaks it. */
+  function answerWith(fault: AnswerFault, answer: IncomingMessage, body: Buffer, res: ServerResponse): void {
+    const socket = res.socket;
+    if (socket === null || socket.destroyed) return;
+    const headers = endToEnd(answer.headers);
+    switch (fault) {
+      case 'lose-response':
+        socket.destroy();
+        return;
+      case 'non-json-body':
+        // The intermediary's headers, not DynamoDB's: no request id, no CRC32 of a body it never sent.
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(NON_JSON_BODY) });
+        res.end(NON_JSON_BODY);
+        return;
+      case 'stall-body':
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, { ...headers, 'content-length': body.length });
+        // Sends the head now rather than with the first byte of a body that never comes.
+        res.flushHeaders();
+        holdOpen(socket);
+        return;
+      case 'drip-body': {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, { ...headers, 'content-length': body.length });
+        res.flushHeaders();
+        holdOpen(socket);
+        let sent = 0;
+        const drip = setInterval(() => {
+          if (sent < body.length) res.write(body.subarray(sent, ++sent));
+          if (sent === body.length) {
+            clearInterval(drip);
+            res.end();
+          }
+        }, DRIP_INTERVAL_MS);
+        socket.once('close', () => clearInterval(drip));
+        return;
+      }
+    }
   }
 
   function createListener(): Server {

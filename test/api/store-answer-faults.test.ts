@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
+import { DYNAMODB_MAX_ATTEMPTS, dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
+import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
+import type { Fault, FaultProxy } from '../helpers/fault-proxy';
+import { expectError } from '../helpers/http';
+import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
+import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
+
+/**
+ * DynamoDB's answer broken after the request reached it: the head arrives and the body never does,
+ * the body drips a byte at a time, or a 200 carries a body that is not JSON. Injected at the network
+ * by the fault proxy in front of dynalite; every answer is our 503 with Retry-After, in far less time
+ * than the function timeout, and every test reads what the tables hold afterwards behind the proxy's back.
+ */
+let faulty: FaultyApi;
+let proxy: FaultProxy;
+let api: TestApi;
+let tables: DynamoDBDocumentClient;
+/** A pet stored before any fault, for getPet to read. */
+let existing: PetBody;
+
+beforeAll(async () => {
+  faulty = await startFaultyApi();
+  ({ proxy, api, tables } = faulty);
+  // Cold-starts every function and caches the dev key's verdict while the store works, so the time
+  // measured below is the fault's, and faults on the pets table meet the route, not the key lookup.
+  existing = (await api.createPet(newPet())) as unknown as PetBody;
+  expect((await api.request(`/pets/${existing.id}`)).status).toBe(200);
+  expect((await api.request('/pets?limit=1')).status).toBe(200);
+});
+afterEach(() => {
+  proxy.clear();
+});
+afterAll(async () => {
+  await faulty?.close();
+});
+
+/**
+ * Well within the function timeout, and what the design promises: one call's own budget (every
+ * attempt cut at the attempt timeout, the backoff between them), plus room for a busy machine.
+ */
+const ANSWERED_WITHIN_MS = dynamoDbCallBudgetMs() + 2_000;
+
+/** The faults on an answer that leave the SDK waiting: each attempt must be cut, then retried. */
+const WAITING_FAULTS: readonly Fault[] = ['stall-body', 'drip-body'];
+const ANSWER_FAULTS: readonly Fault[] = [...WAITING_FAULTS, 'non-json-body'];
+
+async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
+  const started = performance.now();
+  const response = await send();
+  return { response, ms: performance.now() - started };
+}
+
+/**
+ * Our 503 with Retry-After, in time. A waiting fault was met by every attempt, each cut at the attempt
+ * timeout rather than all of them at the invocation's deadline; an answer that is not JSON fails at once.
+ */
+async function expectUnavailableInTime(fault: Fault, send: () => Promise<Response>): Promise<void> {
+  const from = proxy.requests.length;
+  const { response, ms } = await timed(send);
+  const broken = proxy.requests.slice(from).filter((request) => request.fault === fault).length;
+  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  await expectError(response, 503, 'service_unavailable');
+  expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+  expect(ANSWERED_WITHIN_MS).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  if (WAITING_FAULTS.includes(fault)) expect(broken).toBe(DYNAMODB_MAX_ATTEMPTS);
+  else expect(broken).toBeGreaterThanOrEqual(1);
+}
+
+/** The stored pets of one body's name: each test uses its own name, so this is what it created. */
+async function petsNamed(name: unknown): Promise<PetBody[]> {
+  return (await storedPets(tables)).filter((pet) => pet.name === name);
+}
+
+/** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
+async function createUntilDone(body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await postPetWithKey(api, body, key);
+    if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
+describe.each(ANSWER_FAULTS)('when DynamoDB’s answer is broken (%s)', (fault) => {
+  it('answers getPet 503 with Retry-After in time, and the pet is still there', async () => {
+    const petsBefore = await storedPets(tables);
+    proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.pets });
+    await expectUnavailableInTime(fault, () => api.request(`/pets/${existing.id}`));
+    expect(await storedPets(tables)).toEqual(petsBefore);
+  });
+
+  it('answers listPets 503 with Retry-After in time, and changes nothing', async () => {
+    const petsBefore = await storedPets(tables);
+    proxy.inject({ fault, operation: 'Query', table: LOCAL_TABLES.pets });
+    await expectUnavailableInTime(fault, () => api.request('/pets'));
+    expect(await storedPets(tables)).toEqual(petsBefore);
+  });
+
+  it('answers an unkeyed createPet 503 with Retry-After in time, although the pet was stored, once', async () => {
+    const body = newPet();
+    const recordsBefore = await idempotencyRecords(tables);
+    proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
+    await expectUnavailableInTime(fault, () => postPet(api, body));
+    // The write reached DynamoDB before its answer broke: see docs/contract-decisions.md.
+    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
+  });
+
+  it('answers a keyed createPet 503 with Retry-After in time, and a retry with the same key settles to exactly that one pet', async () => {
+    const body = newPet();
+    const key = randomUUID();
+    const recordsBefore = (await idempotencyRecords(tables)).length;
+    proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
+    await expectUnavailableInTime(fault, () => postPetWithKey(api, body, key));
+    const [written] = await petsNamed(body.name);
+    expect(written).toBeDefined();
+
+    proxy.clear();
+    const retry = await createUntilDone(body, key);
+    expect(retry.status).toBe(201);
+    expect(((await retry.json()) as PetBody).id).toBe(written!.id);
+    expect(await petsNamed(body.name)).toHaveLength(1);
+    const records = await idempotencyRecords(tables);
+    expect(records).toHaveLength(recordsBefore + 1);
+    expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);
+  });
+
+  it('answers 503 with Retry-After in time, not 401, when the authorizer’s key lookup meets it; the key works once the store does', async () => {
+    const fresh = await issueApiKey(apiKeyStore(tables), `broken lookup ${randomUUID()}`);
+    const authorization = `Bearer ${fresh.apiKey}`;
+    const petsBefore = await storedPets(tables);
+    proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.apiKeys });
+    await expectUnavailableInTime(fault, () => api.request('/pets', { headers: { authorization } }));
+    await expectUnavailableInTime(fault, () => postPet(api, newPet(), { 'content-type': 'application/json', authorization }));
+    expect(await storedPets(tables)).toEqual(petsBefore);
+
+    proxy.clear();
+    // The outage was not cached as a verdict: the same key is looked up again, and accepted.
+    expect((await api.request('/pets?limit=1', { headers: { authorization } })).status).toBe(200);
+  });
+});
