@@ -116,7 +116,8 @@ const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 
 /**
  * Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. An
  * answer that is not JSON counts (the SDK's parser throws a SyntaxError, with the answer attached as
- * `$response`): DynamoDB sends JSON, so something between us and it is broken, which a retry later may not meet.
+ * `$response`): DynamoDB sends JSON, so something between us and it is broken, and a later retry
+ * may get through. It is not retried within the call: such an answer is not known to be transient.
  */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
