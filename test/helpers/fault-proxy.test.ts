@@ -223,8 +223,8 @@ describe('stall-body', () => {
       const from = proxy.requests.length;
       const pending = failure(patient.send(putPet(id)));
       await until(() => proxy.requests.length > from);
-      expect(await stored(id)).toBe(true);
       expect(await settlesWithin(pending, 2 * TIMEOUTS.requestTimeout)).toBe(false);
+      expect(await stored(id)).toBe(true);
 
       proxy.clear();
       const error = await pending;

@@ -301,6 +301,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
           if (sent === body.length) {
             clearInterval(drip);
             res.end();
+            // The answer is whole: the connection is an ordinary keep-alive one again, which clear() leaves alone.
+            stalled.delete(socket);
           }
         }, DRIP_INTERVAL_MS);
         socket.once('close', () => clearInterval(drip));
