@@ -46,7 +46,8 @@ class AttemptBoundedHttpHandler extends NodeHttpHandler {
     const answer = await super.handle(...args);
     const body = answer.response.body as IncomingMessage;
     // One timer per attempt, as the handler's own; 'close' comes once the body is read or destroyed.
-    const timer = setTimeout(() => body.destroy(bodyTimeoutError()), DYNAMODB_ATTEMPT_TIMEOUT_MS - (Date.now() - startedAt));
+    const left = Math.max(0, DYNAMODB_ATTEMPT_TIMEOUT_MS - (Date.now() - startedAt));
+    const timer = setTimeout(() => body.destroy(bodyTimeoutError()), left);
     body.once('close', () => clearTimeout(timer));
     return answer;
   }
