@@ -1,13 +1,31 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const INFRA = 'test/infra/**/*.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration suites start dynalite and bundle handlers; CDK synthesis takes seconds too.
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
     // lines, unless a test asks (test/api/metrics.test.ts does).
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'infra',
+          include: [INFRA],
+          // One worker runs infra file after infra file in one module graph, so the app synthesized
+          // and bundled for the first (test/helpers/synthesized-app.ts) serves the next ones.
+          isolate: false,
+          globalSetup: ['test/helpers/synthesis-dir.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, INFRA] },
+      },
+    ],
   },
 });

@@ -10,10 +10,15 @@ import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { ENV } from '../../src/facts/environment';
 import { runtimeNode } from '../../tools/lambda/lambda-runner';
 
-/** One ApiFunction on a bare stack (it bundles the handler once, as `cdk synth` does). */
-function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> = {}) {
+/**
+ * One ApiFunction on a bare stack. With `bundle`, its handler is bundled as `cdk synth` does it; the
+ * template does not depend on the bundle, so the tests that read nothing else skip bundling.
+ */
+function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> = {}, { bundle = false } = {}) {
   // Asset metadata, as the CLI asks for: it names the directory of the bundle.
-  const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
+  const app = new App({
+    context: { 'aws:cdk:enable-asset-metadata': true, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
   const stack = new Stack(app, 'Bare');
   const fn = new ApiFunction(stack, 'GetPet', {
     handler: 'get-pet',
@@ -63,7 +68,7 @@ describe('the ApiFunction construct', () => {
   });
 
   it('does not read its source map at cold start, which Node would with source maps on', () => {
-    const built = build();
+    const built = build({}, { bundle: true });
     expect(loadsSourceMapAtColdStart(built)).toBe(false);
     // The probe sees a map Node did read: the same bundle with source maps turned on.
     expect(loadsSourceMapAtColdStart(built, { NODE_OPTIONS: '--enable-source-maps' })).toBe(true);

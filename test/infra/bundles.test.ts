@@ -11,7 +11,8 @@ import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
 import { functionAssets, type FunctionAsset, type FunctionName } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
-import { synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+import type { SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
 import { runPreTrafficChecks, type LambdaApi } from '../../src/checks/pre-traffic-checks';
 import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../src/checks/pre-traffic-expectations';
@@ -31,18 +32,17 @@ import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codede
 const MAX_BUNDLE_BYTES = 1024 * 1024;
 const CURSOR_SECRET = 'bundle-check-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
-let synthesis: Synthesis;
+let synthesis: SharedSynthesis;
 let dynamo: LocalDynamoDb;
 let node: string;
 
 beforeAll(async () => {
   node = runtimeNode();
   dynamo = await startDynalite({ port: 0 });
-  synthesis = synthesize();
+  synthesis = synthesizedApp();
 });
 
 afterAll(async () => {
-  synthesis?.dispose();
   await dynamo?.close();
 });
 

@@ -2,22 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreApp } from '../../infra/animal-store-app';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
 import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { METRICS, metricsNamespace } from '../../src/facts/metric-names';
-import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
 /** What ops meet after `cdk deploy`: where it lands, how traffic moves, who hears alarms, what they see. */
 
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
-let synthesis: Synthesis;
+let synthesis: SharedSynthesis;
 beforeAll(() => {
-  synthesis = synthesize({ context: NO_BUNDLING });
+  synthesis = synthesizedApp();
 });
-afterAll(() => synthesis?.dispose());
 
 function logicalId(stage: SynthesizedStage, construct: { node: { defaultChild?: unknown } }): string {
   return stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);

@@ -8,7 +8,7 @@ import { Alias, Code, Function as LambdaFn, Runtime } from 'aws-cdk-lib/aws-lamb
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IConstruct } from 'constructs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { staging, stages, type StageConfig } from '../../infra/stages';
 import { routeKey, routes } from '../../src/facts/routes';
 import {
@@ -21,16 +21,13 @@ import {
   type EdgeKind,
   type PermissionGraph,
 } from '../../tools/lambda/permission-graph';
-import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
+import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
-// Permissions do not depend on the bundles: skip bundling to keep this file fast.
-const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
-
-let synthesis: Synthesis;
+let synthesis: SharedSynthesis;
 beforeAll(() => {
-  synthesis = synthesize({ context: SKIP_BUNDLING });
+  synthesis = synthesizedApp();
 });
-afterAll(() => synthesis?.dispose());
 
 function targetOf(config: StageConfig): DeploymentTarget {
   return { account: config.account, region: config.region, stackName: config.stackName };

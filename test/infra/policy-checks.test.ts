@@ -12,10 +12,9 @@ import { PROJECT_ROOT } from '../../project-root';
 import { createAnimalStoreApp, type AnimalStoreApp } from '../../infra/animal-store-app';
 import { staging, stages } from '../../infra/stages';
 import { routes } from '../../src/facts/routes';
-import { synthesize } from '../../tools/lambda/synth';
+import { synthesizedApp } from '../helpers/synthesized-app';
 
-// Rules and template checks do not look inside bundles: skip bundling to keep this file fast. The
-// bundled synthesis of stacks.test.ts and bundles.test.ts runs the very same checks.
+// Rules and template checks do not look inside bundles: the apps this file changes skip bundling.
 const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
 const cleanups: (() => void)[] = [];
@@ -48,8 +47,7 @@ function acknowledgementsIn(app: App): { path: string; id: string; reason: strin
 
 describe('policy checks', () => {
   it('find nothing unacknowledged in either stage with the AwsSolutions and Serverless packs', () => {
-    const synthesis = synthesize({ context: SKIP_BUNDLING });
-    cleanups.push(synthesis.dispose);
+    const synthesis = synthesizedApp();
     expect(synthesis.stages.map((stage) => stage.config.name)).toEqual(stages.map((stage) => stage.name));
     for (const pack of [new AwsSolutionsChecks(synthesis.app), new ServerlessChecks(synthesis.app)]) {
       const report = pack.validateScope(synthesis.app);

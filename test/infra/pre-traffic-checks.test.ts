@@ -4,13 +4,14 @@ import { LambdaApplication, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codede
 import { Alias, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PreTrafficChecks } from '../../infra/pre-traffic-checks';
 import { stages, type StageConfig } from '../../infra/stages';
 import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
 import { CHECKED_FUNCTIONS } from '../../src/checks/pre-traffic-expectations';
 import { ENV } from '../../src/facts/environment';
-import { resourcesOfType, synthesize, type CfnTemplate, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedStage } from '../helpers/synthesized-app';
 
 /** What CodeDeploy's pre-traffic hook is, may do and gates, in the templates CloudFormation gets. */
 
@@ -36,13 +37,10 @@ function statementsOfRole(json: CfnTemplate, roleId: string): unknown[] {
 }
 
 describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageConfig) => {
-  let synthesis: Synthesis;
   let stage: SynthesizedStage;
   beforeAll(() => {
-    synthesis = synthesize({ stages: [config], context: NO_BUNDLING });
-    stage = synthesis.stage(config.name);
+    stage = synthesizedStage(config.name);
   });
-  afterAll(() => synthesis?.dispose());
 
   const id = (construct: IConstruct) => stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [id(construct), 'Arn'] });

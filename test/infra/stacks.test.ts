@@ -1,7 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../infra/api-function';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../src/facts/time-budget';
@@ -11,13 +11,13 @@ import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
 import { routeKey, routes } from '../../src/facts/routes';
-import { resourcesOfType, synthesize, type SynthesizedStage, type Synthesis } from '../../tools/lambda/synth';
+import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
-let synthesis: Synthesis;
+let synthesis: SharedSynthesis;
 beforeAll(() => {
-  synthesis = synthesize();
+  synthesis = synthesizedApp();
 });
-afterAll(() => synthesis?.dispose());
 
 function logicalId(stage: SynthesizedStage, construct: IConstruct): string {
   return stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);

@@ -15,7 +15,8 @@ import { metricsNamespace, PROBE_METRICS, SERVICE_DIMENSION } from '../../src/fa
 import { SERVICE_NAME } from '../../src/facts/service';
 import { PROBE_FUNCTION_TIMEOUT_MS, PROBE_KEY_PLACEHOLDER } from '../../src/facts/synthetic-probe';
 import { invokeBundle, runtimeNode } from '../../tools/lambda/lambda-runner';
-import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
+import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedStage } from '../helpers/synthesized-app';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/fake-secrets-manager';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
@@ -268,19 +269,16 @@ describe('the synthetic probe bundle', () => {
 });
 
 describe.each(stages)('the synthetic probe of the $name stage', (config: StageConfig) => {
-  let synthesis: Synthesis;
   let stage: SynthesizedStage;
   let built: Built;
   beforeAll(() => {
-    synthesis = synthesize({ stages: [config], context: { 'aws:cdk:bundling-stacks': [] } });
-    stage = synthesis.stage(config.name);
+    stage = synthesizedStage(config.name);
     built = {
       json: stage.json,
       probe: stage.stack.syntheticProbe,
       id: (construct) => stage.stack.getLogicalId(construct.node.defaultChild as CfnElement),
     };
   });
-  afterAll(() => synthesis?.dispose());
 
   it("calls the stage's own base URL, the BaseUrl output clients are given", () => {
     const variables = stage.json.Resources[built.id(built.probe.function)]!.Properties!.Environment.Variables;

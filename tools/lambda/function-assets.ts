@@ -35,7 +35,7 @@ export interface LocalResources {
 }
 
 /** The function of every handler of a synthesized stage. */
-export function functionAssets(synthesis: Synthesis, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
+export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
   const { stack } = stage;
   const functions = new Map<FunctionName, [string, ApiFunction]>([
     ...routes.map((route): [FunctionName, [string, ApiFunction]] => [

@@ -39,13 +39,18 @@ export interface CfnTemplate {
   readonly Outputs?: Record<string, { Value: unknown }>;
 }
 
+export interface SynthesisOptions extends Omit<AnimalStoreAppOptions, 'outdir'> {
+  /** The directory the temporary assembly directory is made in; the system's temporary directory by default. */
+  readonly parentDir?: string;
+}
+
 /**
  * Synthesizes the app as `cdk synth` does (cdk.json's context, cdk-nag, bundling with the local
  * esbuild) into a temporary directory. Environment-agnostic by default, like an offline synth:
- * that proves no stage needs an account, a region or a lookup. Call once per test file.
+ * that proves no stage needs an account, a region or a lookup.
  */
-export function synthesize(options: Omit<AnimalStoreAppOptions, 'outdir'> = {}): Synthesis {
-  const outdir = mkdtempSync(join(tmpdir(), 'animal-store-cdk-'));
+export function synthesize({ parentDir = tmpdir(), ...options }: SynthesisOptions = {}): Synthesis {
+  const outdir = mkdtempSync(join(parentDir, 'animal-store-cdk-'));
   try {
     const { app, stacks } = createAnimalStoreApp({
       ...options,
