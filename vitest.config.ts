@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const INFRA = 'test/infra/**/*.test.ts';
@@ -7,6 +8,10 @@ export default defineConfig({
     // Integration suites start dynalite and bundle handlers; CDK synthesis takes seconds too.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Vitest's default, one worker fewer than the cores, is a single worker on a 2-core CI runner:
+    // every file then waits on the one before, though most of a file's time is spent waiting on
+    // the processes and servers it starts. Two workers overlap those waits.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
     // lines, unless a test asks (test/api/metrics.test.ts does).
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
@@ -16,8 +21,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: [INFRA],
-          // One worker runs infra file after infra file in one module graph, so the app synthesized
-          // and bundled for the first (test/helpers/synthesized-app.ts) serves the next ones.
+          // A worker runs infra file after infra file in one module graph, so the app it synthesized
+          // and bundled for its first (test/helpers/synthesized-app.ts) serves the next ones.
           isolate: false,
           globalSetup: ['test/helpers/synthesis-dir.ts'],
         },
