@@ -2,15 +2,14 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../src/facts/environment';
-import { authorizer, routeNotFoundHandler, routes, type OperationId, type Route } from '../src/facts/routes';
+import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../src/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import { PETS_TABLE_ACCESS } from './pets-table-access';
 import type { LogLevel } from './api-function';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
-/** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
-export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
+export type { FunctionName } from '../src/facts/routes';
 
 export interface ApiFunctionsProps {
   readonly petsTable: PetsTable;

@@ -3,6 +3,7 @@ import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-li
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
+import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
 
 export type { CorsConfig } from '../src/http/cors-policy';
@@ -70,11 +71,7 @@ export interface StageConfig {
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
   readonly logRetention: RetentionDays;
-  /**
-   * Memory of each function, in MB. CPU share grows with it, so it bounds cold starts and latency;
-   * each is the cheapest setting that meets `latencyGoals` with 10 % to spare (tools/bench/memory-sizing.ts)
-   * by `npm run bench`'s estimate.
-   */
+  /** Memory of each function, in MB: the stage's FUNCTION_MEMORY_MIB (src/facts/function-memory.ts), chosen to meet `latencyGoals`. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   readonly latencyGoals: LatencyGoals;
   readonly logLevel: LogLevel;
@@ -120,7 +117,7 @@ export const staging: StageConfig = {
   region: 'eu-west-1',
   throttle: { rateLimit: 20, burstLimit: 40 },
   logRetention: RetentionDays.TWO_WEEKS,
-  memoryMiB: { listPets: 256, createPet: 256, getPet: 256, routeNotFound: 128, authorizer: 256 },
+  memoryMiB: FUNCTION_MEMORY_MIB.staging,
   // Staging serves tests and smoke runs, not customers: a request meeting two cold functions stays
   // within its 2 s p99 alarm.
   latencyGoals: { coldStartMs: 1_000, warmP99Ms: 100 },
@@ -162,7 +159,7 @@ export const production: StageConfig = {
   region: 'eu-west-1',
   throttle: { rateLimit: 200, burstLimit: 400 },
   logRetention: RetentionDays.THREE_MONTHS,
-  memoryMiB: { listPets: 512, createPet: 512, getPet: 512, routeNotFound: 256, authorizer: 512 },
+  memoryMiB: FUNCTION_MEMORY_MIB.production,
   // A request meeting two cold functions (the authorizer and its route) answers within the 1 s p99
   // alarm, with room for Lambda's own environment start and API Gateway.
   latencyGoals: { coldStartMs: 450, warmP99Ms: 50 },

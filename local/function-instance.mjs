@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { OUTPUT_DESTINATION } from '../src/runtime/output-destination.mjs';
 import { createLambdaContext } from './lambda-context.mjs';
 
-const { bundleUrl, functionName, timeoutMs } = workerData;
+const { bundleUrl, functionName, timeoutMs, memoryMiB } = workerData;
 
 // The function's lines join its console output on this worker's own stdout and stderr, which the
 // runtime reads (the Worker's `stdout` and `stderr` options): file descriptors 1 and 2 are the whole process's.
@@ -31,7 +31,7 @@ try {
 parentPort.on('message', async ({ id, event }) => {
   const context = createLambdaContext({
     functionName,
-    memoryLimitInMB: 256,
+    memoryLimitInMB: memoryMiB,
     timeoutMs,
     awsRequestId: crypto.randomUUID(),
     logStreamName: 'local',

@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import { build } from 'esbuild';
+import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
+import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../src/facts/routes';
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 import { HANDLERS_DIR, PROJECT_ROOT, SOURCE_DIR } from '../project-root';
 import { type OutputStream, writeLine } from '../src/runtime/output';
@@ -32,6 +34,17 @@ export class FunctionTimeoutError extends Error {
   }
 }
 
+/**
+ * Lambda's "Runtime exited" when a function runs out of memory: the invocation failed, and its instance
+ * is gone; the next invocation is a cold start.
+ */
+export class FunctionOutOfMemoryError extends Error {
+  constructor(name: string, memoryMiB: number) {
+    super(`${name}: Runtime exited with error: JavaScript heap out of memory (memory size ${memoryMiB} MB)`);
+    this.name = 'FunctionOutOfMemoryError';
+  }
+}
+
 /** What a function threw, as its instance reported it. */
 export class FunctionError extends Error {
   constructor(described: { name: string; message: string; stack?: string }) {
@@ -48,6 +61,10 @@ interface Instance {
   readonly generation: number;
   /** The invocation it is running, if any. */
   running?: { readonly id: number; resolve(result: unknown): void; reject(error: Error): void };
+  /** Set once its worker has failed or exited: it takes no invocation again. */
+  ended: boolean;
+  /** Ends it once it has been idle for the idle lifetime. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 /** A function's instances: idle ones to reuse, and invocations waiting for one when all are busy. */
@@ -69,11 +86,49 @@ interface Pool {
 export const DEFAULT_MAX_INSTANCES = 4;
 
 /**
+ * How long an idle instance is kept for the next invocation. Lambda ends idle environments after a
+ * while it does not publish (minutes); here a few minutes, so a developer's pauses stay warm and a
+ * burst's instances give their memory back once the burst is over.
+ */
+export const DEFAULT_IDLE_LIFETIME_MS = 5 * 60_000;
+
+/** Lambda's default memory size, for a handler no stage deploys (a test's). */
+const LAMBDA_DEFAULT_MEMORY_MIB = 128;
+
+/** Each deployed function's handler file, by which the runtime is asked to invoke it. */
+const FUNCTION_NAMES: ReadonlyMap<string, FunctionName> = new Map<string, FunctionName>([
+  ...routes.map((route): [string, FunctionName] => [route.handler, route.operationId]),
+  [routeNotFoundHandler, 'routeNotFound'],
+  [authorizer.handler, 'authorizer'],
+]);
+
+/**
+ * A handler's memory size: the smallest any stage deploys its function with, so that what fits
+ * locally fits in every stage.
+ */
+export function memorySizeOf(handler: string): number {
+  const name = FUNCTION_NAMES.get(handler);
+  if (name === undefined) return LAMBDA_DEFAULT_MEMORY_MIB;
+  return Math.min(...Object.values(FUNCTION_MEMORY_MIB).map((stage) => stage[name]));
+}
+
+/**
+ * V8's heap limits in an instance of `memoryMiB`, as Lambda's Node.js runtime sets them from the
+ * function's memory (its bootstrap passes --max-semi-space-size and --max-old-space-size): 5 % for the
+ * young generation, 90 % for the old, the rest left to buffers and the runtime itself.
+ */
+export function heapLimitsOf(memoryMiB: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
+  return { maxYoungGenerationSizeMb: Math.floor(memoryMiB * 0.05), maxOldGenerationSizeMb: Math.floor(memoryMiB * 0.9) };
+}
+
+/**
  * Runs the handlers in src/handlers/ the way Lambda does: each is bundled on its own with esbuild and
  * runs in instances of its own, each a worker thread with its own environment, module instance,
  * config and SDK clients, as a Lambda instance has its own sandbox. As on Lambda, an instance runs one
  * invocation at a time: concurrent invocations get more instances (each a cold start), an idle one is
- * reused, and a timed-out invocation discards only its own. `environment` is what the
+ * reused until it has been idle for `idleLifetimeMs`, and a timed-out invocation discards only its own.
+ * Each instance's heap is bounded as Lambda bounds it by the function's memory size (memorySizeOf):
+ * an invocation that runs out fails alone, and its instance is discarded. `environment` is what the
  * stack would set on the function; it is laid over this process's environment, which the instance
  * never writes back to. With `watch`, a change under src/ retires every instance (idle ones at once,
  * busy ones after their invocation), so the next request gets a fresh build: the server, and the data
@@ -92,10 +147,13 @@ export async function createFunctionRuntime(options: {
   timeoutMs?: number;
   /** Instances one function may have at once; DEFAULT_MAX_INSTANCES unless a test says otherwise. */
   maxInstances?: number;
+  /** How long an idle instance waits for an invocation before it ends; DEFAULT_IDLE_LIFETIME_MS unless a test says otherwise. */
+  idleLifetimeMs?: number;
 }): Promise<FunctionRuntime> {
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
   const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
   const maxInstances = options.maxInstances ?? DEFAULT_MAX_INSTANCES;
+  const idleLifetimeMs = options.idleLifetimeMs ?? DEFAULT_IDLE_LIFETIME_MS;
   const session = randomUUID().slice(0, 8);
   const buildDir = join(BUILD_DIR, session);
   await mkdir(buildDir, { recursive: true });
@@ -142,16 +200,18 @@ export async function createFunctionRuntime(options: {
       giveBackSlot(pool);
       throw error;
     }
+    const memoryMiB = memorySizeOf(name);
     const worker = new Worker(INSTANCE_SCRIPT, {
       env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
-      workerData: { bundleUrl: pathToFileURL(bundle).href, functionName: `animal-store-local-${name}`, timeoutMs },
+      workerData: { bundleUrl: pathToFileURL(bundle).href, functionName: `animal-store-local-${name}`, timeoutMs, memoryMiB },
+      resourceLimits: heapLimitsOf(memoryMiB),
       stdout: true,
       stderr: true,
     });
     workers.add(worker);
     forwardLines(worker.stdout, 'stdout');
     forwardLines(worker.stderr, 'stderr');
-    const instance: Instance = { worker, generation: startedIn };
+    const instance: Instance = { worker, generation: startedIn, ended: false };
     const ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: InstanceMessage) => {
         switch (message.type) {
@@ -165,11 +225,15 @@ export async function createFunctionRuntime(options: {
             return message.id === instance.running?.id && instance.running.reject(new FunctionError(message.error));
         }
       });
-      worker.on('error', (error) => {
-        reject(error);
-        instance.running?.reject(error);
+      worker.on('error', (error: Error & { code?: string }) => {
+        instance.ended = true;
+        const failure = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new FunctionOutOfMemoryError(name, memoryMiB) : error;
+        reject(failure);
+        instance.running?.reject(failure);
       });
       worker.once('exit', () => {
+        instance.ended = true;
+        clearTimeout(instance.idleTimer);
         const exited = new Error(`${name}: the function instance exited`);
         reject(exited);
         instance.running?.reject(exited);
@@ -195,7 +259,10 @@ export async function createFunctionRuntime(options: {
     }
     // The most recently used first, as warm as can be; the others stay idle.
     const idle = pool.idle.pop();
-    if (idle) return idle;
+    if (idle) {
+      clearTimeout(idle.idleTimer);
+      return idle;
+    }
     if (pool.live < maxInstances) {
       pool.live++;
       return start(name, pool);
@@ -206,15 +273,29 @@ export async function createFunctionRuntime(options: {
     return handed ?? start(name, pool);
   }
 
-  /** After an invocation: the instance waits for the next, unless it is stale, discarded or the runtime closed. */
+  /**
+   * After an invocation: the instance waits for the next, for the idle lifetime at most, unless it is
+   * stale, ended or the runtime closed.
+   */
   function release(pool: Pool, instance: Instance): void {
-    if (closed || instance.generation !== generation) {
+    if (closed || instance.ended || instance.generation !== generation) {
       void instance.worker.terminate();
       return;
     }
     const next = pool.waiting.shift();
-    if (next) next(instance);
-    else pool.idle.push(instance);
+    if (next) {
+      next(instance);
+      return;
+    }
+    pool.idle.push(instance);
+    instance.idleTimer = setTimeout(() => {
+      // Out of the idle list first, so that no invocation takes it while its worker ends.
+      const idle = pool.idle.indexOf(instance);
+      if (idle !== -1) pool.idle.splice(idle, 1);
+      void instance.worker.terminate();
+    }, idleLifetimeMs);
+    // The timer alone never keeps the process alive.
+    instance.idleTimer.unref();
   }
 
   /** An instance's slot is free: it passes straight to a waiting invocation, so the limit holds. */

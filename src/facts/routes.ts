@@ -13,6 +13,9 @@ import type { ErrorCode } from './error-codes';
 export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
+/** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
+export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
+
 /** Every path is served under this version segment; it is part of the base URL clients use. */
 export const BASE_PATH = '/v1';
 

@@ -1,8 +1,16 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFunctionRuntime, FunctionTimeoutError, type FunctionRuntime } from '../../local/functions';
+import {
+  createFunctionRuntime,
+  FunctionOutOfMemoryError,
+  FunctionTimeoutError,
+  memorySizeOf,
+  type FunctionRuntime,
+} from '../../local/functions';
 import { HANDLERS_DIR, PROJECT_ROOT } from '../../project-root';
+import { FUNCTION_MEMORY_MIB } from '../../src/facts/function-memory';
+import { routes } from '../../src/facts/routes';
 import { captureOutput } from '../helpers/output';
 import { startGate } from '../helpers/gate';
 
@@ -27,6 +35,23 @@ beforeAll(async () => {
       '  if (event.hang) await new Promise(() => undefined);',
       '  if (event.waitFor) await (await fetch(event.waitFor)).text();',
       '  return { instance, remaining: context.getRemainingTimeInMillis() };',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(root, HANDLERS_DIR, 'hog.ts'),
+    [
+      "import { getHeapStatistics } from 'node:v8';",
+      'const instance = Math.random();',
+      "await fetch('data:,');",
+      'type Event = { waitFor?: string; exhaust?: boolean };',
+      'export const handler = async (event: Event, context: { memoryLimitInMB: string }) => {',
+      '  if (event.waitFor) await (await fetch(event.waitFor)).text();',
+      '  // Keeps everything it allocates, until the heap can hold no more.',
+      '  const kept: number[][] = [];',
+      '  while (event.exhaust) kept.push(new Array(1_000_000).fill(kept.length));',
+      '  return { instance, memoryLimitInMB: Number(context.memoryLimitInMB), heapLimitMiB: getHeapStatistics().heap_size_limit / 2 ** 20 };',
       '};',
       '',
     ].join('\n'),
@@ -57,6 +82,7 @@ afterAll(async () => {
 });
 
 type Answer = { instance: number; remaining: number };
+type HogAnswer = { instance: number; memoryLimitInMB: number; heapLimitMiB: number };
 
 describe('the local function runtime', () => {
   it("tells the handler the time left before the function's timeout", async () => {
@@ -192,6 +218,66 @@ describe('the local function runtime', () => {
       gate.open();
       await limited.close();
       await gate.close();
+    }
+  });
+
+  it("bounds each instance's heap by its function's memory size, which its context reports, as Lambda does", async () => {
+    const { memoryLimitInMB, heapLimitMiB } = (await runtime.invoke('hog', {})) as HogAnswer;
+    expect(memoryLimitInMB).toBeGreaterThan(0);
+    expect(heapLimitMiB).toBeLessThanOrEqual(memoryLimitInMB);
+  });
+
+  it('gives each deployed function the smallest memory size a stage deploys it with, so what fits locally fits everywhere', () => {
+    for (const { handler, operationId } of routes) {
+      const deployed = Object.values(FUNCTION_MEMORY_MIB).map((stage) => stage[operationId]);
+      expect(deployed).toContain(memorySizeOf(handler));
+      for (const memoryMiB of deployed) expect(memorySizeOf(handler)).toBeLessThanOrEqual(memoryMiB);
+    }
+  });
+
+  it('fails an invocation that runs out of memory, as Lambda does, and discards its instance alone: a neighbour in flight answers', async () => {
+    const [warming, neighbourGate, lastGate] = await Promise.all([startGate(), startGate(), startGate()]);
+    const pair = await createFunctionRuntime({ sourceRoot: root, timeoutMs: 30_000, maxInstances: 2 });
+    try {
+      const both = Array.from({ length: 2 }, () => pair.invoke('hog', { waitFor: warming.url }) as Promise<HogAnswer>);
+      await expect.poll(warming.waiting, { timeout: 30_000 }).toBe(2);
+      warming.open();
+      const warm = new Set((await Promise.all(both)).map((answer) => answer.instance));
+      expect(warm.size).toBe(2);
+
+      const neighbour = pair.invoke('hog', { waitFor: neighbourGate.url }) as Promise<HogAnswer>;
+      await expect.poll(neighbourGate.waiting, { timeout: 30_000 }).toBe(1);
+      await expect(pair.invoke('hog', { exhaust: true })).rejects.toBeInstanceOf(FunctionOutOfMemoryError);
+      neighbourGate.open();
+      const survivor = (await neighbour).instance;
+      expect(warm).toContain(survivor);
+
+      // Two at once: the survivor, and a cold start in place of the instance that ran out.
+      const last = Array.from({ length: 2 }, () => pair.invoke('hog', { waitFor: lastGate.url }) as Promise<HogAnswer>);
+      await expect.poll(lastGate.waiting, { timeout: 30_000 }).toBe(2);
+      lastGate.open();
+      const instances = (await Promise.all(last)).map((answer) => answer.instance);
+      expect(instances).toContain(survivor);
+      expect(instances.filter((instance) => !warm.has(instance))).toHaveLength(1);
+    } finally {
+      for (const gate of [warming, neighbourGate, lastGate]) gate.open();
+      await pair.close();
+      await Promise.all([warming.close(), neighbourGate.close(), lastGate.close()]);
+    }
+  }, 60_000);
+
+  it('ends an instance idle for longer than the idle lifetime, as Lambda does, so the next invocation is a cold start', async () => {
+    const idleLifetimeMs = 500;
+    const brief = await createFunctionRuntime({ sourceRoot: root, idleLifetimeMs });
+    try {
+      const first = (await brief.invoke('clock', {})) as Answer;
+      const warm = (await brief.invoke('clock', {})) as Answer;
+      expect(warm.instance).toBe(first.instance);
+      await new Promise((resolve) => setTimeout(resolve, idleLifetimeMs * 3));
+      const after = (await brief.invoke('clock', {})) as Answer;
+      expect(after.instance).not.toBe(first.instance);
+    } finally {
+      await brief.close();
     }
   });
 
