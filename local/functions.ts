@@ -79,9 +79,9 @@ interface Pool {
 /**
  * Instances one function may have at once. Lambda starts as many as the account's concurrency allows,
  * but here each is a worker thread on the developer's machine: its cold start takes a core for a while
- * and its heap stays. A warm invocation ends far sooner than a cold start does, so beyond this an
- * invocation waits for a free instance (its timeout starting when it runs, as on Lambda) rather than
- * every request of a burst paying a cold start on the same cores.
+ * and its heap stays until it has been idle for the idle lifetime. A warm invocation ends far sooner
+ * than a cold start does, so beyond this an invocation waits for a free instance (its timeout starting
+ * when it runs, as on Lambda) rather than every request of a burst paying a cold start on the same cores.
  */
 export const DEFAULT_MAX_INSTANCES = 4;
 
@@ -115,7 +115,7 @@ export function memorySizeOf(handler: string): number {
 /**
  * V8's heap limits in an instance of `memoryMiB`, as Lambda's Node.js runtime sets them from the
  * function's memory (its bootstrap passes --max-semi-space-size and --max-old-space-size): 5 % for the
- * young generation, 90 % for the old, the rest left to buffers and the runtime itself.
+ * new space (the young generation), 90 % for the old, the rest left to buffers and the runtime itself.
  */
 export function heapLimitsOf(memoryMiB: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
   return { maxYoungGenerationSizeMb: Math.floor(memoryMiB * 0.05), maxOldGenerationSizeMb: Math.floor(memoryMiB * 0.9) };
