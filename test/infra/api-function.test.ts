@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
+import { BARE_FUNCTION_SETTINGS } from '../helpers/bare-function';
 import { ApiFunction } from '../../infra/api-function';
 import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { ENV } from '../../src/facts/environment';
@@ -23,11 +24,7 @@ function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> 
   const fn = new ApiFunction(stack, 'GetPet', {
     handler: 'get-pet',
     environment: { [ENV.petsTable]: 'pets' },
-    memoryMiB: 512,
-    logLevel: 'INFO',
-    metricsNamespace: 'AnimalStore/test',
-    logRetention: RetentionDays.ONE_MONTH,
-    removalPolicy: RemovalPolicy.RETAIN,
+    ...BARE_FUNCTION_SETTINGS,
     ...overrides,
   });
   return { app, stack, fn, template: Template.fromStack(stack) };

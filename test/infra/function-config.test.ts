@@ -1,6 +1,6 @@
-import { App, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { App, SecretValue, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { BARE_FUNCTION_SETTINGS } from '../helpers/bare-function';
 import { ApiFunction, type ApiFunctionProps, type LogLevel } from '../../infra/api-function';
 import { staging, type StageConfig } from '../../infra/stages';
 import { ENV } from '../../src/facts/environment';
@@ -15,11 +15,7 @@ function synthesisError(overrides: Partial<ApiFunctionProps> = {}): string | und
   new ApiFunction(new Stack(app, 'Bare'), 'ListPets', {
     handler: 'list-pets',
     environment: { [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters' },
-    memoryMiB: 512,
-    logLevel: 'INFO',
-    metricsNamespace: 'AnimalStore/test',
-    logRetention: RetentionDays.ONE_MONTH,
-    removalPolicy: RemovalPolicy.RETAIN,
+    ...BARE_FUNCTION_SETTINGS,
     ...overrides,
   });
   try {
