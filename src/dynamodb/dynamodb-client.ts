@@ -46,8 +46,10 @@ class AttemptBoundedHttpHandler extends NodeHttpHandler {
     const answer = await super.handle(...args);
     const body = answer.response.body as IncomingMessage;
     // One timer per attempt, as the handler's own; 'close' comes once the body is read or destroyed.
+    // It ends only a body that has not arrived: one received whole but not yet read (the SDK reads it
+    // after its middleware, later on a busy event loop) is no stuck answer.
     const left = Math.max(0, DYNAMODB_ATTEMPT_TIMEOUT_MS - (Date.now() - startedAt));
-    const timer = setTimeout(() => body.destroy(bodyTimeoutError()), left);
+    const timer = setTimeout(() => body.complete || body.destroy(bodyTimeoutError()), left);
     body.once('close', () => clearTimeout(timer));
     return answer;
   }
