@@ -42,18 +42,28 @@ function petItem(id: number, fields: Partial<PetRecord> = {}): Record<string, un
   );
 }
 
-/** Ids in an index's partition, as a listing reads them. */
-async function idsIn(tables: DynamoDBDocumentClient, index: { name: string; partitionKey: string }, partition: string): Promise<unknown[]> {
+/** The items in one partition of a table's index, as a listing or a key lookup reads them. */
+async function itemsIn(
+  tables: DynamoDBDocumentClient,
+  index: { name: string; partitionKey: string },
+  partition: string,
+  table: string = LOCAL_TABLES.pets,
+): Promise<Record<string, unknown>[]> {
   const { Items = [] } = await tables.send(
     new QueryCommand({
-      TableName: LOCAL_TABLES.pets,
+      TableName: table,
       IndexName: index.name,
       KeyConditionExpression: '#partition = :partition',
       ExpressionAttributeNames: { '#partition': index.partitionKey },
       ExpressionAttributeValues: { ':partition': partition },
     }),
   );
-  return Items.map((item) => item.id);
+  return Items;
+}
+
+/** Ids in a pets index's partition, as a listing reads them. */
+async function idsIn(tables: DynamoDBDocumentClient, index: { name: string; partitionKey: string }, partition: string): Promise<unknown[]> {
+  return (await itemsIn(tables, index, partition)).map((item) => item.id);
 }
 
 const { allPetsIndex, byStatusIndex, collection } = PETS_TABLE;
@@ -99,16 +109,7 @@ describe('starting dynalite on a data directory a crash left inconsistent', () =
     await withDynalite(async (tables) => {
       expect(await idsIn(tables, byStatusIndex, 'sold')).toEqual([]);
       expect(await idsIn(tables, byStatusIndex, 'available')).toEqual([4]);
-      const { Items } = await tables.send(
-        new QueryCommand({
-          TableName: LOCAL_TABLES.pets,
-          IndexName: allPetsIndex.name,
-          KeyConditionExpression: '#partition = :partition',
-          ExpressionAttributeNames: { '#partition': allPetsIndex.partitionKey },
-          ExpressionAttributeValues: { ':partition': collection },
-        }),
-      );
-      expect(Items).toEqual([petItem(4)]);
+      expect(await itemsIn(tables, allPetsIndex, collection)).toEqual([petItem(4)]);
     });
   });
 
@@ -123,16 +124,7 @@ describe('starting dynalite on a data directory a crash left inconsistent', () =
     await interruptWrite(dataDir, LOCAL_TABLES.apiKeys, null, key);
 
     const repairs = await withDynalite(async (tables) => {
-      const { Items } = await tables.send(
-        new QueryCommand({
-          TableName: LOCAL_TABLES.apiKeys,
-          IndexName: API_KEYS_TABLE.byKeyIdIndex.name,
-          KeyConditionExpression: '#keyId = :keyId',
-          ExpressionAttributeNames: { '#keyId': API_KEYS_TABLE.byKeyIdIndex.partitionKey },
-          ExpressionAttributeValues: { ':keyId': key.keyId },
-        }),
-      );
-      expect(Items).toEqual([]);
+      expect(await itemsIn(tables, API_KEYS_TABLE.byKeyIdIndex, key.keyId, LOCAL_TABLES.apiKeys)).toEqual([]);
     });
     expect(repairs).toEqual([
       `DATA_DIR: repaired index entries a crash left out of step with their items: ${LOCAL_TABLES.apiKeys} ${API_KEYS_TABLE.byKeyIdIndex.name} 1 removed, 0 restored`,
