@@ -983,6 +983,19 @@ class GraphBuilder {
         actions
           .filter((action) => action.includes('*'))
           .map((action) => `${action} grants every ${family} action it matches, not the ones the code calls`);
+      /** An edge to "any other" resource of a kind, when the role's grants reach one the template does not hold. */
+      const addGrantBeyondTemplate = (kind: EdgeKind, family: string, resource: string, noun: string, nouns: string) => {
+        const found = granted(family, r.arn(family, resource));
+        if (found.length === 0) return;
+        this.add({
+          kind,
+          from: role.endpoint,
+          to: { id: '*', label: `any other ${noun}` },
+          detail: actionsOf(found, family).join(', '),
+          grantedBy: found.map(({ source }) => source),
+          problems: [`the grant reaches ${nouns} outside the template: more than the function uses`],
+        });
+      };
 
       // Tables: used when the environment names them; every grant must fall on a used table or its indexes.
       for (const table of tables) {
@@ -1014,17 +1027,7 @@ class GraphBuilder {
           problems: [...role.problems, ...new Set(problems)],
         });
       }
-      const anotherTable = granted('dynamodb', r.arn('dynamodb', `table/${token('another table')}`));
-      if (anotherTable.length > 0) {
-        this.add({
-          kind: 'function → table',
-          from: role.endpoint,
-          to: { id: '*', label: 'any other table' },
-          detail: actionsOf(anotherTable, 'dynamodb').join(', '),
-          grantedBy: anotherTable.map(({ source }) => source),
-          problems: ['the grant reaches tables outside the template: more than the function uses'],
-        });
-      }
+      addGrantBeyondTemplate('function → table', 'dynamodb', `table/${token('another table')}`, 'table', 'tables');
 
       // Secrets: a dynamic reference is resolved by CloudFormation at deploy time and needs no grant; an
       // ARN in the environment is read at run time and needs secretsmanager:GetSecretValue on that secret.
@@ -1066,17 +1069,7 @@ class GraphBuilder {
           problems: [...role.problems, ...new Set(problems)],
         });
       }
-      const anotherSecret = granted('secretsmanager', r.arn('secretsmanager', `secret:${token('another secret')}`));
-      if (anotherSecret.length > 0) {
-        this.add({
-          kind: 'function → secret',
-          from: role.endpoint,
-          to: { id: '*', label: 'any other secret' },
-          detail: actionsOf(anotherSecret, 'secretsmanager').join(', '),
-          grantedBy: anotherSecret.map(({ source }) => source),
-          problems: ['the grant reaches secrets outside the template: more than the function uses'],
-        });
-      }
+      addGrantBeyondTemplate('function → secret', 'secretsmanager', `secret:${token('another secret')}`, 'secret', 'secrets');
 
       this.logGroupEdge(functionId, role);
     }
