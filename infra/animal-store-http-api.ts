@@ -4,6 +4,7 @@ import {
   CfnAuthorizer,
   CfnIntegration,
   CfnRoute,
+  CfnStage,
   CorsHttpMethod,
   HttpApi,
   HttpMethod,
@@ -19,9 +20,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routes } from '../src/facts/routes';
+import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routeKey, routes } from '../src/facts/routes';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../src/http/cors-policy';
-import type { ThrottleConfig } from './stages';
+import type { ThrottleConfig, ThrottledRoute } from './stages';
 
 export interface AnimalStoreHttpApiProps {
   /** The function (alias) serving each route, by handler name (src/facts/routes.ts). */
@@ -30,7 +31,7 @@ export interface AnimalStoreHttpApiProps {
   readonly routeNotFoundFunction: IFunction;
   /** The Lambda authorizer in front of every route, routeNotFound's included. */
   readonly authorizerFunction: IFunction;
-  /** Default route throttling of the stage. */
+  /** Each route's throttle; together they bound the whole API. */
   readonly throttle: ThrottleConfig;
   /** Browser origins allowed to call the API; none when empty. */
   readonly cors: CorsConfig;
@@ -100,7 +101,8 @@ export class AnimalStoreHttpApi extends Construct {
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       autoDeploy: true,
-      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+      // Applies to a route without a setting of its own, which the check below rules out.
+      throttle: props.throttle.routeNotFound,
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogs),
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
@@ -114,6 +116,8 @@ export class AnimalStoreHttpApi extends Construct {
       resultsCacheTtl: Duration.seconds(authorizerSpec.resultsCacheTtlSeconds),
     });
 
+    /** The route key of each route this construct adds, and whose share of the throttle it gets. */
+    const throttled = new Map<string, ThrottledRoute>();
     for (const route of routes) {
       const fn = props.routeFunctions.get(route.handler);
       if (!fn) throw new Error(`No function for handler ${route.handler} of ${route.operationId}`);
@@ -123,9 +127,11 @@ export class AnimalStoreHttpApi extends Construct {
         integration: new HttpLambdaIntegration(`${route.operationId}Integration`, fn),
         authorizer,
       });
+      throttled.set(routeKey(route), route.operationId);
     }
 
     // Every other method and path, so unknown requests get our 404/405 Error body, not API Gateway's.
+    throttled.set(HttpRouteKey.DEFAULT.key, 'routeNotFound');
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
@@ -141,6 +147,7 @@ export class AnimalStoreHttpApi extends Construct {
         integration: new HttpLambdaIntegration('PreflightIntegration', props.routeNotFoundFunction),
         authorizer: new HttpNoneAuthorizer(),
       });
+      throttled.set(preflightRoute.routeKey, 'preflight');
       Validations.of(preflight).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
@@ -151,7 +158,8 @@ export class AnimalStoreHttpApi extends Construct {
     }
 
     removeIdentitySource(this.httpApi);
-    this.node.addValidation({ validate: () => unguardedRoutes(this.httpApi) });
+    throttleEachRoute(this.stage, throttled, props.throttle);
+    this.node.addValidation({ validate: () => [...unguardedRoutes(this.httpApi), ...unthrottledRoutes(this.httpApi, throttled)] });
   }
 }
 
@@ -180,6 +188,34 @@ function unguardedRoutes(api: HttpApi): string[] {
       if (type !== 'AWS_PROXY') problems.push(`Route ${route.routeKey} does not invoke a Lambda function (${type ?? 'no integration'}).`);
       return problems;
     });
+}
+
+/**
+ * Gives every route its own share of the throttle. API Gateway applies a stage's default throttle to
+ * each route separately, so only explicit shares make the API's total the sum the stage states. The
+ * stage depends on the routes: API Gateway refuses route settings for a route key it does not know yet.
+ */
+function throttleEachRoute(stage: HttpStage, throttled: ReadonlyMap<string, ThrottledRoute>, throttle: ThrottleConfig): void {
+  const settings = Object.fromEntries(
+    [...throttled].map(([key, route]) => [
+      key,
+      { ThrottlingRateLimit: throttle[route].rateLimit, ThrottlingBurstLimit: throttle[route].burstLimit },
+    ]),
+  );
+  (stage.node.defaultChild as CfnStage).routeSettings = settings;
+  const ofThisApi = Stack.of(stage)
+    .node.findAll()
+    .filter((child): child is CfnRoute => child instanceof CfnRoute);
+  for (const route of ofThisApi.filter((child) => child.apiId === stage.api.apiId)) stage.node.addDependency(route);
+}
+
+/** A route added any other way would be throttled by the stage's default alone, on top of the stated cap. */
+function unthrottledRoutes(api: HttpApi, throttled: ReadonlyMap<string, ThrottledRoute>): string[] {
+  return Stack.of(api)
+    .node.findAll()
+    .filter((child): child is CfnRoute => child instanceof CfnRoute && child.apiId === api.apiId)
+    .filter((route) => !throttled.has(route.routeKey))
+    .map((route) => `Route ${route.routeKey} has no share of the stage's throttle (infra/stages.ts, throttle).`);
 }
 
 function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {

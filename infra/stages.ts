@@ -3,6 +3,7 @@ import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-li
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
+import { OPERATION_IDS, type OperationId } from '../src/facts/routes';
 import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
 
@@ -16,12 +17,26 @@ export interface LatencyGoals {
   readonly warmP99Ms: number;
 }
 
-export interface ThrottleConfig {
-  /** Steady-state requests per second across the whole API (API Gateway's default route throttling). */
+/** What API Gateway admits on one route before answering 429: a steady rate and a burst above it. */
+export interface RouteThrottle {
+  /** Steady-state requests per second. */
   readonly rateLimit: number;
-  /** Requests API Gateway admits at once above the steady rate. */
+  /** Requests admitted at once above the steady rate. */
   readonly burstLimit: number;
 }
+
+/**
+ * Every route a stage can serve: one per operation, routeNotFound's `$default` route, and the CORS
+ * preflight route (only on a stage that allows browser origins).
+ */
+export type ThrottledRoute = OperationId | 'routeNotFound' | 'preflight';
+
+/**
+ * Each route's share of the stage's requests. API Gateway throttles every route of an HTTP API on its
+ * own (a stage's default throttle is a limit per route, not for the API), so the whole API admits at
+ * most the sum of its routes' shares: that sum (`apiThrottle`) is the cap, and what bounds the bill.
+ */
+export type ThrottleConfig = Readonly<Record<ThrottledRoute, RouteThrottle>>;
 
 export interface AlarmThresholds {
   /** Share of requests, in percent, answered with a 5xx over one period that raises the API alarm. */
@@ -68,6 +83,7 @@ export interface StageConfig {
   readonly account: string;
   /** The AWS region the stage deploys to. */
   readonly region: string;
+  /** Each route's share of the requests the stage admits; they add up to the API's cap (docs/costs.md). */
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
   readonly logRetention: RetentionDays;
@@ -115,7 +131,14 @@ export const staging: StageConfig = {
   // Example values: put your staging account and region here (docs/operations.md, "Deploying").
   account: '111111111111',
   region: 'eu-west-1',
-  throttle: { rateLimit: 20, burstLimit: 40 },
+  // 20 requests/s, burst 40, for the whole API.
+  throttle: {
+    listPets: { rateLimit: 8, burstLimit: 16 },
+    createPet: { rateLimit: 5, burstLimit: 10 },
+    getPet: { rateLimit: 4, burstLimit: 8 },
+    routeNotFound: { rateLimit: 2, burstLimit: 4 },
+    preflight: { rateLimit: 1, burstLimit: 2 },
+  },
   logRetention: RetentionDays.TWO_WEEKS,
   memoryMiB: FUNCTION_MEMORY_MIB.staging,
   // Staging serves tests and smoke runs, not customers: a request meeting two cold functions stays
@@ -157,7 +180,15 @@ export const production: StageConfig = {
   // Example values: put your production account and region here (docs/operations.md, "Deploying").
   account: '222222222222',
   region: 'eu-west-1',
-  throttle: { rateLimit: 200, burstLimit: 400 },
+  // 200 requests/s, burst 400, for the whole API: listings are most of the traffic, anonymous paths and
+  // preflights the least, so a flood of unknown paths gets 429 long before it costs much.
+  throttle: {
+    listPets: { rateLimit: 80, burstLimit: 160 },
+    createPet: { rateLimit: 50, burstLimit: 100 },
+    getPet: { rateLimit: 40, burstLimit: 80 },
+    routeNotFound: { rateLimit: 20, burstLimit: 40 },
+    preflight: { rateLimit: 10, burstLimit: 20 },
+  },
   logRetention: RetentionDays.THREE_MONTHS,
   memoryMiB: FUNCTION_MEMORY_MIB.production,
   // A request meeting two cold functions (the authorizer and its route) answers within the 1 s p99
@@ -191,6 +222,22 @@ export const production: StageConfig = {
   deletionProtection: true,
   terminationProtection: true,
 };
+
+/** The routes a stage serves: the preflight route only when it allows browser origins. */
+export function throttledRoutes(stage: Pick<StageConfig, 'cors'>): ThrottledRoute[] {
+  return [...OPERATION_IDS, 'routeNotFound', ...(stage.cors.allowOrigins.length > 0 ? (['preflight'] as const) : [])];
+}
+
+/** The most the whole API admits: the sum of the shares of the routes the stage serves. */
+export function apiThrottle(stage: Pick<StageConfig, 'cors' | 'throttle'>): RouteThrottle {
+  return throttledRoutes(stage).reduce(
+    (total, route) => ({
+      rateLimit: total.rateLimit + stage.throttle[route].rateLimit,
+      burstLimit: total.burstLimit + stage.throttle[route].burstLimit,
+    }),
+    { rateLimit: 0, burstLimit: 0 },
+  );
+}
 
 /** The stages `cdk synth` produces, in promotion order. */
 export const stages: readonly StageConfig[] = [staging, production];

@@ -7,7 +7,17 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import type { CorsConfig } from '../../src/http/cors-policy';
 import { AnimalStoreHttpApi } from '../../infra/animal-store-http-api';
-import { preflightRoute, routes } from '../../src/facts/routes';
+import { preflightRoute, routeKey, routes } from '../../src/facts/routes';
+import type { ThrottleConfig } from '../../infra/stages';
+
+/** A share per route, each different, so a test sees which route got which. */
+const THROTTLE: ThrottleConfig = {
+  listPets: { rateLimit: 11, burstLimit: 12 },
+  createPet: { rateLimit: 21, burstLimit: 22 },
+  getPet: { rateLimit: 31, burstLimit: 32 },
+  routeNotFound: { rateLimit: 41, burstLimit: 42 },
+  preflight: { rateLimit: 51, burstLimit: 52 },
+};
 
 /** The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
@@ -22,7 +32,7 @@ function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
     routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
     routeNotFoundFunction: fn('Fallback'),
     authorizerFunction: fn('Authorizer'),
-    throttle: { rateLimit: 10, burstLimit: 20 },
+    throttle: THROTTLE,
     cors,
     logRetention: RetentionDays.ONE_WEEK,
     removalPolicy: RemovalPolicy.DESTROY,
@@ -65,5 +75,36 @@ describe('the API construct', () => {
       .map((route) => route.Properties)
       .filter((route) => route.AuthorizationType !== 'CUSTOM');
     expect(open.map((route) => route.RouteKey)).toEqual([preflightRoute.routeKey]);
+  });
+
+  it("gives each route its own share of the stage's throttle, the preflight route only when CORS is on", () => {
+    const settingsOf = (stack: Stack) => {
+      const [stage] = Object.values(Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Stage'));
+      return stage!.Properties.RouteSettings;
+    };
+    const share = (route: keyof ThrottleConfig) => ({
+      ThrottlingRateLimit: THROTTLE[route].rateLimit,
+      ThrottlingBurstLimit: THROTTLE[route].burstLimit,
+    });
+    const closed = {
+      ...Object.fromEntries(routes.map((route) => [routeKey(route), share(route.operationId)])),
+      $default: share('routeNotFound'),
+    };
+    expect(settingsOf(build().stack)).toEqual(closed);
+    expect(settingsOf(build({ allowOrigins: ['https://shop.example.com'], maxAgeSeconds: 600 }).stack)).toEqual({
+      ...closed,
+      [preflightRoute.routeKey]: share('preflight'),
+    });
+  });
+
+  it('refuses to synthesize a route with no share of the throttle, which would admit requests beyond the cap', () => {
+    const { stack, api, fn } = build();
+    new HttpRoute(stack, 'Extra', {
+      httpApi: api.httpApi,
+      routeKey: HttpRouteKey.with('/v1/extra', HttpMethod.GET),
+      integration: new HttpLambdaIntegration('ExtraIntegration', fn('ExtraFunction')),
+      authorizer: new HttpNoneAuthorizer(),
+    });
+    expect(() => Template.fromStack(stack)).toThrow(/GET \/v1\/extra has no share of the stage's throttle/);
   });
 });

@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../infra/api-function';
-import { production, staging, stages, type StageConfig } from '../../infra/stages';
+import { apiThrottle, production, staging, stages, type StageConfig } from '../../infra/stages';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
 import { tableDefinitions } from '../../local/dynamodb-local';
@@ -212,16 +212,22 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('serves the $default stage, throttled as the stage config says', () => {
+    it('serves the $default stage, every route throttled by its own share, so the API as a whole admits at most the stated cap', () => {
       stage.template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
-      stage.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-        StageName: '$default',
-        AutoDeploy: true,
-        DefaultRouteSettings: {
-          ThrottlingRateLimit: config.throttle.rateLimit,
-          ThrottlingBurstLimit: config.throttle.burstLimit,
-        },
-      });
+      const [apiStage] = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Stage'));
+      expect(apiStage!.Properties).toEqual(expect.objectContaining({ StageName: '$default', AutoDeploy: true }));
+      const routeKeys = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey);
+      const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = apiStage!.Properties.RouteSettings;
+      expect(Object.keys(settings).sort()).toEqual([...routeKeys].sort());
+      const sum = (field: 'ThrottlingRateLimit' | 'ThrottlingBurstLimit') =>
+        Object.values(settings).reduce((total, setting) => total + setting[field], 0);
+      expect({ rateLimit: sum('ThrottlingRateLimit'), burstLimit: sum('ThrottlingBurstLimit') }).toEqual(apiThrottle(config));
+    });
+
+    it('creates the stage after its routes, since API Gateway refuses settings for a route it does not know', () => {
+      const [apiStage] = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Stage'));
+      const routeIds = Object.keys(stage.template.findResources('AWS::ApiGatewayV2::Route'));
+      expect(apiStage!.DependsOn).toEqual(expect.arrayContaining(routeIds));
     });
 
     it('writes a JSON access log with the request id and the authorizer verdict, kept as long as the stage says', () => {
