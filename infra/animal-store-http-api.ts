@@ -4,7 +4,7 @@ import {
   CfnAuthorizer,
   CfnIntegration,
   CfnRoute,
-  CfnStage,
+  type CfnStage,
   CorsHttpMethod,
   HttpApi,
   HttpMethod,

@@ -1,26 +1,80 @@
+/** One list price: what it is for, in US dollars per unit. */
+export interface Price {
+  /** What is billed, as AWS's price list names it. */
+  readonly item: string;
+  readonly usd: number;
+  /** The unit `usd` is per. */
+  readonly per: string;
+}
+
 /**
- * Public on-demand list prices the bill is computed from, in US dollars, for US East (N. Virginia):
- * the region AWS's pricing pages quote first. The stages deploy to eu-west-1 (infra/stages.ts), where
- * most of these are 5 to 15 % higher; the ratios between operations do not change.
+ * The one price table: public on-demand list prices for the region every stage deploys to
+ * (test/tools/costs.test.ts fails when a stage moves to another). The bench bills with it, and
+ * docs/costs.md, which the README and the runbook point to, is rendered from it (`npm run costs`).
  *
- * Read on 2026-11-23 from AWS's pricing pages as mirrored in AWS documentation and blogs available
- * here (no live AWS page is reachable from this machine): check them against
- * https://aws.amazon.com/api-gateway/pricing/, /lambda/pricing/, /dynamodb/pricing/on-demand/ and
- * /cloudwatch/pricing/ before quoting a figure. First-tier prices, free tier ignored.
+ * Read on `readOn` from AWS's Price List offer files for eu-west-1 (https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/<service>/current/eu-west-1/index.json),
+ * as published between 2026-09-11 and 2026-10-02 and mirrored in public repositories; no AWS page
+ * is reachable from our machines. The dashboard and Scheduler prices are the pricing pages' (not in
+ * those files). First tiers, free tiers ignored unless said.
  */
+export const PRICE_LIST = {
+  httpApiPerMillionRequests: {
+    item: 'API Gateway HTTP API requests (first 300 million a month; EU-ApiGatewayHttpRequest)',
+    usd: 1.11,
+    per: 'million requests',
+  },
+  lambdaPerMillionInvocations: { item: 'Lambda requests, arm64 (EU-Request-ARM)', usd: 0.2, per: 'million invocations' },
+  lambdaArmPerGbSecond: {
+    item: 'Lambda duration, arm64, INIT included (first 7.5 billion GB-s a month; EU-Lambda-GB-Second-ARM)',
+    usd: 0.0000133334,
+    per: 'GB-second',
+  },
+  dynamoDbPerMillionReadUnits: { item: 'DynamoDB on-demand reads (EU-ReadRequestUnits)', usd: 0.1415, per: 'million read request units' },
+  dynamoDbPerMillionWriteUnits: {
+    item: 'DynamoDB on-demand writes (EU-WriteRequestUnits)',
+    usd: 0.705,
+    per: 'million write request units',
+  },
+  dynamoDbPerGbMonth: { item: 'DynamoDB storage beyond the first 25 GB (EU-TimedStorage-ByteHrs)', usd: 0.283, per: 'GB-month' },
+  pointInTimeRecoveryPerGbMonth: { item: 'DynamoDB point-in-time recovery (EU-TimedPITRStorage-ByteHrs)', usd: 0.22, per: 'GB-month' },
+  logsPerGbIngested: {
+    item: 'CloudWatch Logs ingestion, standard class: function logs and the access log (EU-DataProcessing-Bytes)',
+    usd: 0.57,
+    per: 'GB',
+  },
+  logsPerGbMonthStored: { item: 'CloudWatch Logs storage (EU-TimedStorage-ByteHrs)', usd: 0.03, per: 'GB-month' },
+  alarmPerMonth: { item: 'CloudWatch alarm, standard resolution (EU-CW:AlarmMonitorUsage)', usd: 0.1, per: 'alarm-month' },
+  customMetricPerMonth: {
+    item: 'CloudWatch custom metric, first 10,000 (EU-CW:MetricMonitorUsage; prorated by the hours it is published)',
+    usd: 0.3,
+    per: 'metric-month',
+  },
+  dashboardPerMonth: { item: 'CloudWatch dashboard beyond the account’s first three (pricing page)', usd: 3, per: 'dashboard-month' },
+  secretPerMonth: { item: 'Secrets Manager secret (EU-AWSSecretsManager-Secrets)', usd: 0.4, per: 'secret-month' },
+  secretsManagerPer10kCalls: { item: 'Secrets Manager API calls (EU-AWSSecretsManager-APIRequests)', usd: 0.05, per: '10,000 calls' },
+  schedulerPerMillionInvocations: {
+    item: 'EventBridge Scheduler invocations beyond the first 14 million a month (pricing page)',
+    usd: 1,
+    per: 'million invocations',
+  },
+  dataTransferOutPerGb: {
+    item: 'Data transfer out to the internet, first 10 TB a month beyond the free 100 GB (EU-DataTransfer-Out-Bytes)',
+    usd: 0.09,
+    per: 'GB',
+  },
+  syntheticsCanaryPerRun: {
+    item: 'CloudWatch Synthetics canary run (not used: the probe is a function; us-east-1 figure as quoted from the pricing page)',
+    usd: 0.0012,
+    per: 'canary run',
+  },
+  xrayPerMillionTracesRecorded: { item: 'X-Ray traces recorded (not used: docs/observability.md)', usd: 5, per: 'million traces' },
+} as const satisfies Record<string, Price>;
+
+export type PriceName = keyof typeof PRICE_LIST;
+
+/** The prices as plain numbers, for arithmetic, with the region and the date they were read. */
 export const PRICES = {
-  readOn: '2026-11-23',
-  region: 'us-east-1',
-  /** HTTP API, per million requests (first 300 million a month). */
-  httpApiPerMillionRequests: 1.0,
-  /** Lambda, per million invocations (any architecture). */
-  lambdaPerMillionInvocations: 0.2,
-  /** Lambda on arm64, per GB-second of duration (first 7.5 billion GB-s a month); INIT is billed too since 2025-08-01. */
-  lambdaArmPerGbSecond: 0.0000133334,
-  /** DynamoDB on-demand, per million read request units (after the November 2024 price cut). */
-  dynamoDbPerMillionReadUnits: 0.125,
-  /** DynamoDB on-demand, per million write request units. */
-  dynamoDbPerMillionWriteUnits: 0.625,
-  /** CloudWatch Logs, per GB ingested (standard log class; Lambda and vended logs' first tier). */
-  logsPerGbIngested: 0.5,
+  region: 'eu-west-1',
+  readOn: '2026-11-25',
+  ...(Object.fromEntries(Object.entries(PRICE_LIST).map(([name, price]) => [name, price.usd])) as Record<PriceName, number>),
 } as const;

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { production, stages, type StageConfig } from '../../infra/stages';
+import { PROJECT_ROOT } from '../../project-root';
+import type { BillRow } from '../../tools/bench/bill';
+import { PRICES } from '../../tools/bench/prices';
+import { COSTS_PATH, dailyCapOf, fixedMonthlyOf, renderCostsFromSources } from '../../tools/costs';
+import type { CfnTemplate } from '../../tools/lambda/synth';
+
+/** A bill line with only what the cap reads. */
+const line = (operation: string, total: number) => ({ operation, total }) as BillRow;
+
+describe('the cost page', () => {
+  it('is what `npm run costs` renders from the price table, the bench results and the stages', () => {
+    expect(readFileSync(COSTS_PATH, 'utf8'), 'docs/costs.md is stale: run npm run costs').toBe(renderCostsFromSources());
+  });
+
+  it('prices every stage in the region it deploys to', () => {
+    for (const stage of stages) expect(stage.region, `${stage.name}'s region: update tools/bench/prices.ts`).toBe(PRICES.region);
+  });
+
+  it('is the only page that states a price: the README and the other docs point to it', () => {
+    const pages = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).map((name) => `docs/${name}`)].filter(
+      (page) => page.endsWith('.md') && page !== 'docs/costs.md',
+    );
+    const outsideCode = (text: string) => text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    const priced = pages.flatMap((page) =>
+      (outsideCode(readFileSync(join(PROJECT_ROOT, page), 'utf8')).match(/\$\d[\d,.]*/g) ?? []).map((figure) => `${page}: ${figure}`),
+    );
+    expect(priced).toEqual([]);
+  });
+});
+
+describe('the most a stage can cost in a day', () => {
+  const bill = [
+    line('listPets', 2),
+    line('anonymous (401)', 3),
+    line('createPet', 4),
+    line('createPet, new Idempotency-Key', 6),
+    line('getPet', 1),
+  ];
+
+  it("bills each route's whole share of the throttle at the costliest request that route can serve", () => {
+    const caps = new Map(dailyCapOf(production, bill).map((cap) => [cap.route, cap]));
+    expect(caps.get('createPet')).toEqual(
+      expect.objectContaining({ costliest: bill[3], perDay: (production.throttle.createPet.rateLimit * 86_400 * 6) / 1e6 }),
+    );
+    // A listing refused for want of a key costs more than one served: its log lines are longer.
+    expect(caps.get('listPets')?.costliest).toBe(bill[1]);
+    expect(caps.get('routeNotFound')?.costliest).toBe(bill[1]);
+  });
+
+  it('counts the preflight route only on a stage that allows browser origins', () => {
+    const browser: StageConfig = { ...production, cors: { ...production.cors, allowOrigins: ['https://shop.example.com'] } };
+    expect(dailyCapOf(production, bill).map((cap) => cap.route)).not.toContain('preflight');
+    expect(dailyCapOf(browser, bill).map((cap) => cap.route)).toContain('preflight');
+  });
+});
+
+describe('what a stage costs with no traffic', () => {
+  it('counts the alarms, dashboards and secrets the template creates', () => {
+    const template = (alarms: number): CfnTemplate => ({
+      Resources: Object.fromEntries([
+        ...Array.from({ length: alarms }, (_, index) => [`Alarm${index}`, { Type: 'AWS::CloudWatch::Alarm' }]),
+        ['Dashboard', { Type: 'AWS::CloudWatch::Dashboard' }],
+        ['Secret', { Type: 'AWS::SecretsManager::Secret' }],
+      ]),
+    });
+    const alarmLine = (alarms: number) =>
+      fixedMonthlyOf({ config: production, template: template(alarms) }).rows.find(([item]) => item === 'Alarms');
+    expect(alarmLine(3)).toEqual(['Alarms', '3', 3 * PRICES.alarmPerMonth]);
+    expect(fixedMonthlyOf({ config: production, template: template(10) }).total).toBeCloseTo(
+      fixedMonthlyOf({ config: production, template: template(3) }).total + 7 * PRICES.alarmPerMonth,
+    );
+  });
+
+  it('runs the probe once per alarm period', () => {
+    const runs = (periodMinutes: number) =>
+      fixedMonthlyOf({ config: { ...production, alarms: { ...production.alarms, periodMinutes } }, template: { Resources: {} } }).rows.find(
+        ([item]) => item.startsWith('Probe: scheduled runs'),
+      )?.[1];
+    expect(runs(1)).toBe((730 * 60).toLocaleString('en-US'));
+    expect(runs(5)).toBe(((730 * 60) / 5).toLocaleString('en-US'));
+  });
+});

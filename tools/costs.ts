@@ -1,0 +1,289 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { apiThrottle, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
+import { PROJECT_ROOT } from '../project-root';
+import { type METRICS, PROBE_METRICS } from '../src/facts/metric-names';
+import type { FunctionName } from '../src/facts/routes';
+import { computeBill, type BillRow } from './bench/bill';
+import { dollars } from './bench/format';
+import type { CapacityRow } from './bench/measure-capacity';
+import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm-requests';
+import { PRICE_LIST, PRICES } from './bench/prices';
+import { resourcesOfType, synthesize, type CfnTemplate } from './lambda/synth';
+
+/**
+ * `npm run costs`: renders docs/costs.md, the one place the project states what it costs, from the
+ * price table (tools/bench/prices.ts), the bench's last results (tools/bench/results.json) and the
+ * stages' synthesized templates. test/tools/costs.test.ts fails when the committed page is stale.
+ */
+export const COSTS_PATH = resolve(PROJECT_ROOT, 'docs/costs.md');
+export const RESULTS_PATH = resolve(PROJECT_ROOT, 'tools/bench/results.json');
+
+/** What the bench wrote that the bill is computed from. */
+export interface BenchResults {
+  readonly settings: { readonly petCounts: readonly number[] };
+  readonly warm: Record<string, RouteWarmResult>;
+  readonly authorizer: Record<string, AuthorizerWarmResult>;
+  readonly capacity: readonly CapacityRow[];
+}
+
+/** A stage as the page needs it: its settings and its template. */
+export interface StageTemplate {
+  readonly config: StageConfig;
+  readonly template: CfnTemplate;
+}
+
+const SECONDS_PER_DAY = 86_400;
+const HOURS_PER_MONTH = 730;
+
+/**
+ * How many metrics each business metric becomes, one per value of its dimension: a new metric does
+ * not compile until it is counted here.
+ */
+const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
+  petsCreated: 1,
+  idempotentReplays: 1,
+  // One per refusal reason: missing, invalid, unavailable.
+  authorizationsRefused: 3,
+  // One per function that publishes it: the API's five.
+  coldStart: 5,
+};
+
+/**
+ * What one run of the synthetic probe uses (src/checks/synthetic-probe.ts): three API requests, each
+ * through the authorizer and a route function, a few reads, one secret read, and its log lines.
+ * Estimates, stated as such on the page.
+ */
+const PROBE_RUN = {
+  apiRequests: 3,
+  functionInvocations: 6,
+  functionBilledMs: 10,
+  readUnits: 5,
+  secretReads: 1,
+  logBytes: 3_000,
+  probeBilledMs: 1_000,
+} as const;
+
+/** Which bill rows a route can serve: its costliest is what a flood on that route costs. */
+const SERVED_BY: Readonly<Record<ThrottledRoute, readonly string[]>> = {
+  listPets: ['listPets', 'anonymous (401)'],
+  createPet: ['createPet', 'createPet, new Idempotency-Key', 'anonymous (401)'],
+  getPet: ['getPet', 'anonymous (401)'],
+  routeNotFound: ['anonymous (401)'],
+  preflight: ['anonymous (401)'],
+};
+
+export function readBenchResults(path = RESULTS_PATH): BenchResults {
+  return JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
+}
+
+/** The bill per million requests in production, computed from the bench's measurements at today's prices. */
+export function billFrom(results: BenchResults): BillRow[] {
+  const warm = new Map(Object.entries(results.warm)) as Map<FunctionName, RouteWarmResult>;
+  const authorizer = new Map(Object.entries(results.authorizer));
+  return computeBill({ warm, authorizer }, results.capacity, results.settings.petCounts[0]!);
+}
+
+/** The most one route can cost in a day at its steady rate, and what drives it. */
+export function dailyCapOf(stage: StageConfig, bill: readonly BillRow[]) {
+  return throttledRoutes(stage).map((route) => {
+    const costliest = bill
+      .filter((row) => SERVED_BY[route].includes(row.operation))
+      .reduce((most, row) => (row.total > most.total ? row : most));
+    const { rateLimit, burstLimit } = stage.throttle[route];
+    return { route, rateLimit, burstLimit, costliest, perDay: (rateLimit * SECONDS_PER_DAY * costliest.total) / 1e6 };
+  });
+}
+
+/** What a stage costs a month with no traffic at all: what it keeps running and watching. */
+export function fixedMonthlyOf({ config, template }: StageTemplate) {
+  const count = (type: string) => Object.keys(resourcesOfType(template, type)).length;
+  const probe = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).find(([id]) => id.startsWith('SyntheticProbe'));
+  const probeMemoryGb = Number(probe?.[1].Properties?.MemorySize ?? 0) / 1024;
+  const runs = (HOURS_PER_MONTH * 60) / config.alarms.periodMinutes;
+  const functionGb = config.memoryMiB.listPets / 1024;
+  const metrics = Object.values(METRIC_SERIES).reduce((sum, n) => sum + n, 0) + [PROBE_METRICS.success, PROBE_METRICS.latency].length;
+  const rows: Array<readonly [item: string, quantity: string, usd: number]> = [
+    ['Alarms', String(count('AWS::CloudWatch::Alarm')), count('AWS::CloudWatch::Alarm') * PRICES.alarmPerMonth],
+    ['Dashboard', String(count('AWS::CloudWatch::Dashboard')), count('AWS::CloudWatch::Dashboard') * PRICES.dashboardPerMonth],
+    [
+      'Secrets (cursor key, probe key)',
+      String(count('AWS::SecretsManager::Secret')),
+      count('AWS::SecretsManager::Secret') * PRICES.secretPerMonth,
+    ],
+    ['Custom metrics, at most (business and probe)', String(metrics), metrics * PRICES.customMetricPerMonth],
+    [`Probe: scheduled runs (first 14 million a month free)`, runs.toLocaleString('en-US'), 0],
+    [
+      `Probe: its function (requests and ${PROBE_RUN.probeBilledMs} ms a run at most)`,
+      runs.toLocaleString('en-US'),
+      (runs * (PRICES.lambdaPerMillionInvocations + probeMemoryGb * (PROBE_RUN.probeBilledMs / 1000) * PRICES.lambdaArmPerGbSecond * 1e6)) /
+        1e6,
+    ],
+    [
+      `Probe: API requests it makes`,
+      (runs * PROBE_RUN.apiRequests).toLocaleString('en-US'),
+      (runs * PROBE_RUN.apiRequests * PRICES.httpApiPerMillionRequests) / 1e6,
+    ],
+    [
+      `Probe: API functions it invokes (about ${PROBE_RUN.functionBilledMs} ms each)`,
+      (runs * PROBE_RUN.functionInvocations).toLocaleString('en-US'),
+      (runs *
+        PROBE_RUN.functionInvocations *
+        (PRICES.lambdaPerMillionInvocations + functionGb * (PROBE_RUN.functionBilledMs / 1000) * PRICES.lambdaArmPerGbSecond * 1e6)) /
+        1e6,
+    ],
+    [
+      `Probe: DynamoDB read units`,
+      (runs * PROBE_RUN.readUnits).toLocaleString('en-US'),
+      (runs * PROBE_RUN.readUnits * PRICES.dynamoDbPerMillionReadUnits) / 1e6,
+    ],
+    [
+      `Probe: secret reads`,
+      (runs * PROBE_RUN.secretReads).toLocaleString('en-US'),
+      (runs * PROBE_RUN.secretReads * PRICES.secretsManagerPer10kCalls) / 1e4,
+    ],
+    [
+      `Probe: log bytes (about ${PROBE_RUN.logBytes / 1000} KB a run)`,
+      `${((runs * PROBE_RUN.logBytes) / 1e9).toFixed(2)} GB`,
+      ((runs * PROBE_RUN.logBytes) / 1024 ** 3) * PRICES.logsPerGbIngested,
+    ],
+  ];
+  return { rows, total: rows.reduce((sum, [, , usd]) => sum + usd, 0) };
+}
+
+/** Dollars to the cent, for sums a reader compares. */
+function money(value: number): string {
+  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** A list price as AWS states it: cents at least, every digit it has. */
+function listPrice(usd: number): string {
+  const digits = String(usd).split('.')[1]?.length ?? 0;
+  return `$${usd.toFixed(Math.max(2, digits))}`;
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+/** docs/costs.md, whole. */
+export function renderCosts(results: BenchResults, stages: readonly StageTemplate[]): string {
+  const bill = billFrom(results);
+  const sections = [
+    '<!-- Rendered by `npm run costs` from tools/bench/prices.ts, tools/bench/results.json and the synthesized stages: edit those, not this page. -->',
+    '',
+    '# What the animal store costs',
+    '',
+    `Every figure here is computed from one price table, for ${PRICES.region}, the region of every stage, as read on ${PRICES.readOn}.`,
+    'The README, the runbook and `npm run bench` use the same table; a test fails when a stage moves to another region or this page is stale.',
+    'US dollars, list prices, first tiers; free tiers, taxes, support plans and credits are left out.',
+    '',
+    '## Prices',
+    '',
+    "Read from AWS's Price List offer files for eu-west-1 (`https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/<service>/current/eu-west-1/index.json`),",
+    'as published between 2026-09-11 and 2026-10-02, through public copies: our machines cannot reach AWS. Check them in the',
+    'AWS Pricing Calculator before quoting a figure to anyone, and update `tools/bench/prices.ts`, then run `npm run costs`.',
+    '',
+    table(
+      ['Item', 'Price', 'Per'],
+      Object.values(PRICE_LIST).map((price) => [price.item, listPrice(price.usd), price.per]),
+    ),
+    '',
+    '## Per million requests',
+    '',
+    "Production's functions at their configured memory (arm64), priced from what `npm run bench` last measured: each",
+    "function's billed duration, the DynamoDB capacity each request consumed, and the log bytes it wrote. Every request",
+    'runs the authorizer and a route function, an anonymous one included (it is refused by the route, with our 401).',
+    'Cold starts (INIT is billed) are left out, and so is data transfer out: a full page of 100 pets is about 20 KB,',
+    `${dollars(((20_000 * 1e6) / 1024 ** 3) * PRICES.dataTransferOutPerGb)} per million such pages.`,
+    '',
+    table(
+      ['Request', 'HTTP API', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'Log bytes', 'Logs', 'Per million'],
+      bill.map((row) => [
+        row.operation,
+        row['HTTP API'],
+        row['Lambda requests'],
+        row['Lambda duration'],
+        row.DynamoDB,
+        row['log bytes'],
+        row.logs,
+        `**${row['per million']}**`,
+      ]),
+    ),
+    '',
+    'API Gateway is the largest part, CloudWatch Logs the second; a DynamoDB write costs more than a whole anonymous request',
+    "spends in Lambda. The authorizer's key lookup (once per key per 30 s per instance) is one read unit.",
+    '',
+    '## The most a stage can cost in a day',
+    '',
+    'API Gateway throttles each route on its own, so each stage gives every route a share of its requests (`throttle` in',
+    '`infra/stages.ts`) and the whole API admits at most their sum; beyond it, clients get 429 from API Gateway, which',
+    'costs nothing. At that rate, each route serving its costliest request all day:',
+    '',
+    ...stages.flatMap(({ config }) => {
+      const caps = dailyCapOf(config, bill);
+      const total = apiThrottle(config);
+      const perDay = caps.reduce((sum, cap) => sum + cap.perDay, 0);
+      return [
+        `**${config.name}**: at most ${total.rateLimit} requests/s (burst ${total.burstLimit}), **${money(perDay)} a day**, ${money(perDay * 30)} in 30 days.`,
+        '',
+        table(
+          ['Route', 'Requests/s', 'Burst', 'Costliest request', 'Per day at the rate'],
+          caps.map((cap) => [
+            cap.route,
+            cap.rateLimit,
+            cap.burstLimit,
+            `${cap.costliest.operation}, ${cap.costliest['per million']} per million`,
+            money(cap.perDay),
+          ]),
+        ),
+        '',
+      ];
+    }),
+    "A flood of anonymous requests costs the anonymous line's price per million, spread over the routes it hits. The",
+    '`ApiClientErrorRate` alarm fires on it (401 and 429 are 4xx), and the dashboard\'s "Authorizations refused, by reason" tells a scan',
+    "(`missing`) from a leaked or guessed key (`invalid`). Lower a route's share, or put AWS WAF in front (through CloudFront), if",
+    'floods become routine. Stored data is billed on top: DynamoDB storage beyond 25 GB and point-in-time recovery per GB-month.',
+    '',
+    '## What a stage costs with no traffic',
+    '',
+    'What each stage keeps running and watching every month (730 hours), whether anyone calls it or not. The probe runs once',
+    'per alarm period; its per-run use is an estimate (three requests, six function invocations, a few reads, one secret read).',
+    'Log storage, DynamoDB storage and backups grow with data and are not included; a Route 53 hosted zone for a custom',
+    "domain is the operator's own, billed to its account.",
+    '',
+    ...stages.flatMap((stage) => {
+      const { rows, total } = fixedMonthlyOf(stage);
+      return [
+        `**${stage.config.name}**: about **${money(total)} a month**.`,
+        '',
+        table(
+          ['Item', 'Quantity', 'Per month'],
+          rows.map(([item, quantity, usd]) => [item, quantity, dollars(usd)]),
+        ),
+        '',
+      ];
+    }),
+    `A CloudWatch Synthetics canary doing the probe's job once a minute would cost ${money(HOURS_PER_MONTH * 60 * PRICES.syntheticsCanaryPerRun)} a month in canary runs alone,`,
+    'before its Lambda, S3 artifact, metric and alarm charges ("Synthetic probe" in [operations.md](operations.md#synthetic-probe) says why the probe is a function).',
+  ];
+  return `${sections.join('\n')}\n`;
+}
+
+/** Synthesizes the stages without bundling (the page needs templates, not code) and renders the page. */
+export function renderCostsFromSources(): string {
+  const synthesis = synthesize({ context: { 'aws:cdk:bundling-stacks': [] } });
+  try {
+    return renderCosts(
+      readBenchResults(),
+      synthesis.stages.map(({ config, json }) => ({ config, template: json })),
+    );
+  } finally {
+    synthesis.dispose();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  writeFileSync(COSTS_PATH, renderCostsFromSources());
+  process.stdout.write(`Wrote ${COSTS_PATH}\n`);
+}
