@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnAuthorizer,
@@ -92,9 +92,11 @@ export class AnimalStoreHttpApi extends Construct {
 
     // Under /aws/vendedlogs/: API Gateway delivers access logs as a vended log source, which needs no
     // entry in the account's CloudWatch Logs resource policy. Any other name adds one per stage, the
-    // policy is capped at 5,120 characters, and stage creation fails once it is full.
+    // policy is capped at 5,120 characters, and stage creation fails once it is full. The suffix comes
+    // from the stack id, so a stack created again after a deletion that retained the old group gets a
+    // group of its own; the prefix finds every group the stack ever had.
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
-      logGroupName: `/aws/vendedlogs/apigateway/${Stack.of(this).stackName}/access`,
+      logGroupName: `${accessLogGroupPrefix(Stack.of(this).stackName)}access-${stackCreationId()}`,
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });
@@ -161,6 +163,17 @@ export class AnimalStoreHttpApi extends Construct {
     throttleEachRoute(this.stage, throttled, props.throttle);
     this.node.addValidation({ validate: () => [...unguardedRoutes(this.httpApi), ...unthrottledRoutes(this.httpApi, throttled)] });
   }
+}
+
+/** Where every access log group a stack ever had is found: `aws logs describe-log-groups --log-group-name-prefix <this>`. */
+export function accessLogGroupPrefix(stackName: string): string {
+  return `/aws/vendedlogs/apigateway/${stackName}/`;
+}
+
+/** The first group of the stack id's UUID: new with each creation of the stack, known only at deploy time. */
+function stackCreationId(): string {
+  const uuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return Fn.select(0, Fn.split('-', uuid));
 }
 
 /**

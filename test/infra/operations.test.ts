@@ -233,11 +233,6 @@ describe.each(stages)('what the $name stage shows and logs', (config: StageConfi
       expect(properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(config.name));
     }
   });
-
-  it('writes the access log to a group under /aws/vendedlogs/, named for the stack', () => {
-    const group = stage.json.Resources[logicalId(stage, stage.stack.api.accessLogs)]!;
-    expect(group.Properties!.LogGroupName).toMatch(new RegExp(`^/aws/vendedlogs/.*${config.stackName}`));
-  });
 });
 
 describe.each(stages)('stateful resources of the $name stage', (config: StageConfig) => {

@@ -507,7 +507,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         expect(resources.length, type).toBeGreaterThan(0);
         for (const [id, resource] of resources) {
           const name = resource.Properties?.[property];
-          if (name !== undefined) expect(name, id).toContain(config.stackName);
+          // Literal, or joined from literals and intrinsics (the access log's suffix from the stack id).
+          if (name !== undefined) expect(JSON.stringify(name), id).toContain(config.stackName);
         }
       }
     });
