@@ -1,0 +1,150 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stages } from '../../infra/stages';
+import { PROJECT_ROOT } from '../../project-root';
+import type { ReleaseManifest } from '../../tools/release';
+import { type CliResult, TSX } from '../helpers/cli';
+
+const RELEASE = resolve(PROJECT_ROOT, 'tools/release.ts');
+const BIOME = resolve(PROJECT_ROOT, 'node_modules/.bin/biome');
+/** A release made earlier, of another commit: a rollback needs it exactly as it was. */
+const EARLIER = '20000101-000000-0123456789ab';
+
+/** `npm run release` in a checkout, without AWS credentials of any kind. */
+function release(checkout: string, args: string[] = []): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AWS_SHARED_CREDENTIALS_FILE: join(checkout, 'no-credentials'),
+    AWS_CONFIG_FILE: join(checkout, 'no-config'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+  for (const name of Object.keys(env))
+    if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|REGION|DEFAULT_REGION)$/.test(name)) delete env[name];
+  const child = spawn(TSX, [RELEASE, ...args], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolvePromise) => child.on('close', (code) => resolvePromise({ code: code ?? 1, stdout, stderr })));
+}
+
+function git(checkout: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: checkout, encoding: 'utf8' }).trim();
+}
+
+/** Every file below a directory with its content, to tell whether anything in it changed. */
+function snapshot(dir: string): Record<string, string> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  return Object.fromEntries(
+    files.map((entry) => [join(entry.parentPath, entry.name), readFileSync(join(entry.parentPath, entry.name), 'utf8')]),
+  );
+}
+
+// A clone of the repository's last commit, as a fresh checkout is, with the project's node_modules
+// linked in; the release command is the working tree's. Synthesis takes tens of seconds: it runs once.
+describe('npm run release', () => {
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-release-'));
+  const checkout = join(work, 'checkout');
+  let head: string;
+  let first: CliResult;
+  let name: string;
+  let earlier: Record<string, string>;
+
+  beforeAll(async () => {
+    execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    // .gitignore's `node_modules/` matches the directory a real install makes, not this link to one.
+    appendFileSync(join(checkout, '.git', 'info', 'exclude'), 'node_modules\n');
+    mkdirSync(join(checkout, 'releases', EARLIER), { recursive: true });
+    const earlierManifest = { name: EARLIER, commit: '0123456789ab'.padEnd(40, '0'), synthesizedAt: '2000-01-01T00:00:00.000Z' };
+    writeFileSync(join(checkout, 'releases', EARLIER, 'release.json'), JSON.stringify(earlierManifest));
+    writeFileSync(join(checkout, 'releases', EARLIER, 'AnimalStore-Production.template.json'), '{"Resources":{}}\n');
+    head = git(checkout, ['rev-parse', 'HEAD']);
+    earlier = snapshot(join(checkout, 'releases', EARLIER));
+    first = await release(checkout);
+    name = readdirSync(join(checkout, 'releases')).find((entry) => entry !== EARLIER) ?? '';
+  }, 300_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('writes releases/<commit date>-<commit>/ with every stage’s template and a manifest naming the commit', () => {
+    expect(first.code, first.stderr).toBe(0);
+    const commitTime = execFileSync('git', ['show', '-s', '--format=%cd', '--date=format-local:%Y%m%d-%H%M%S', 'HEAD'], {
+      cwd: checkout,
+      encoding: 'utf8',
+      env: { ...process.env, TZ: 'UTC' },
+    }).trim();
+    expect(name).toBe(`${commitTime}-${head.slice(0, 12)}`);
+    const dir = join(checkout, 'releases', name);
+    const files = readdirSync(dir);
+    for (const stage of stages) expect(files).toContain(`${stage.stackName}.template.json`);
+    const manifest = JSON.parse(readFileSync(join(dir, 'release.json'), 'utf8')) as ReleaseManifest;
+    expect(manifest.commit).toBe(head);
+    expect(manifest.stacks.map((stack) => stack.stackName).sort()).toEqual(stages.map((stage) => stage.stackName).sort());
+    for (const stage of stages) {
+      expect(manifest.stacks).toContainEqual(expect.objectContaining({ environment: `aws://${stage.account}/${stage.region}` }));
+    }
+  });
+
+  it('prints the command that deploys the release to each stage, by its name', () => {
+    for (const stage of stages) expect(first.stdout).toContain(`npx cdk deploy --app releases/${name} ${stage.stackName}`);
+  });
+
+  it('leaves an earlier release as it was, for a rollback to deploy', () => {
+    expect(snapshot(join(checkout, 'releases', EARLIER))).toEqual(earlier);
+  });
+
+  it('leaves the working tree clean and the lint passing', () => {
+    expect(git(checkout, ['status', '--porcelain'])).toBe('');
+    const lint = (() => {
+      try {
+        return {
+          code: 0,
+          output: execFileSync(BIOME, ['check', '--error-on-warnings', '.'], { cwd: checkout, encoding: 'utf8', stdio: 'pipe' }),
+        };
+      } catch (error) {
+        const failed = error as { status: number; stdout: string; stderr: string };
+        return { code: failed.status, output: `${failed.stdout}${failed.stderr}` };
+      }
+    })();
+    expect(lint.code, lint.output).toBe(0);
+  });
+
+  it('refuses, in one line, to release the same commit again, and leaves the release as it was', async () => {
+    const before = snapshot(join(checkout, 'releases'));
+    const again = await release(checkout);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr.trim().split('\n')).toEqual([expect.stringContaining(`releases/${name}/ exists already`)]);
+    expect(snapshot(join(checkout, 'releases'))).toEqual(before);
+  });
+
+  it.each([
+    ['a changed file', 'README.md'],
+    ['an untracked file', 'notes.txt'],
+  ])('refuses, in one line, a working tree with %s, and synthesizes nothing', async (_change, file) => {
+    const before = readdirSync(join(checkout, 'releases'));
+    appendFileSync(join(checkout, file), 'not committed\n');
+    try {
+      const dirty = await release(checkout);
+      expect(dirty.code).not.toBe(0);
+      expect(dirty.stderr.trim().split('\n')).toEqual([expect.stringContaining('uncommitted or untracked changes')]);
+      expect(readdirSync(join(checkout, 'releases'))).toEqual(before);
+    } finally {
+      git(checkout, ['checkout', '--', '.']);
+      git(checkout, ['clean', '--force', '--quiet']);
+    }
+  });
+
+  it('lists the releases, the earlier one first', async () => {
+    const listed = await release(checkout, ['--list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ')[0]),
+    ).toEqual([EARLIER, name]);
+  });
+});

@@ -1,0 +1,181 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { stages } from '../infra/stages';
+
+/**
+ * `npm run release`: synthesizes the checkout's commit once, as `cdk synth --quiet` does (offline, no
+ * credentials), into `releases/<name>/`, named after the commit, with a `release.json` saying what it
+ * is. Staging and then production deploy that same directory; an older one is what a rollback
+ * deploys, so no release is ever overwritten or removed here.
+ */
+const RELEASES_DIR = 'releases';
+const RELEASE_MANIFEST = 'release.json';
+/** Characters of the commit id in a release's name: fixed, where git's own abbreviation grows with the repository. */
+const SHA_LENGTH = 12;
+
+const usage = `Usage: npm run release [-- --list]
+
+Synthesizes the commit checked out (HEAD) into ${RELEASES_DIR}/<yyyymmdd>-<hhmmss>-<commit>/ (the commit's
+date in UTC, so names sort by commit time), with ${RELEASE_MANIFEST}: the commit, its date, when it was
+synthesized, the Node.js, CDK and esbuild versions, and each stack with its account and region.
+Prints the commands that deploy it. Refuses a working tree with uncommitted or untracked changes (the
+release would not be the commit it is named after) and a release that exists already: delete its
+directory by hand to synthesize that commit again.
+
+  --list    list the releases of this checkout, oldest first, and exit`;
+
+/** What `release.json` holds. */
+export interface ReleaseManifest {
+  readonly name: string;
+  readonly commit: string;
+  /** The commit's committer date (ISO 8601, UTC). */
+  readonly commitDate: string;
+  /** When the release was synthesized (ISO 8601, UTC). */
+  readonly synthesizedAt: string;
+  readonly versions: { readonly node: string; readonly awsCdkCli: string; readonly awsCdkLib: string; readonly esbuild: string };
+  readonly stacks: readonly { readonly stackName: string; readonly environment: string; readonly templateFile: string }[];
+  /** The commands that deploy this release, one per stack, staging first. */
+  readonly deploy: readonly string[];
+}
+
+/** Why a release was not made: one line, for an operator. */
+class Refusal extends Error {}
+
+/** A release's name: the commit's UTC date and time, then the commit, so `ls` lists releases in commit order. */
+function releaseName(commit: string, commitDate: Date): string {
+  const stamp = commitDate.toISOString(); // 2026-11-25T16:52:34.000Z
+  return `${stamp.slice(0, 10).replaceAll('-', '')}-${stamp.slice(11, 19).replaceAll(':', '')}-${commit.slice(0, SHA_LENGTH)}`;
+}
+
+function git(root: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+}
+
+function packageVersion(root: string, name: string): string {
+  return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The deploy command of each stack in the assembly, in the stages' order (staging first). */
+function deployCommands(releaseDir: string, stackNames: readonly string[]): string[] {
+  const known = stages.filter((stage) => stackNames.includes(stage.stackName));
+  const others = stackNames.filter((name) => !known.some((stage) => stage.stackName === name));
+  return [
+    ...known.map((stage) => `AWS_PROFILE=<${stage.name}> npx cdk deploy --app ${releaseDir} ${stage.stackName}`),
+    ...others.map((name) => `npx cdk deploy --app ${releaseDir} ${name}`),
+  ];
+}
+
+/** Runs the project's own CDK CLI as `npx cdk synth --quiet` would, into `outdir`. */
+function synthesize(root: string, outdir: string): void {
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
+    cwd: root,
+    encoding: 'utf8',
+    // Output is collected, so the CLI sees no terminal and checks no registry for a newer version; said outright too.
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
+  });
+  if (result.status !== 0) {
+    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    throw new Refusal(`cdk synth failed (exit ${result.status ?? result.signal}); nothing was released.`);
+  }
+}
+
+function makeRelease(root: string): ReleaseManifest {
+  const changes = git(root, ['status', '--porcelain']);
+  const commit = git(root, ['rev-parse', 'HEAD']);
+  if (changes !== '') {
+    throw new Refusal(
+      `the working tree has uncommitted or untracked changes (git status): a release named after ${commit.slice(0, SHA_LENGTH)} must be that commit. Commit or stash them first.`,
+    );
+  }
+  const commitDate = new Date(git(root, ['show', '-s', '--format=%cI', 'HEAD']));
+  const name = releaseName(commit, commitDate);
+  const releases = join(root, RELEASES_DIR);
+  const target = join(releases, name);
+  if (existsSync(target)) {
+    throw new Refusal(
+      `${RELEASES_DIR}/${name}/ exists already: this commit was released before. Deploy that one, or delete it by hand to synthesize it again.`,
+    );
+  }
+
+  process.stdout.write(`Synthesizing ${commit} into ${RELEASES_DIR}/${name}/ (about a minute)...\n`);
+  mkdirSync(releases, { recursive: true });
+  // Synthesized beside its final place, then renamed: an interrupted synthesis never looks like a release.
+  const partial = join(releases, `.${name}.partial-${process.pid}`);
+  try {
+    synthesize(root, partial);
+    const assembly = new CloudAssembly(partial);
+    const releaseDir = relative(root, target);
+    const stackNames = assembly.stacks.map((stack) => stack.stackName);
+    const manifest: ReleaseManifest = {
+      name,
+      commit,
+      commitDate: commitDate.toISOString(),
+      synthesizedAt: new Date().toISOString(),
+      versions: {
+        node: process.version,
+        awsCdkCli: packageVersion(root, 'aws-cdk'),
+        awsCdkLib: packageVersion(root, 'aws-cdk-lib'),
+        esbuild: packageVersion(root, 'esbuild'),
+      },
+      stacks: assembly.stacks.map((stack) => ({
+        stackName: stack.stackName,
+        environment: `aws://${stack.environment.account}/${stack.environment.region}`,
+        templateFile: stack.templateFile,
+      })),
+      deploy: deployCommands(releaseDir, stackNames),
+    };
+    writeFileSync(join(partial, RELEASE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(partial, target);
+    return manifest;
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+}
+
+/** Every release of the checkout, by directory name, oldest commit first, with what its manifest says. */
+function listReleases(root: string): string[] {
+  const releases = join(root, RELEASES_DIR);
+  if (!existsSync(releases)) return [];
+  return readdirSync(releases, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(releases, entry.name, RELEASE_MANIFEST)))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const manifest = JSON.parse(readFileSync(join(releases, name, RELEASE_MANIFEST), 'utf8')) as Partial<ReleaseManifest>;
+      return `${name}  commit ${manifest.commit ?? '?'}  synthesized ${manifest.synthesizedAt ?? '?'}`;
+    });
+}
+
+function main(): void {
+  const { values: options } = parseArgs({ options: { list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (options.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  // The checkout the command runs in: `npm run` runs it at the project's root.
+  const root = git(process.cwd(), ['rev-parse', '--show-toplevel']);
+  if (options.list) {
+    for (const line of listReleases(root)) process.stdout.write(`${line}\n`);
+    return;
+  }
+  const release = makeRelease(root);
+  process.stdout.write(
+    [
+      `Released commit ${release.commit} as ${RELEASES_DIR}/${release.name}/ (${release.stacks.map((stack) => stack.stackName).join(', ')}).`,
+      'Deploy it, staging first, smoke-test, then production; to roll back later, deploy an earlier release the same way:',
+      ...release.deploy.map((command) => `  ${command}`),
+      '',
+    ].join('\n'),
+  );
+}
+
+try {
+  main();
+} catch (error) {
+  if (!(error instanceof Refusal)) throw error;
+  process.stderr.write(`Refusing to release: ${error.message}\n`);
+  process.exitCode = 1;
+}
