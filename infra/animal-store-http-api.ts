@@ -22,7 +22,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routeKey, routes } from '../src/facts/routes';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../src/http/cors-policy';
-import type { ThrottleConfig, ThrottledRoute } from './stages';
+import { ApiDomain } from './api-domain';
+import type { DomainConfig, ThrottleConfig, ThrottledRoute } from './stages';
 
 export interface AnimalStoreHttpApiProps {
   /** The function (alias) serving each route, by handler name (src/facts/routes.ts). */
@@ -39,6 +40,8 @@ export interface AnimalStoreHttpApiProps {
   readonly logRetention: RetentionDays;
   /** What happens to the access log group when it leaves the stack. */
   readonly removalPolicy: RemovalPolicy;
+  /** The custom domain serving the API; the execute-api endpoint is turned off when set. */
+  readonly domain?: DomainConfig;
 }
 
 /**
@@ -75,7 +78,9 @@ export class AnimalStoreHttpApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
-  /** The URL clients use, ending in `/v1`. */
+  /** The custom domain, when the stage has one. */
+  readonly domain?: ApiDomain;
+  /** The URL clients use, ending in `/v1`: on the custom domain when there is one. */
   readonly baseUrl: string;
 
   constructor(scope: Construct, id: string, props: AnimalStoreHttpApiProps) {
@@ -88,6 +93,9 @@ export class AnimalStoreHttpApi extends Construct {
       // Our own stage below: the default one cannot carry throttling or access logs.
       createDefaultStage: false,
       corsPreflight: corsPreflight(props.cors),
+      // With a domain, clients must use it: the generated URL changes whenever the API is re-created,
+      // so nobody should come to depend on it.
+      disableExecuteApiEndpoint: props.domain !== undefined,
     });
 
     // Under /aws/vendedlogs/: API Gateway delivers access logs as a vended log source, which needs no
@@ -110,7 +118,12 @@ export class AnimalStoreHttpApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
-    this.baseUrl = `${this.stage.url}${BASE_PATH.slice(1)}`;
+    if (props.domain) {
+      this.domain = new ApiDomain(this, 'Domain', { domain: props.domain, httpApi: this.httpApi, stage: this.stage });
+      this.baseUrl = `https://${props.domain.domainName}${BASE_PATH}`;
+    } else {
+      this.baseUrl = `${this.stage.url}${BASE_PATH.slice(1)}`;
+    }
 
     const authorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', props.authorizerFunction, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],

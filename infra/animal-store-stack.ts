@@ -94,6 +94,7 @@ export class AnimalStoreStack extends Stack {
       cors: stage.cors,
       logRetention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
+      domain: stage.domain,
     });
 
     const watched = {
@@ -150,6 +151,17 @@ export class AnimalStoreStack extends Stack {
     });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the API; every path is under it.' });
+    if (this.api.domain) {
+      // What DNS outside the stack (another account's zone, another provider) points the domain at.
+      new CfnOutput(this, 'DomainTarget', {
+        value: this.api.domain.domainName.regionalDomainName,
+        description: "The custom domain's API Gateway target: a CNAME to it, or a Route 53 alias with DomainTargetHostedZoneId.",
+      });
+      new CfnOutput(this, 'DomainTargetHostedZoneId', {
+        value: this.api.domain.domainName.regionalHostedZoneId,
+        description: 'The hosted zone id of DomainTarget, for a Route 53 alias record.',
+      });
+    }
     new CfnOutput(this, 'ApiKeysTableName', {
       value: this.apiKeysTable.table.tableName,
       description: 'The --table of `npm run keys` (create, list, revoke API keys).',

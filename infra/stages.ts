@@ -66,6 +66,27 @@ export interface AlarmThresholds {
   readonly evaluationPeriods: number;
 }
 
+/** A Route 53 public hosted zone, named by id and name so synthesis stays offline (no lookup). */
+export interface HostedZoneConfig {
+  /** The zone's id, e.g. Z0123456789ABCDEFGHIJ (Route 53 console, or `aws route53 list-hosted-zones`). */
+  readonly hostedZoneId: string;
+  /** The zone's name, e.g. example.com: the domain name must be inside it. */
+  readonly zoneName: string;
+}
+
+/**
+ * A custom domain for the stage's API, so its base URL outlives the API itself. Give a certificate,
+ * a hosted zone, or both (docs/operations.md, "Custom domain").
+ */
+export interface DomainConfig {
+  /** The host clients call: the base URL becomes `https://<domainName>/v1`. */
+  readonly domainName: string;
+  /** An ACM certificate covering `domainName`, in the stage's own region; without it the stack requests one, validated by DNS in `hostedZone`. */
+  readonly certificateArn?: string;
+  /** The zone holding `domainName`: the stack adds the alias record there (and validates its certificate there when it requests one). */
+  readonly hostedZone?: HostedZoneConfig;
+}
+
 /** Who hears an alarm: an e-mail address (confirmed once by its owner) or an existing SNS topic, e.g. AWS Chatbot's. */
 export type AlarmSubscription = { readonly email: string } | { readonly topicArn: string };
 
@@ -83,6 +104,8 @@ export interface StageConfig {
   readonly account: string;
   /** The AWS region the stage deploys to. */
   readonly region: string;
+  /** The stage's custom domain; without one, clients call the generated execute-api URL, which changes if the API is re-created. */
+  readonly domain?: DomainConfig;
   /** Each route's share of the requests the stage admits; they add up to the API's cap (docs/costs.md). */
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
@@ -131,6 +154,8 @@ export const staging: StageConfig = {
   // Example values: put your staging account and region here (docs/operations.md, "Deploying").
   account: '111111111111',
   region: 'eu-west-1',
+  // No custom domain, so staging deploys without owning one; it is called at its execute-api URL (the
+  // BaseUrl output). Add one as production does once clients depend on it.
   // 20 requests/s, burst 40, for the whole API; allowing a browser origin adds the preflight route's share.
   throttle: {
     listPets: { rateLimit: 9, burstLimit: 18 },
@@ -180,6 +205,13 @@ export const production: StageConfig = {
   // Example values: put your production account and region here (docs/operations.md, "Deploying").
   account: '222222222222',
   region: 'eu-west-1',
+  // Example values: put your production domain and the public hosted zone it is in here, or a
+  // certificateArn of its own region if the zone is not in this account (docs/operations.md, "Custom domain").
+  // `.example` is reserved for documentation (RFC 2606): it never resolves, so nothing is called by mistake.
+  domain: {
+    domainName: 'api.animal-store.example',
+    hostedZone: { hostedZoneId: 'Z0123456789EXAMPLE', zoneName: 'animal-store.example' },
+  },
   // 200 requests/s, burst 400, for the whole API; allowing a browser origin adds the preflight route's
   // share. Listings are most of the traffic and unknown paths the least, so a flood of them gets 429 early.
   throttle: {

@@ -10,6 +10,7 @@ import { tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
+import { ENV } from '../../src/facts/environment';
 import { routeKey, routes } from '../../src/facts/routes';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
@@ -251,11 +252,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       stage.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
     });
 
-    it('outputs the base URL ending in /v1 and the names the key CLI needs', () => {
+    it('outputs the names the key CLI needs (the base URL: see each stage below)', () => {
       const outputs = stage.json.Outputs!;
-      const baseUrl = outputs.BaseUrl!.Value as { 'Fn::Join': [string, unknown[]] };
-      expect(baseUrl['Fn::Join'][1].at(-1)).toMatch(/\/v1$/);
-      expect(JSON.stringify(baseUrl)).toContain(logicalId(stage, stage.stack.api.httpApi));
       expect(outputs.ApiKeysTableName!.Value).toEqual(ref(stage, stage.stack.apiKeysTable.table));
       expect(outputs.PetsTableName!.Value).toEqual(ref(stage, stage.stack.petsTable.table));
       expect(outputs.Region!.Value).toBe(config.region);
@@ -537,6 +535,36 @@ describe('production', () => {
     expect(synthesis.assembly.getStackByName(production.stackName).terminationProtection).toBe(true);
   });
 
+  it('serves the API at its custom domain only: the BaseUrl output and the probe use it, and execute-api is off', () => {
+    const stage = synthesis.stage(production.name);
+    const baseUrl = `https://${production.domain!.domainName}/v1`;
+    expect(stage.json.Outputs!.BaseUrl!.Value).toBe(baseUrl);
+    const probe = stage.json.Resources[logicalId(stage, stage.stack.syntheticProbe.function)]!;
+    expect(probe.Properties!.Environment.Variables[ENV.probeBaseUrl]).toBe(baseUrl);
+    stage.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
+    stage.template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: production.domain!.domainName,
+      DomainNameConfigurations: [Match.objectLike({ EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' })],
+    });
+    stage.template.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', {
+      ApiId: ref(stage, stage.stack.api.httpApi),
+      Stage: '$default',
+    });
+  });
+
+  it('validates its certificate and adds its alias record in the configured hosted zone, and outputs the DNS target', () => {
+    const stage = synthesis.stage(production.name);
+    const zoneId = production.domain!.hostedZone!.hostedZoneId;
+    stage.template.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: production.domain!.domainName, HostedZoneId: zoneId }],
+    });
+    stage.template.hasResourceProperties('AWS::Route53::RecordSet', { HostedZoneId: zoneId, Type: 'A' });
+    const domain = logicalId(stage, stage.stack.api.domain!.domainName);
+    expect(stage.json.Outputs!.DomainTarget!.Value).toEqual({ 'Fn::GetAtt': [domain, 'RegionalDomainName'] });
+    expect(stage.json.Outputs!.DomainTargetHostedZoneId!.Value).toEqual({ 'Fn::GetAtt': [domain, 'RegionalHostedZoneId'] });
+  });
+
   it('retains its logs and its cursor secret', () => {
     const { template } = synthesis.stage(production.name);
     for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
@@ -546,6 +574,21 @@ describe('production', () => {
 });
 
 describe('staging', () => {
+  it('has no custom domain: clients and the probe call the execute-api URL of its API, which stays on', () => {
+    const stage = synthesis.stage(staging.name);
+    const baseUrl = stage.json.Outputs!.BaseUrl!.Value as { 'Fn::Join': [string, unknown[]] };
+    expect(baseUrl['Fn::Join'][1].at(-1)).toMatch(/\/v1$/);
+    expect(JSON.stringify(baseUrl)).toContain('.execute-api.');
+    expect(JSON.stringify(baseUrl)).toContain(logicalId(stage, stage.stack.api.httpApi));
+    const probe = stage.json.Resources[logicalId(stage, stage.stack.syntheticProbe.function)]!;
+    expect(probe.Properties!.Environment.Variables[ENV.probeBaseUrl]).toEqual(baseUrl);
+    stage.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: false });
+    for (const type of ['AWS::ApiGatewayV2::DomainName', 'AWS::CertificateManager::Certificate', 'AWS::Route53::RecordSet']) {
+      stage.template.resourceCountIs(type, 0);
+    }
+    expect(stage.json.Outputs).not.toHaveProperty('DomainTarget');
+  });
+
   it('can be torn down: no protection, everything deleted with the stack', () => {
     expect(synthesis.assembly.getStackByName(staging.stackName).terminationProtection).toBe(false);
     const { template } = synthesis.stage(staging.name);
