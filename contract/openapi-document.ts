@@ -347,8 +347,20 @@ function deprecationHeaders(deprecations: readonly Deprecation[]): JsonObject {
   };
 }
 
-/** The OpenAPI document of a route table: the real one unless a test asks what another would give. */
-export function buildOpenApiDocument(table: readonly Route[] = routes): JsonObject {
+/** Where the API is served: an OpenAPI Server Object. */
+export interface OpenApiServer {
+  readonly url: string;
+  readonly description: string;
+  /** True for servers that are not for the API's clients (a staging stage, a developer's machine). */
+  readonly 'x-internal'?: boolean;
+  readonly variables?: Readonly<Record<string, { readonly default: string; readonly description: string }>>;
+}
+
+/**
+ * The OpenAPI document of a route table (the real one unless a test asks what another would give),
+ * served from `servers`: the deployed stages' URLs live in infra/, which this layer does not read.
+ */
+export function buildOpenApiDocument(servers: readonly OpenApiServer[], table: readonly Route[] = routes): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of table) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
@@ -383,32 +395,7 @@ export function buildOpenApiDocument(table: readonly Route[] = routes): JsonObje
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Animal store API team' },
     },
-    servers: [
-      {
-        url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
-        description: 'Production: the BaseUrl output of the production stack.',
-        'x-internal': false,
-        variables: {
-          apiId: { default: 'production', description: 'The production HTTP API id.' },
-          region: { default: 'eu-west-1', description: 'The AWS Region of the production stage.' },
-        },
-      },
-      {
-        url: `https://{apiId}.execute-api.{region}.amazonaws.com${BASE_PATH}`,
-        description: 'Staging: the BaseUrl output of the staging stack.',
-        'x-internal': true,
-        variables: {
-          apiId: { default: 'staging', description: 'The staging HTTP API id.' },
-          region: { default: 'eu-west-1', description: 'The AWS Region of the staging stage.' },
-        },
-      },
-      {
-        url: `http://127.0.0.1:{port}${BASE_PATH}`,
-        description: 'Local: `npm start` on this machine.',
-        'x-internal': true,
-        variables: { port: { default: '3000', description: 'The PORT the local API listens on.' } },
-      },
-    ],
+    servers,
     security: [{ apiKey: [] }],
     tags: [{ name: 'pets', description: 'Animals offered in the store.' }],
     paths,

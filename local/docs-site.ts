@@ -45,13 +45,15 @@ const PAGE = `<!doctype html>
 `;
 
 /** The server's modules load once, so the document is that of the code at start: build it once. */
-let document: { servers: Array<{ description: string }> } | undefined;
+let document: Record<string, unknown> | undefined;
 
-/** The document as served locally: this server first, so "Try it out" calls it. */
+/**
+ * The document as served locally, with this server as its only one, so "Try it out" calls it. The
+ * deployed stages' URLs live in infra/, which the local runtime does not read: openapi.json has them.
+ */
 function localDocument(host: string): string {
-  document ??= buildOpenApiDocument() as { servers: Array<{ description: string }> };
-  const deployed = document.servers.filter((server) => !server.description.startsWith('Local'));
-  return JSON.stringify({ ...document, servers: [{ url: `http://${host}${BASE_PATH}`, description: 'This local server' }, ...deployed] });
+  document ??= buildOpenApiDocument([]);
+  return JSON.stringify({ ...document, servers: [{ url: `http://${host}${BASE_PATH}`, description: 'This local server' }] });
 }
 
 /** Serves the documentation routes; returns false for any other request, which goes to the API. */

@@ -1,8 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../contract/openapi-document';
+import { buildOpenApiDocument, type OpenApiServer } from '../contract/openapi-document';
+import { stages, type StageConfig } from '../infra/stages';
 import { PROJECT_ROOT as ROOT } from '../project-root';
+import { BASE_PATH } from '../src/facts/routes';
 
 /**
  * `npm run openapi`: writes openapi.json from the route table and schemas, and the TypeScript types
@@ -12,7 +14,53 @@ export const OPENAPI_PATH = resolve(ROOT, 'openapi.json');
 export const CLIENT_TYPES_PATH = resolve(ROOT, 'test/contract/animal-store-api.d.ts');
 
 export function renderOpenApiDocument(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+  return `${JSON.stringify(buildOpenApiDocument(openApiServers()), null, 2)}\n`;
+}
+
+/**
+ * The document's servers: the stages of infra/stages.ts, the last promoted first (the one clients
+ * call, so a generator's default base URL is it), then `npm start` on this machine.
+ */
+export function openApiServers(stageList: readonly StageConfig[] = stages): OpenApiServer[] {
+  const deployed = [...stageList].reverse().map((stage, index) => stageServer(stage, index > 0));
+  return [
+    ...deployed,
+    {
+      url: `http://127.0.0.1:{port}${BASE_PATH}`,
+      description: 'Local: `npm start` on this machine.',
+      'x-internal': true,
+      variables: { port: { default: '3000', description: 'The PORT the local API listens on.' } },
+    },
+  ];
+}
+
+/**
+ * A stage's base URL: its custom domain, known before it is deployed; without one, its generated
+ * execute-api host, whose API id only exists once deployed: the one variable, with the command that reads it.
+ */
+function stageServer(stage: StageConfig, internal: boolean): OpenApiServer {
+  const title = `${stage.name.charAt(0).toUpperCase()}${stage.name.slice(1)}`;
+  if (stage.domain) {
+    return {
+      url: `https://${stage.domain.domainName}${BASE_PATH}`,
+      description: `${title}: its custom domain, the BaseUrl output of the ${stage.stackName} stack.`,
+      'x-internal': internal,
+    };
+  }
+  const readBaseUrl =
+    `aws cloudformation describe-stacks --stack-name ${stage.stackName} --region ${stage.region} ` +
+    `--query "Stacks[0].Outputs[?OutputKey=='BaseUrl'].OutputValue" --output text`;
+  return {
+    url: `https://{apiId}.execute-api.${stage.region}.amazonaws.com${BASE_PATH}`,
+    description: `${title}: the BaseUrl output of the ${stage.stackName} stack (no custom domain: its generated execute-api host).`,
+    'x-internal': internal,
+    variables: {
+      apiId: {
+        default: `${stage.name}-api-id`,
+        description: `Replace with the ${stage.name} HTTP API's id: the first label of the host in the ${stage.stackName} stack's BaseUrl output, which \`${readBaseUrl}\` prints.`,
+      },
+    },
+  };
 }
 
 /** What `openapi-typescript openapi.json` prints for the document. */

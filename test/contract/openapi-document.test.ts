@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../contract/openapi-document';
-import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApiDocument } from '../../tools/openapi';
+import { CLIENT_TYPES_PATH, OPENAPI_PATH, openApiServers, renderClientTypes, renderOpenApiDocument } from '../../tools/openapi';
+import { production, staging, type StageConfig } from '../../infra/stages';
 import { ERROR_CODES } from '../../src/facts/error-codes';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../src/domain/pets/pet-schemas';
 import { routes, type Route } from '../../src/facts/routes';
@@ -131,11 +132,57 @@ describe('openapi.json', () => {
     for (const server of document.servers.slice(0, 2)) expect(server.description).toContain('the BaseUrl output');
   });
 
+  it("serves first production's custom domain, a URL without variables, so a generated client's default base URL exists", () => {
+    expect(document.servers[0]).toEqual({
+      url: `https://${production.domain!.domainName}/v1`,
+      description: expect.stringMatching(/^Production: /),
+      'x-internal': false,
+    });
+  });
+
+  it('gives staging, which has no domain, one variable whose description says where to read its value', () => {
+    const [, stagingServer] = document.servers;
+    expect(staging.domain).toBeUndefined();
+    expect(stagingServer.url).toBe(`https://{apiId}.execute-api.${staging.region}.amazonaws.com/v1`);
+    expect(Object.keys(stagingServer.variables)).toEqual(['apiId']);
+    expect(stagingServer.variables.apiId.description).toContain(
+      `aws cloudformation describe-stacks --stack-name ${staging.stackName} --region ${staging.region}`,
+    );
+    expect(stagingServer['x-internal']).toBe(true);
+  });
+
   it('gives every operation an example response', () => {
     for (const candidate of operations) {
       const success = Object.entries(candidate.responses as Record<string, any>).find(([status]) => Number(status) < 300)!;
       expect(success[1].content['application/json'].example).toBeDefined();
     }
+  });
+});
+
+describe('the servers of the document', () => {
+  const withDomain = (stage: StageConfig, domainName: string): StageConfig => ({
+    ...stage,
+    domain: { domainName, certificateArn: `arn:aws:acm:${stage.region}:${stage.account}:certificate/example` },
+  });
+
+  it('follow each stage: a stage given a domain is served there, with no variable left to fill in', () => {
+    const servers = openApiServers([withDomain(staging, 'staging.example.org'), production]);
+    expect(servers.map((server) => server.url)).toEqual([
+      `https://${production.domain!.domainName}/v1`,
+      'https://staging.example.org/v1',
+      'http://127.0.0.1:{port}/v1',
+    ]);
+    expect(servers[1]!.variables).toBeUndefined();
+  });
+
+  it('put the last promoted stage first, the only one not marked internal', () => {
+    const servers = openApiServers([staging, { ...production, domain: undefined }]);
+    expect(servers.map((server) => [server.description.split(':')[0], server['x-internal']])).toEqual([
+      ['Production', false],
+      ['Staging', true],
+      ['Local', true],
+    ]);
+    expect(servers[0]!.url).toBe(`https://{apiId}.execute-api.${production.region}.amazonaws.com/v1`);
   });
 });
 
@@ -150,7 +197,7 @@ function redoclyLint(file: string) {
 
 describe('the document once the deprecated operation is removed at its sunset (its route deleted from the table)', () => {
   const table: readonly Route[] = routes.filter((route: Route) => route.deprecation === undefined);
-  const built = buildOpenApiDocument(table);
+  const built = buildOpenApiDocument(openApiServers(), table);
   const text = JSON.stringify(built, null, 2);
   const work = mkdtempSync(join(tmpdir(), 'animal-store-openapi-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -186,7 +233,7 @@ describe('the document with more than one deprecated operation', () => {
     ...route,
     deprecation: { since: new Date('2026-01-01T00:00:00Z'), sunset: sunsets[index]!, successorPath: '/pets' },
   }));
-  const built = buildOpenApiDocument(table) as Record<string, any>;
+  const built = buildOpenApiDocument(openApiServers(), table) as Record<string, any>;
 
   it("admits each one's Sunset date in the shared header, and names each in the description with its removal date", () => {
     expect(built.components.headers.Sunset.schema.enum).toEqual(sunsets.map((sunset) => sunset.toUTCString()));
