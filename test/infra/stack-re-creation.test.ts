@@ -1,10 +1,10 @@
 import type { CfnElement } from 'aws-cdk-lib';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accessLogGroupPrefix } from '../../infra/animal-store-http-api';
 import { stages, type StageConfig } from '../../infra/stages';
 import type { CfnTemplate } from '../../tools/lambda/synth';
 import { evaluateIntrinsics } from '../helpers/cfn-intrinsics';
-import { synthesizedStage } from '../helpers/synthesized-app';
+import { synthesizedApp, synthesizedStage } from '../helpers/synthesized-app';
 
 /** What CloudFormation leaves behind when the resource leaves the stack, or when the stack is deleted. */
 const KEPT = new Set(['Retain', 'RetainExceptOnCreate', 'Snapshot']);
@@ -83,6 +83,11 @@ describe('the check for names a re-created stack would repeat', () => {
       'FromAnotherResource',
     ]);
   });
+});
+
+// The shared synthesis bundles every function: in a hook, whose time limit allows for that, not in the first test.
+beforeAll(() => {
+  synthesizedApp();
 });
 
 describe.each(stages)('re-creating the $name stack', (config: StageConfig) => {
