@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { metricsNamespace } from '../src/facts/metric-names';
@@ -97,14 +98,24 @@ export class AnimalStoreStack extends Stack {
       domain: stage.domain,
     });
 
+    const tables = new Map<string, ITableV2>([
+      ['Pets', this.petsTable.table],
+      ['ApiKeys', this.apiKeysTable.table],
+      ['Idempotency', this.idempotencyTable.table],
+    ]);
+    const indexNames = new Map([
+      ['Pets', PetsTable.indexNames],
+      ['ApiKeys', ApiKeysTable.indexNames],
+    ]);
     const watched = {
       api: this.api.httpApi,
       functions: new Map(this.functions.all.map((fn) => [fn.node.id, fn.function])),
-      tables: new Map([
-        ['Pets', this.petsTable.table],
-        ['ApiKeys', this.apiKeysTable.table],
-        ['Idempotency', this.idempotencyTable.table],
-      ]),
+      tables,
+      indexes: new Map(
+        [...indexNames].flatMap(([name, indexes]) =>
+          indexes.map((indexName) => [`${name} ${indexName}`, { table: tables.get(name)!, indexName }] as const),
+        ),
+      ),
     };
     this.monitoring = new Monitoring(this, 'Monitoring', { ...watched, thresholds: stage.alarms, subscriptions: stage.alarmSubscriptions });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {

@@ -10,7 +10,7 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { API_WATCHES, FUNCTION_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
+import { API_WATCHES, FUNCTION_WATCHES, INDEX_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
 import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../src/facts/metric-names';
 import { SERVICE_NAME } from '../src/facts/service';
 
@@ -26,7 +26,7 @@ const WIDTH = 24;
 
 /**
  * The stage's CloudWatch dashboard, named after the stack: alarm states first, then a row for the
- * API, the functions and the tables, a graph per watch (infra/watched-metrics.ts), and last the
+ * API, the functions, the tables and their indexes, a graph per watch (infra/watched-metrics.ts), and last the
  * business metrics the functions publish.
  */
 export class Dashboard extends Construct {
@@ -59,6 +59,7 @@ export class Dashboard extends Construct {
         watchRow(props.functions, FUNCTION_WATCHES),
         [new TextWidget({ markdown: '## DynamoDB', width: WIDTH, height: 1 })],
         watchRow(props.tables, TABLE_WATCHES),
+        watchRow(props.indexes, INDEX_WATCHES),
         [new TextWidget({ markdown: `## Business metrics (namespace \`${props.metricsNamespace}\`)`, width: WIDTH, height: 1 })],
         row([
           ['Pets created', [this.business(props.metricsNamespace, METRICS.petsCreated)]],

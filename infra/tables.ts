@@ -29,6 +29,8 @@ function tableDefaults(props: DataTableProps) {
 
 /** The pets, keyed as src/dynamodb/pets-table.ts says; its name is generated so stages can share an account. */
 export class PetsTable extends Construct {
+  /** The indexes of the key design, both read by listings only. */
+  static readonly indexNames: readonly string[] = [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name];
   readonly table: TableV2;
 
   constructor(scope: Construct, id: string, props: DataTableProps) {
@@ -61,7 +63,7 @@ export class PetsTable extends Construct {
       case 'query':
         return new PolicyStatement({
           actions: ['dynamodb:Query'],
-          resources: [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name].map((index) => `${tableArn}/index/${index}`),
+          resources: PetsTable.indexNames.map((index) => `${tableArn}/index/${index}`),
         });
       case 'get':
         return new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [tableArn] });
@@ -76,6 +78,8 @@ export class PetsTable extends Construct {
  * time; ops write it with `npm run keys` under their own credentials.
  */
 export class ApiKeysTable extends Construct {
+  /** The index of the key design: revocation finds a key by its public id. */
+  static readonly indexNames: readonly string[] = [API_KEYS_TABLE.byKeyIdIndex.name];
   readonly table: TableV2;
 
   constructor(scope: Construct, id: string, props: DataTableProps) {

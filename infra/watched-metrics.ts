@@ -1,7 +1,7 @@
 import type { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, type IMetric, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Operation, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AlarmThresholds } from './stages';
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
@@ -15,8 +15,17 @@ export interface WatchedResources {
   readonly api: HttpApi;
   /** The functions, by a name used in graph labels, alarm ids and alarm descriptions. */
   readonly functions: ReadonlyMap<string, IFunction>;
-  /** The tables, by a name used in graph labels, alarm ids and alarm descriptions. */
-  readonly tables: ReadonlyMap<string, TableV2>;
+  /** The tables in use, by a name used in graph labels, alarm ids and alarm descriptions. */
+  readonly tables: ReadonlyMap<string, ITableV2>;
+  /** The tables' global secondary indexes, by a name used in graph labels. */
+  readonly indexes: ReadonlyMap<string, TableIndex>;
+}
+
+/** One global secondary index of a table: DynamoDB publishes its capacity and throttles apart from the table's. */
+export interface TableIndex {
+  readonly table: ITableV2;
+  /** As the table's key design names it (src/dynamodb/). */
+  readonly indexName: string;
 }
 
 /** One line of a graph, drawn for each resource of the watch's kind. */
@@ -194,7 +203,7 @@ const WATCHED_OPERATIONS = [
 ];
 
 /** Each table's consumed capacity and throttling. */
-export const TABLE_WATCHES: readonly Watch<TableV2>[] = [
+export const TABLE_WATCHES: readonly Watch<ITableV2>[] = [
   {
     title: 'Consumed read capacity',
     lines: [{ label: (name) => `${name} RCU`, metric: (table, period) => table.metricConsumedReadCapacityUnits(sum(period)) }],
@@ -215,5 +224,36 @@ export const TABLE_WATCHES: readonly Watch<TableV2>[] = [
       threshold: (thresholds) => thresholds.dynamoDbThrottledRequests,
       description: (name) => `DynamoDB throttled requests on the ${name} table. Clients get 503 once the SDK's retries are exhausted.`,
     },
+  },
+];
+
+/** A metric DynamoDB publishes for one index: the table's own (TableName alone) leaves every index out. */
+const indexMetric = (metricName: string) => (index: TableIndex, period: Duration) =>
+  index.table.metric(metricName, {
+    ...sum(period),
+    dimensionsMap: { TableName: index.table.tableName, GlobalSecondaryIndexName: index.indexName },
+  });
+
+/**
+ * Each index's consumed capacity and throttle events: listings read only the pets table's indexes, and
+ * every write to the table is written to each index too. No alarm of their own: a throttled index write
+ * throttles the table's PutItem and a throttled index read its Query, both counted by the table's
+ * ThrottledRequests alarm; these graphs then tell which index it was.
+ */
+export const INDEX_WATCHES: readonly Watch<TableIndex>[] = [
+  {
+    title: 'Index consumed read capacity',
+    lines: [{ label: (name) => `${name} RCU`, metric: indexMetric('ConsumedReadCapacityUnits') }],
+  },
+  {
+    title: 'Index consumed write capacity',
+    lines: [{ label: (name) => `${name} WCU`, metric: indexMetric('ConsumedWriteCapacityUnits') }],
+  },
+  {
+    title: 'Index throttle events',
+    lines: [
+      { label: (name) => `${name} reads`, metric: indexMetric('ReadThrottleEvents') },
+      { label: (name) => `${name} writes`, metric: indexMetric('WriteThrottleEvents') },
+    ],
   },
 ];

@@ -7,6 +7,8 @@ import { createAnimalStoreApp } from '../../infra/animal-store-app';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
 import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { METRICS, metricsNamespace } from '../../src/facts/metric-names';
+import { API_KEYS_TABLE } from '../../src/dynamodb/api-keys-table';
+import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
@@ -224,6 +226,33 @@ describe.each(stages)('what the $name stage shows and logs', (config: StageConfi
     for (const fn of stage.stack.functions.all) expect(body).toContain(logicalId(stage, fn.function));
   });
 
+  it("graphs each index's consumed read and write capacity and read and write throttles, by table and index name", () => {
+    const [dashboard] = Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Dashboard'));
+    const graphed = indexMetricsOf(dashboard!.Properties!.DashboardBody);
+    const pets = logicalId(stage, stage.stack.petsTable.table);
+    const keys = logicalId(stage, stage.stack.apiKeysTable.table);
+    const indexes = [
+      [pets, PETS_TABLE.allPetsIndex.name],
+      [pets, PETS_TABLE.byStatusIndex.name],
+      [keys, API_KEYS_TABLE.byKeyIdIndex.name],
+    ];
+    const expected = indexes.flatMap(([table, index]) =>
+      ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents'].map(
+        (metric) => `${metric} ${table} ${index}`,
+      ),
+    );
+    expect(graphed.sort()).toEqual(expected.sort());
+  });
+
+  it("raises no alarm of an index's own: the table's throttled-requests alarm counts the requests an index throttles", () => {
+    const alarms = Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Alarm'));
+    expect(JSON.stringify(alarms)).not.toContain('GlobalSecondaryIndexName');
+    const pets = logicalId(stage, stage.stack.petsTable.table);
+    const throttled = alarms.filter((alarm) => JSON.stringify(alarm).includes('ThrottledRequests') && JSON.stringify(alarm).includes(pets));
+    expect(JSON.stringify(throttled)).toContain('"Query"');
+    expect(JSON.stringify(throttled)).toContain('"PutItem"');
+  });
+
   it('logs every function as JSON at the stage’s level, Lambda’s own lines included, with metrics in the stage’s namespace', () => {
     for (const fn of stage.stack.functions.all) {
       const properties = stage.json.Resources[logicalId(stage, fn.function)]!.Properties!;
@@ -290,3 +319,20 @@ describe.each(stages)('operator policies of the $name stage', (config: StageConf
     expect(stage.json.Outputs!.SmokeTestPolicyArn!.Value).toEqual({ Ref: logicalId(stage, stage.stack.smokeTestPolicy) });
   });
 });
+
+/**
+ * The index metrics a dashboard body draws, as `<metric> <table's logical id> <index>`: the body is a
+ * Fn::Join of JSON text and references, read back as JSON with each reference replaced by its logical id.
+ */
+function indexMetricsOf(body: unknown): string[] {
+  const [, parts] = (body as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  const text = parts.map((part) => (typeof part === 'string' ? part : ((part as { Ref?: string }).Ref ?? '?'))).join('');
+  const widgets = (JSON.parse(text) as { widgets: Array<{ properties: { metrics?: unknown[][] } }> }).widgets;
+  return widgets
+    .flatMap((widget) => widget.properties.metrics ?? [])
+    .filter((metric) => metric.includes('GlobalSecondaryIndexName'))
+    .map((metric) => {
+      const dimension = (name: string) => metric[metric.indexOf(name) + 1];
+      return `${metric[1]} ${dimension('TableName')} ${dimension('GlobalSecondaryIndexName')}`;
+    });
+}
