@@ -64,7 +64,10 @@ export class AnimalStoreStack extends Stack {
     Tags.of(this).add('stage', stage.name);
 
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
-    this.petsTable = new PetsTable(this, 'Pets', data);
+    this.petsTable = new PetsTable(this, 'Pets', {
+      ...data,
+      ...(stage.restoredPetsTable === undefined ? {} : { restored: stage.restoredPetsTable }),
+    });
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
     this.idempotencyTable = new IdempotencyTable(this, 'Idempotency');
     const cursorSecret = new CursorSecret(this, 'CursorSecret', {
@@ -98,6 +101,7 @@ export class AnimalStoreStack extends Stack {
       domain: stage.domain,
     });
 
+    // The pets table in use, the restored one during a restore: its alarms and graphs follow it by name.
     const tables = new Map<string, ITableV2>([
       ['Pets', this.petsTable.table],
       ['ApiKeys', this.apiKeysTable.table],
@@ -177,7 +181,7 @@ export class AnimalStoreStack extends Stack {
       value: this.apiKeysTable.table.tableName,
       description: 'The --table of `npm run keys` (create, list, revoke API keys).',
     });
-    new CfnOutput(this, 'PetsTableName', { value: this.petsTable.table.tableName, description: 'The pets table.' });
+    new CfnOutput(this, 'PetsTableName', { value: this.petsTable.table.tableName, description: 'The pets table in use.' });
     new CfnOutput(this, 'Region', { value: this.region, description: 'The --region of `npm run keys`.' });
     new CfnOutput(this, 'KeyAdministrationPolicyArn', {
       value: this.keyAdministrationPolicy.managedPolicyArn,

@@ -4,10 +4,12 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
 import { OPERATION_IDS, type OperationId } from '../src/facts/routes';
+import type { RestoredPetsTable } from './tables';
 import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
 
 export type { CorsConfig } from '../src/http/cors-policy';
+export type { RestoredPetsTable } from './tables';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -146,6 +148,8 @@ export interface StageConfig {
   readonly deletionProtection: boolean;
   /** Refuses `cdk destroy` (DeleteStack) until someone turns it off on purpose. */
   readonly terminationProtection: boolean;
+  /** Set only during a restore (docs/operations.md, "Restoring the pets table"): the pets table in use, by name. */
+  readonly restoredPetsTable?: RestoredPetsTable;
 }
 
 export const staging: StageConfig = {

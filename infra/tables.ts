@@ -1,5 +1,5 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AttributeType, ProjectionType, TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { API_KEYS_TABLE } from '../src/dynamodb/api-keys-table';
@@ -27,31 +27,66 @@ function tableDefaults(props: DataTableProps) {
   };
 }
 
-/** The pets, keyed as src/dynamodb/pets-table.ts says; its name is generated so stages can share an account. */
+/**
+ * A pets table restored outside the stack (docs/operations.md, "Restoring the pets table"): every
+ * function, the smoke-test policy, the alarms, the dashboard and the PetsTableName output use it by
+ * name, in the stack's account and region, while the stack's own pets table stays where it is.
+ */
+export interface RestoredPetsTable {
+  /** The restored table's name, as given to `aws dynamodb restore-table-to-point-in-time --target-table-name`. */
+  readonly tableName: string;
+  /**
+   * Leaves the stack's own pets table out of the template so `cdk import` can adopt the restored one under
+   * its logical id: retained where the removal policy is RETAIN (production), deleted where it is DESTROY (staging).
+   */
+  readonly detachStackTable?: boolean;
+}
+
+export interface PetsTableProps extends DataTableProps {
+  /** A restored table the functions use instead of the stack's own, by name; none outside a restore. */
+  readonly restored?: RestoredPetsTable;
+}
+
+/** DynamoDB's rule for table names. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+/**
+ * The pets, keyed as src/dynamodb/pets-table.ts says; its name is generated so stages can share an
+ * account. During a restore, `table` is the restored table and the stack's own stays (or is detached).
+ */
 export class PetsTable extends Construct {
   /** The indexes of the key design, both read by listings only. */
   static readonly indexNames: readonly string[] = [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name];
-  readonly table: TableV2;
+  /** The stack's own table, under its pinned logical id; undefined while a restore detaches it. */
+  readonly stackTable: TableV2 | undefined;
+  /** The table in use, the stack's own or the restored one: every grant, alarm, graph and output follows it. */
+  readonly table: ITableV2;
 
-  constructor(scope: Construct, id: string, props: DataTableProps) {
+  constructor(scope: Construct, id: string, props: PetsTableProps) {
     super(scope, id);
+    const { restored } = props;
+    if (restored) this.refuseRestoredName(restored.tableName);
     const { allPetsIndex, byStatusIndex } = PETS_TABLE;
-    this.table = new TableV2(this, 'Table', {
-      ...tableDefaults(props),
-      partitionKey: { name: PETS_TABLE.partitionKey, type: AttributeType.NUMBER },
-      globalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
-      })),
-    });
+    this.stackTable = restored?.detachStackTable
+      ? undefined
+      : new TableV2(this, 'Table', {
+          ...tableDefaults(props),
+          partitionKey: { name: PETS_TABLE.partitionKey, type: AttributeType.NUMBER },
+          globalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
+            indexName: index.name,
+            partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+            sortKey: { name: index.sortKey, type: AttributeType.STRING },
+            projectionType: ProjectionType.ALL,
+          })),
+        });
+    // By name, in the stack's own account and region: where restore-table-to-point-in-time puts it.
+    this.table = restored ? TableV2.fromTableName(this, 'Restored', restored.tableName) : this.stackTable!;
   }
 
   /**
-   * Grants exactly the access infra/pets-table-access.ts gives an operation and nothing else: listing only
-   * queries the two indexes (it cannot read items by key, let alone write), reading one pet is a
-   * GetItem on the table, creating one a PutItem.
+   * Grants exactly the access infra/pets-table-access.ts gives an operation on the table in use and
+   * nothing else: listing only queries the two indexes (it cannot read items by key, let alone write),
+   * reading one pet is a GetItem on the table, creating one a PutItem.
    */
   grantAccess(grantee: IGrantable, access: readonly PetsTableAccess[]): void {
     for (const kind of access) grantee.grantPrincipal.addToPrincipalPolicy(this.statementFor(kind));
@@ -69,6 +104,22 @@ export class PetsTable extends Construct {
         return new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [tableArn] });
       case 'put':
         return new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [tableArn] });
+    }
+  }
+
+  /** Fails synthesis on a name DynamoDB would refuse, or one that would point the functions back at the stack's own table. */
+  private refuseRestoredName(tableName: string): void {
+    const problem = tableName.startsWith('arn:')
+      ? 'is an ARN: give the table name alone (the stack adds its own account and region)'
+      : !TABLE_NAME.test(tableName)
+        ? "is not a DynamoDB table name: 3 to 255 letters, digits, '_', '-' or '.'"
+        : tableName.startsWith(`${Stack.of(this).stackName}-${this.node.id}Table`)
+          ? "is the name CloudFormation generated for the stack's own pets table: restore to a new name and give that"
+          : undefined;
+    if (problem) {
+      throw new Error(
+        `restoredPetsTable.tableName ${JSON.stringify(tableName)} of ${this.node.path} ${problem} (docs/operations.md, "Restoring the pets table").`,
+      );
     }
   }
 }

@@ -67,6 +67,42 @@ describe('the pets table construct', () => {
   });
 });
 
+describe('the pets table construct during a restore', () => {
+  const restored = { tableName: 'pets-restored' };
+  /** An ARN of the stack's partition, as a bare stack writes it. */
+  const restoredArn = (suffix = '') => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:eu-west-1:123456789012:table/pets-restored${suffix}`]],
+  });
+  function placed() {
+    const stack = new Stack(new App(), 'Bare', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const role = new Role(stack, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    return { stack, role };
+  }
+
+  it("grants each access on the restored table, by name, in the stack's account and region, instead of its own", () => {
+    const { stack, role } = placed();
+    const pets = new PetsTable(stack, 'Pets', { ...kept, restored });
+    pets.grantAccess(role, ['query', 'get', 'put']);
+    const statements = statementsOf(Template.fromStack(stack));
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: PetsTable.indexNames.map((index) => restoredArn(`/index/${index}`)) },
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: restoredArn() },
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: restoredArn() },
+    ]);
+    expect(stack.resolve(pets.table.tableName)).toBe(restored.tableName);
+  });
+
+  it('keeps its own table, retained, unless told to detach it', () => {
+    const retained = placed();
+    new PetsTable(retained.stack, 'Pets', { ...kept, restored });
+    const [table] = Object.values(Template.fromStack(retained.stack).findResources('AWS::DynamoDB::GlobalTable'));
+    expect(table!.DeletionPolicy).toBe('Retain');
+    const detached = placed();
+    new PetsTable(detached.stack, 'Pets', { ...kept, restored: { ...restored, detachStackTable: true } });
+    expect(Template.fromStack(detached.stack).findResources('AWS::DynamoDB::GlobalTable')).toEqual({});
+  });
+});
+
 describe('the API keys table construct', () => {
   it('keys records by the key hash and indexes their public ids, keys only', () => {
     const { stack } = bare();
