@@ -8,7 +8,7 @@ import { Alias, Code, Function as LambdaFn, Runtime } from 'aws-cdk-lib/aws-lamb
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staging, stages, type StageConfig } from '../../infra/stages';
 import { routeKey, routes } from '../../src/facts/routes';
 import {
@@ -21,7 +21,7 @@ import {
   type EdgeKind,
   type PermissionGraph,
 } from '../../tools/lambda/permission-graph';
-import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
 let synthesis: SharedSynthesis;
@@ -274,6 +274,74 @@ describe('the permission graph of a template with a grant taken away or widened'
         expect.stringMatching(/Functions\/Authorizer\/Role .*AmazonDynamoDBFullAccess, whose statements the graph does not know/),
       ]),
     );
+  });
+});
+
+describe('the permission graph of a stage pointed at a restored pets table, by name', () => {
+  const RESTORED = 'AnimalStore-Staging-pets-2026-11-20';
+  const restoredArn = `arn:aws:dynamodb:${staging.region}:${staging.account}:table/${RESTORED}`;
+  let restored: Synthesis;
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    // Permissions do not depend on the bundles.
+    restored = synthesize({
+      stages: [{ ...staging, restoredPetsTable: { tableName: RESTORED } }],
+      context: { 'aws:cdk:bundling-stacks': [] },
+    });
+    stage = restored.stage(staging.name);
+  });
+  afterAll(() => restored?.dispose());
+
+  function findingsAfter(change: (json: CfnTemplate) => void): string[] {
+    const json = structuredClone(stage.json);
+    change(json);
+    return findingsOf(permissionGraph(json, targetOf(staging)));
+  }
+
+  it('accepts each function naming the restored table in its environment and granted on its ARN, as an edge outside the template', () => {
+    const graph = permissionGraph(stage.json, targetOf(staging));
+    expect(findingsOf(graph), formatEdges(graph)).toEqual([]);
+    const toRestored = edgesOfKind(graph, 'function → table').filter((edge) => edge.to.id === restoredArn);
+    const { routes: byHandler } = stage.stack.functions;
+    expect(toRestored.map((edge) => [edge.from.id, edge.detail, edge.outside]).sort()).toEqual(
+      [
+        [logicalId(stage, byHandler.get('list-pets')!.role), 'dynamodb:Query on index pets-by-creation, index pets-by-status', true],
+        [logicalId(stage, byHandler.get('create-pet')!.role), 'dynamodb:GetItem, dynamodb:PutItem on the table', true],
+        [logicalId(stage, byHandler.get('get-pet')!.role), 'dynamodb:GetItem on the table', true],
+      ].sort(),
+    );
+  });
+
+  it("draws no edge to the stack's own pets table, which no function uses any more", () => {
+    const graph = permissionGraph(stage.json, targetOf(staging));
+    const own = logicalId(stage, stage.stack.petsTable.stackTable!);
+    expect(edgesOfKind(graph, 'function → table').filter((edge) => edge.to.id === own)).toEqual([]);
+  });
+
+  it('reports a function whose environment names the restored table when its role lost the grant on it', () => {
+    const role = logicalId(stage, stage.stack.functions.routes.get('get-pet')!.role);
+    const findings = findingsAfter((json) => {
+      const [policy] = Object.values(resourcesOfType(json, 'AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties!.Roles).includes(role),
+      );
+      const document = policy!.Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter(
+        (statement: { Action: unknown }) => !JSON.stringify(statement.Action).includes('dynamodb:'),
+      );
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(new RegExp(`^function → table: Functions/getPet/Role → table ${RESTORED} .*may do nothing on it`)),
+    ]);
+  });
+
+  it('reports a function granted on the restored table that its environment does not name', () => {
+    const findings = findingsAfter((json) => {
+      delete json.Resources[logicalId(stage, stage.stack.functions.routes.get('get-pet')!.function)]!.Properties!.Environment.Variables
+        .PETS_TABLE_NAME;
+    });
+    expect(findings).toEqual([
+      expect.stringMatching(new RegExp(`^function → table: Functions/getPet/Role → table ${RESTORED} .*names no such table`)),
+    ]);
   });
 });
 

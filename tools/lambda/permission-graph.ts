@@ -952,8 +952,9 @@ class GraphBuilder {
       const indexes = [...asArray(table.Properties?.GlobalSecondaryIndexes), ...asArray(table.Properties?.LocalSecondaryIndexes)].map(
         (index) => r.render((index as { IndexName: unknown }).IndexName),
       );
-      return { id, name: r.ref(id), arn, indexes };
+      return { id, name: r.ref(id), arn, indexes, endpoint: r.endpoint(id), outside: false };
     });
+    tables.push(...this.tablesNamedOutside(tables.map((table) => table.arn)));
     const secrets = r.ofType('AWS::SecretsManager::Secret').map(([id]) => ({ id, arn: r.ref(id) }));
 
     for (const [functionId, fn] of r.ofType('AWS::Lambda::Function')) {
@@ -1021,10 +1022,11 @@ class GraphBuilder {
         this.add({
           kind: 'function → table',
           from: role.endpoint,
-          to: r.endpoint(table.id),
+          to: table.endpoint,
           detail: `${actions.join(', ') || 'nothing'} on ${grants.map((g) => g.label).join(', ') || 'nothing'}`,
           grantedBy: [...new Set(found.map(({ source }) => source))],
           problems: [...role.problems, ...new Set(problems)],
+          ...(table.outside ? { outside: true } : {}),
         });
       }
       addGrantBeyondTemplate('function → table', 'dynamodb', `table/${token('another table')}`, 'table', 'tables');
@@ -1073,6 +1075,38 @@ class GraphBuilder {
 
       this.logGroupEdge(functionId, role);
     }
+  }
+
+  /**
+   * Tables a function's role names by a literal ARN in the stack's own account and region, not defined in
+   * the template (a restored table the stage points at by name): walked like the template's tables, with
+   * the indexes the grants name, and listed as outside the template since the table itself is not here.
+   */
+  private tablesNamedOutside(templateTableArns: readonly string[]) {
+    const r = this.reader;
+    const prefix = r.arn('dynamodb', 'table/');
+    const indexesByName = new Map<string, Set<string>>();
+    for (const [functionId] of r.ofType('AWS::Lambda::Function')) {
+      for (const { statement } of this.functionRole(functionId).statements) {
+        for (const resource of asArray(statement.Resource).map((value) => r.render(value))) {
+          const match = resource.startsWith(prefix)
+            ? /^([A-Za-z0-9_.-]{3,255})(?:\/index\/([A-Za-z0-9_.-]+))?$/.exec(resource.slice(prefix.length))
+            : null;
+          if (!match || templateTableArns.includes(`${prefix}${match[1]}`)) continue;
+          const indexes = indexesByName.get(match[1]!) ?? new Set<string>();
+          if (match[2] !== undefined) indexes.add(match[2]);
+          indexesByName.set(match[1]!, indexes);
+        }
+      }
+    }
+    return [...indexesByName].map(([name, indexes]) => ({
+      id: `${prefix}${name}`,
+      name,
+      arn: `${prefix}${name}`,
+      indexes: [...indexes].sort(),
+      endpoint: { id: `${prefix}${name}`, label: `table ${name}` },
+      outside: true,
+    }));
   }
 
   /** Lambda writes a function's logs with the function's role: to its own log group, or /aws/lambda/<name>. */
