@@ -4,6 +4,7 @@ import { production, staging, type StageConfig } from '../../infra/stages';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { ENV } from '../../src/facts/environment';
 import { routes } from '../../src/facts/routes';
+import { functionAssets } from '../../tools/lambda/function-assets';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 
 /** The steps of a restore (docs/operations.md, "Restoring the pets table"), each one deploy of the same stage. */
@@ -135,6 +136,20 @@ describe.each([staging, production])(
     });
   },
 );
+
+describe.each([false, true])('the local Lambda runner of a restored stage (detached: %s)', (detach) => {
+  it('runs the functions against the local pets table, whatever name the restored one has', () => {
+    const synthesis = detach ? detached : restored;
+    const local = {
+      tables: { pets: 'local-pets', apiKeys: 'local-keys', idempotency: 'local-idempotency' },
+      dynamoDbEndpoint: 'http://127.0.0.1:1',
+      cursorSecret: 'a-cursor-secret-of-at-least-32-characters',
+    };
+    const assets = functionAssets(synthesis, synthesis.stage(staging.name));
+    for (const route of routes)
+      expect(assets.get(route.operationId)!.environment(local)[ENV.petsTable], route.operationId).toBe('local-pets');
+  });
+});
 
 describe('the restored pets table option, checked at synthesis', () => {
   const context = { 'aws:cdk:bundling-stacks': [] };

@@ -52,13 +52,16 @@ export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: Synt
       const { Environment, MemorySize, Timeout } = resource.Properties!;
       const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
       const environment = (local: LocalResources): Record<string, string> => {
+        const ownPets = stack.petsTable.stackTable;
         const references: Record<string, string> = {
-          [logicalId(stack.petsTable.table.node.defaultChild)]: local.tables.pets,
+          ...(ownPets === undefined ? {} : { [logicalId(ownPets.node.defaultChild)]: local.tables.pets }),
           [logicalId(stack.apiKeysTable.table.node.defaultChild)]: local.tables.apiKeys,
           [logicalId(stack.idempotencyTable.table.node.defaultChild)]: local.tables.idempotency,
         };
+        // A restored pets table is named, not referenced (infra/stages.ts, restoredPetsTable): locally it is the pets table.
+        const restoredPets = stage.config.restoredPetsTable?.tableName;
         const resolve = (variable: string, value: unknown): string => {
-          if (typeof value === 'string') return value;
+          if (typeof value === 'string') return value === restoredPets ? local.tables.pets : value;
           const json = JSON.stringify(value);
           if (json.includes('{{resolve:secretsmanager:')) return local.cursorSecret;
           const ref = (value as { Ref?: string }).Ref;
