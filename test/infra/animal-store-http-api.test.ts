@@ -1,12 +1,10 @@
-import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpUrlIntegration, HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import type { CorsConfig } from '../../src/http/cors-policy';
-import { AnimalStoreHttpApi } from '../../infra/animal-store-http-api';
+import { buildBareHttpApi } from '../helpers/bare-http-api';
 import { preflightRoute, routeKey, routes } from '../../src/facts/routes';
 import type { ThrottleConfig } from '../../infra/stages';
 
@@ -19,25 +17,9 @@ const THROTTLE: ThrottleConfig = {
   preflight: { rateLimit: 51, burstLimit: 52 },
 };
 
-/** The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions. */
+/** The API construct with a distinct share per route and the given CORS setting. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {
-  const stack = new Stack(new App(), 'Bare');
-  const fn = (id: string) =>
-    new LambdaFunction(stack, id, {
-      runtime: Runtime.NODEJS_24_X,
-      handler: 'index.handler',
-      code: Code.fromInline('export const handler = async () => ({})'),
-    });
-  const api = new AnimalStoreHttpApi(stack, 'Api', {
-    routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
-    routeNotFoundFunction: fn('Fallback'),
-    authorizerFunction: fn('Authorizer'),
-    throttle: THROTTLE,
-    cors,
-    logRetention: RetentionDays.ONE_WEEK,
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
-  return { stack, api, fn };
+  return buildBareHttpApi({ throttle: THROTTLE, cors });
 }
 
 describe('the API construct', () => {

@@ -1,35 +1,16 @@
-import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { AnimalStoreHttpApi } from '../../infra/animal-store-http-api';
-import { staging, type DomainConfig } from '../../infra/stages';
-import { routes } from '../../src/facts/routes';
+import type { DomainConfig } from '../../infra/stages';
+import { buildBareHttpApi } from '../helpers/bare-http-api';
 
 const REGION = 'eu-west-1';
 const CERTIFICATE_ARN = `arn:aws:acm:${REGION}:123456789012:certificate/0a1b2c3d-example`;
 const ZONE = { hostedZoneId: 'Z0EXAMPLEZONE', zoneName: 'example.org' };
 
-/** The API construct on a bare stack in a known region, with stand-in functions and the given domain. */
+/** The API construct on a bare stack in a known region, with the given domain. */
 function build(domain?: DomainConfig) {
-  const stack = new Stack(new App(), 'Bare', { env: { account: '123456789012', region: REGION } });
-  const fn = (id: string) =>
-    new LambdaFunction(stack, id, {
-      runtime: Runtime.NODEJS_24_X,
-      handler: 'index.handler',
-      code: Code.fromInline('export const handler = async () => ({})'),
-    });
-  const api = new AnimalStoreHttpApi(stack, 'Api', {
-    routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
-    routeNotFoundFunction: fn('Fallback'),
-    authorizerFunction: fn('Authorizer'),
-    throttle: staging.throttle,
-    cors: { allowOrigins: [], maxAgeSeconds: 600 },
-    logRetention: RetentionDays.ONE_WEEK,
-    removalPolicy: RemovalPolicy.DESTROY,
-    domain,
-  });
+  const { stack, api } = buildBareHttpApi({ domain }, { env: { account: '123456789012', region: REGION } });
   return { stack, api, template: () => Template.fromStack(stack) };
 }
 
