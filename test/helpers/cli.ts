@@ -37,8 +37,11 @@ export interface RunningServer {
  * through tsx's loader in the server's own process, not through tsx's command, which would run it in
  * a child: a signal reaches the server itself, SIGKILL included.
  */
-export async function startServerProcess(env: Record<string, string> = {}): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+export async function startServerProcess(
+  env: Record<string, string> = {},
+  { script = 'local/server.ts' }: { /** The entry point: local/debug.ts for npm run debug. */ script?: string } = {},
+): Promise<RunningServer> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
