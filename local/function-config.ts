@@ -28,3 +28,8 @@ export function localFunctionEnvironment(
 ): Environment {
   return instanceEnvironment({ ...localStageVariables(cursorSecret), ...overrides }, inherited);
 }
+
+/** The variables a function reads: the entries of its configuration schema. */
+export function configVariablesOf(handler: FunctionHandler): string[] {
+  return Object.keys(FUNCTION_CONFIG[handler].pipe[0].entries);
+}

@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { authorizer, routeNotFoundHandler, routes } from '../src/facts/routes';
+import { issueApiKey } from '../src/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
+import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { authorizer } from '../src/facts/routes';
 import { ENV } from '../src/facts/environment';
 import {
   createLocalClient,
@@ -11,6 +15,9 @@ import {
   startDynalite,
   type LocalDynamoDb,
 } from './dynamodb-local';
+import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
+import { functionConfigProblems, localFunctionEnvironment } from './function-config';
+import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createFunctionRuntime } from './functions';
 
 /**
@@ -18,31 +25,56 @@ import { createFunctionRuntime } from './functions';
  * `sam local invoke` does, and prints its result. It uses the DynamoDB of a running `npm start`
  * when there is one (so it sees and changes the same data), and an in-memory one otherwise.
  */
-const usage = `Usage: npm run invoke -- <function> <event.json | ->
+/** The bearer key events/authorize.json carries, which invoke replaces with a key it issues. */
+const SAMPLE_KEY_PLACEHOLDER = 'replace-with-your-dev-api-key';
 
-  <function>  an operation (${routes.map((route) => route.operationId).join(', ')}) or a handler file
-              in src/handlers/ (${[...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler].join(', ')})
-  <event>     a JSON event file (see events/), or - to read it from standard input
+const usage = `Usage: npm run invoke -- <function> <event.json | -> [--env-vars <file>] [--path-parameter <name>=<value>]
+
+  <function>          ${FUNCTION_NAMES.join(', ')} (or a handler file's name, such as route-not-found)
+  <event>             a JSON event file (see events/), or - to read it from standard input
+  --env-vars <file>   per-function environment overrides, as npm start takes them in ENV_VARS
+                      (docs/local-development.md); ENV_VARS is read when this is not given
+  --path-parameter    sets one of the event's path parameters and its path, e.g. petId=<an id createPet printed>
+
+The authorizer's sample event carries the placeholder key "${SAMPLE_KEY_PLACEHOLDER}": invoke
+replaces it with a key of its own in the local store, revoked once the invocation is done.
 
 Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) to find a running local API's DynamoDB,
 DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets cursors.`;
 
-const [target, eventPath] = process.argv.slice(2);
-if (!target || !eventPath || target === '--help') {
-  process.stderr.write(`${usage}\n`);
-  process.exit(target === '--help' ? 0 : 2);
-}
-
-const handlerNames = new Set([...routes.map((route) => route.handler), authorizer.handler, routeNotFoundHandler]);
-const handler = routes.find((route) => route.operationId === target)?.handler ?? (handlerNames.has(target) ? target : undefined);
-if (handler === undefined) {
-  process.stderr.write(`Unknown function "${target}".\n\n${usage}\n`);
+/** Bad input: one line (or one per problem) and exit 2, without a stack; the usage only when asked for. */
+function refuse(lines: readonly string[], withUsage = false): never {
+  process.stderr.write(`${lines.join('\n')}\n${withUsage ? `\n${usage}\n` : ''}`);
   process.exit(2);
 }
 
-let store: LocalDynamoDb | undefined;
+let parsed: ReturnType<typeof parseInvokeArgs>;
 try {
-  const event = JSON.parse(eventPath === '-' ? await readStdin() : await readFile(resolve(eventPath), 'utf8')) as unknown;
+  parsed = parseInvokeArgs();
+} catch (error) {
+  refuse([(error as Error).message], true);
+}
+const { values: options, positionals } = parsed;
+const [target, eventPath] = positionals;
+if (options.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
+if (!target || !eventPath || positionals.length > 2) refuse(['Give a function and an event file.'], true);
+const handler = handlerNamed(target);
+if (handler === undefined) refuse([`Unknown function "${target}"; the functions are ${FUNCTION_NAMES.join(', ')}.`]);
+
+const event = withPathParameters(await readEvent(eventPath), options['path-parameter'] ?? []);
+const envVarsFile = options['env-vars'] || process.env.ENV_VARS || undefined;
+const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(refuseEnvVars);
+const cursorSecret = process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production';
+// The same check npm start makes: a value the function would refuse at cold start is named here.
+const configProblems = functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, overrides?.(name)));
+if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFile ?? 'The environment'}: ${line}`));
+
+let store: LocalDynamoDb | undefined;
+let revokeSampleKey: (() => Promise<unknown>) | undefined;
+try {
   const port = Number(process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT);
   const running = `http://127.0.0.1:${port}`;
   let endpoint = running;
@@ -57,17 +89,91 @@ try {
     endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
-  const environment = await prepareLocalStage(endpoint, process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production');
+  const environment = await prepareLocalStage(endpoint, cursorSecret);
+  if (handler === authorizer.handler) revokeSampleKey = await replaceSampleKey(event, endpoint);
 
-  const runtime = await createFunctionRuntime({ environment });
-  const result = await runtime.invoke(handler, event);
-  await runtime.close();
+  const runtime = await createFunctionRuntime({ environment, environmentOf: overrides });
+  const result = await runtime.invoke(handler, event).finally(() => runtime.close());
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
   process.stderr.write(`Invocation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 } finally {
+  await revokeSampleKey?.();
   await store?.close();
+}
+
+function parseInvokeArgs() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      'env-vars': { type: 'string' },
+      'path-parameter': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** The event, parsed; a missing or malformed file is refused in one line. */
+async function readEvent(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin() : await readFile(resolve(path), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`]);
+  }
+  const source = path === '-' ? 'The event on standard input' : path;
+  let event: unknown;
+  try {
+    event = JSON.parse(text);
+  } catch (error) {
+    refuse([`${source} is not JSON: ${(error as Error).message}`]);
+  }
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) refuse([`${source} must hold a JSON object (an event)`]);
+  return event as Record<string, unknown>;
+}
+
+/**
+ * The event with each `name=value` set as a path parameter, and its paths rebuilt from its route
+ * key's template, so that the handler sees one consistent request.
+ */
+function withPathParameters(event: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
+  if (assignments.length === 0) return event;
+  const parameters = { ...(event.pathParameters as Record<string, string> | undefined) };
+  for (const assignment of assignments) {
+    const [, name, value] = /^([^=]+)=(.*)$/.exec(assignment) ?? [];
+    if (name === undefined || value === undefined) refuse([`--path-parameter takes <name>=<value>, got "${assignment}"`]);
+    parameters[name] = value;
+  }
+  const template = typeof event.routeKey === 'string' ? event.routeKey.split(' ')[1] : undefined;
+  if (template === undefined) return { ...event, pathParameters: parameters };
+  const path = template.replace(/\{([^}+]+)\+?\}/g, (whole, name: string) =>
+    parameters[name] === undefined ? whole : encodeURIComponent(parameters[name]),
+  );
+  const context = (event.requestContext ?? {}) as Record<string, unknown>;
+  const http = (context.http ?? {}) as Record<string, unknown>;
+  return { ...event, pathParameters: parameters, rawPath: path, requestContext: { ...context, http: { ...http, path } } };
+}
+
+function refuseEnvVars(error: unknown): never {
+  if (error instanceof EnvVarsFileError) refuse(error.lines);
+  throw error;
+}
+
+/**
+ * When the event carries the sample's placeholder key, issues a key in the store the invocation
+ * uses and puts it in the event, so the sample shows an accepted key; returns what revokes it.
+ */
+async function replaceSampleKey(event: Record<string, unknown>, endpoint: string): Promise<(() => Promise<unknown>) | undefined> {
+  const headers = event.headers as Record<string, string> | undefined;
+  if (headers?.authorization !== `Bearer ${SAMPLE_KEY_PLACEHOLDER}`) return undefined;
+  const client = createLocalClient(endpoint);
+  const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
+  const { apiKey, record } = await issueApiKey(keys, 'npm run invoke (sample event)');
+  headers.authorization = `Bearer ${apiKey}`;
+  process.stderr.write(`Replaced the sample's placeholder key with ${record.keyId}, issued for this invocation\n`);
+  return () => keys.revoke(record.keyId, new Date()).finally(() => client.destroy());
 }
 
 async function isDynamoDbAt(endpoint: string): Promise<boolean> {

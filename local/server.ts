@@ -5,13 +5,14 @@ import { writeLine } from '../src/runtime/output';
 import { ENV } from '../src/facts/environment';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { startLocalApi } from './local-api';
 
 /**
  * `npm start`: serves the API on this machine. Configuration comes from the environment
  * (documented in the README); `--watch` (npm run dev) reloads handlers when their source changes.
  */
-const { values: flags } = parseArgs({ options: { watch: { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({ options: { watch: { type: 'boolean', default: false }, 'env-vars': { type: 'string' } } });
 const env = process.env;
 
 function portFrom(name: string, fallback: number): number {
@@ -49,6 +50,12 @@ function setting<T>(parse: () => T): T | undefined {
   }
 }
 
+function noteEnvVarsProblems(error: unknown): undefined {
+  if (!(error instanceof EnvVarsFileError)) throw error;
+  problems.push(...error.lines);
+  return undefined;
+}
+
 function refuseToStart(lines: readonly string[]): never {
   for (const line of lines) process.stderr.write(`Could not start the local API: ${line}\n`);
   process.exit(1);
@@ -63,6 +70,9 @@ try {
   const allowOrigins = setting(() => parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS)) ?? [];
   const port = setting(() => portFrom('PORT', 3000));
   const dynamoDbPort = setting(() => portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT));
+  // SAM's --env-vars: per-function overrides, checked with the rest before anything starts.
+  const envVarsFile = flags['env-vars'] || env.ENV_VARS || undefined;
+  const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(noteEnvVarsProblems);
   if (problems.length > 0 || port === undefined || dynamoDbPort === undefined) refuseToStart(problems);
 
   const api = await startLocalApi({
@@ -75,6 +85,7 @@ try {
     devApiKey: env.DEV_API_KEY || undefined,
     cursorSecret: env[ENV.cursorSecret] || undefined,
     watch: flags.watch,
+    functionEnvironment: overrides,
     // Through the functions' own writer, so that their lines and these never interleave.
     accessLog: (line) => writeLine('stdout', line),
     onReload: (file) => writeLine('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
@@ -89,6 +100,7 @@ try {
       `  API reference     ${api.docsUrl}  (OpenAPI document: ${api.docsUrl.replace(/\/docs$/, '/openapi.json')})`,
       `  Storage           ${storage(dynamoDbEndpoint, dataDir)}`,
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
+      envVarsFile !== undefined ? `  Overrides         ${envVarsFile} (per-function environment)` : '',
       allowOrigins.length > 0 ? `  CORS origins      ${allowOrigins.join(', ')}  (CORS_ALLOW_ORIGINS)` : '',
       flags.watch ? '  Watching          src/ (handlers reload on change)' : '',
       '',

@@ -3,6 +3,8 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { issueApiKey } from '../src/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
@@ -44,6 +46,9 @@ const SMOKE_PET_STATUS: PetStatus = 'sold';
 /** Where the smoke pet is listed among those of its status, newest first. */
 const SMOKE_LISTING = `/pets?status=${SMOKE_PET_STATUS}&limit=${LIST_LIMIT.max}`;
 
+/** The name of the key a keyless --local run issues for itself, and revokes once it is done. */
+const SMOKE_KEY_NAME = 'npm run smoke --local';
+
 const usage = `Usage: npm run smoke -- (--stage <name> | --local | --base-url <url>) --key <api key> [--timeout <seconds>]
 
 Runs these steps against a stage and prints PASS or FAIL for each; exits 0 only if all pass:
@@ -64,7 +69,8 @@ Where:
                        SMOKE_BASE_URL. It cannot clean up: it prints the command that would
   --key <api key>      an API key of that stage; or set SMOKE_API_KEY (preferred), which keeps
                        the key out of your shell history if you set it without typing it on a
-                       command line: read -rs SMOKE_API_KEY && export SMOKE_API_KEY
+                       command line: read -rs SMOKE_API_KEY && export SMOKE_API_KEY. With --local
+                       and no key, it issues one in the local store and revokes it when done
   --timeout <seconds>  time budget of each step (default ${DEFAULT_TIMEOUT_SECONDS})
 
 What it leaves behind: nothing with --stage or --local. The API has no delete operation, so step 6
@@ -92,6 +98,8 @@ interface Settings {
   readonly timeoutMs: number;
   /** Absent with --base-url: nothing to delete with. */
   readonly cleanup?: Cleanup;
+  /** Revokes the key a keyless --local run issued for itself. */
+  readonly revokeKey?: () => Promise<unknown>;
 }
 
 function parseSmokeArgs() {
@@ -120,7 +128,7 @@ async function readSettings(): Promise<Settings> {
     process.exit(0);
   }
   const apiKey = (options.key ?? process.env.SMOKE_API_KEY)?.trim();
-  if (!apiKey) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
+  if (!apiKey && !options.local) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
   const timeoutMs = parseTimeout(options.timeout);
   const chosen = [options.stage !== undefined && '--stage', options.local && '--local'].filter(Boolean);
   if (chosen.length > 1) fail('Choose --stage or --local, not both.');
@@ -131,7 +139,7 @@ async function readSettings(): Promise<Settings> {
         client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })),
         table: requireOutput(deployed, 'PetsTableName'),
       };
-      return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey, timeoutMs, cleanup };
+      return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey: apiKey!, timeoutMs, cleanup };
     } catch (error) {
       if (!(error instanceof StageLookupError)) throw error;
       process.stderr.write(`${error.message}\n`);
@@ -142,11 +150,34 @@ async function readSettings(): Promise<Settings> {
     const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
     const cleanup = { client: documentClientOver(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
     const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
-    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
+    if (apiKey) return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
+    const issued = await issueLocalKey(cleanup.client, endpoint);
+    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: issued.apiKey, timeoutMs, cleanup, revokeKey: issued.revoke };
   }
   const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
   if (!baseUrl) fail('Say which stage: --stage <name>, --local, or --base-url <url> (or SMOKE_BASE_URL).');
-  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs };
+  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: apiKey!, timeoutMs };
+}
+
+/**
+ * A key of the running npm start's own, for a --local run given none: issued in its keys table as
+ * `npm run keys -- create --local` would, and revoked once the steps are done.
+ */
+async function issueLocalKey(
+  client: DynamoDBDocumentClient,
+  endpoint: string,
+): Promise<{ apiKey: string; revoke: () => Promise<unknown> }> {
+  const store = new DynamoApiKeyStore(client, LOCAL_TABLES.apiKeys);
+  try {
+    const { apiKey, record } = await issueApiKey(store, SMOKE_KEY_NAME);
+    process.stdout.write(`Issued ${record.keyId} in the local store for this run; it is revoked when the run ends.\n`);
+    return { apiKey, revoke: () => store.revoke(record.keyId, new Date()) };
+  } catch (error) {
+    process.stderr.write(
+      `Could not issue a key in the local API's DynamoDB at ${endpoint} (${error instanceof Error ? error.message : String(error)}). Is npm start running?\n`,
+    );
+    process.exit(2);
+  }
 }
 
 /** `https://host`, `https://host/v1` and `https://host/v1/` all name the same API. */
@@ -349,5 +380,6 @@ if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostna
 try {
   process.exitCode = (await runSmokeTest(settings)) ? 0 : 1;
 } finally {
+  await settings.revokeKey?.();
   settings.cleanup?.client.destroy();
 }

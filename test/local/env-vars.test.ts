@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, startServerProcess } from '../helpers/cli';
+
+const folder = mkdtempSync(join(tmpdir(), 'animal-store-env-vars-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Writes an ENV_VARS file and returns its path. */
+function envVarsFile(name: string, contents: unknown): string {
+  const path = join(folder, name);
+  writeFileSync(path, typeof contents === 'string' ? contents : JSON.stringify(contents));
+  return path;
+}
+
+/** The lines npm start wrote to say why it did not start. */
+const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
+const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
+
+describe('npm start with ENV_VARS (per-function environment overrides)', () => {
+  it("gives one function the variables its entry names, and leaves every other function's as they were", async () => {
+    const file = envVarsFile('get-pet-elsewhere.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });
+    const server = await startServerProcess({ ENV_VARS: file });
+    try {
+      const headers = { authorization: `Bearer ${server.apiKey}` };
+      expect(server.output()).toContain(`Overrides         ${file}`);
+      expect((await fetch(`${server.baseUrl}/pets`, { headers })).status).toBe(200);
+      // getPet now reads a table that does not exist: it fails where it would have answered 404.
+      expect((await fetch(`${server.baseUrl}/pets/1`, { headers })).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("puts the overridden values through the functions' own configuration check, naming the rule they break", async () => {
+    const result = await start({ ENV_VARS: envVarsFile('verbose.json', { Parameters: { POWERTOOLS_LOG_LEVEL: 'verbose' } }) });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([expect.stringContaining('POWERTOOLS_LOG_LEVEL must be one of DEBUG, INFO')]);
+    expect(result.stdout).not.toContain('Animal store API');
+  });
+
+  it.each([
+    [
+      'an unknown function',
+      { listPet: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } },
+      'unknown function "listPet"; the functions are listPets, createPet',
+    ],
+    [
+      'a variable the function does not read',
+      { getPet: { CURSOR_SECRET: 'x'.repeat(32) } },
+      'getPet reads no variable CURSOR_SECRET; it reads',
+    ],
+    ['a variable no function reads', { Parameters: { LOG_LEVEL: 'DEBUG' } }, 'Parameters.LOG_LEVEL is read by no function; they read'],
+    [
+      'a value that is not a string',
+      { listPets: { POWERTOOLS_METRICS_DISABLED: true } },
+      'listPets.POWERTOOLS_METRICS_DISABLED must be a string',
+    ],
+    ['a file that is not JSON', '{ "listPets": ', 'is not JSON'],
+  ])('refuses, in one line naming the file, %s', async (name, contents, message) => {
+    const file = envVarsFile(`${name.replaceAll(' ', '-')}.json`, contents);
+    const result = await start({ ENV_VARS: file });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([expect.stringContaining(message)]);
+    expect(refusals(result.stderr)[0]).toMatch(new RegExp(`^Could not start the local API: ${file.replaceAll('.', '\\.')}`));
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('names a file that does not exist', async () => {
+    const result = await start({ ENV_VARS: join(folder, 'missing.json') });
+    expect(refusals(result.stderr)).toEqual([`Could not start the local API: ${join(folder, 'missing.json')}: no such file`]);
+  });
+});
+
+describe('npm run invoke with --env-vars', () => {
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1', ENV_VARS: '' });
+
+  it("lays the file's variables over the invoked function's environment", async () => {
+    const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });
+    const result = await invoke('getPet', 'events/get-pet.json', '--env-vars', file);
+    // getPet reads a table that does not exist: 500 where the sample otherwise gets 404.
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"statusCode": 500');
+  });
+
+  it('refuses an unknown function in the file in one line, exit 2, before invoking anything', async () => {
+    const file = envVarsFile('invoke-unknown.json', { routeNotFund: {} });
+    const result = await invoke('listPets', 'events/list-pets.json', '--env-vars', file);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `${file}: unknown function "routeNotFund"; the functions are listPets, createPet, getPet, routeNotFound, authorize (or Parameters, for all)`,
+    );
+  });
+});
