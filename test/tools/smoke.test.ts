@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
 import { staging } from '../../infra/stages';
 import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
@@ -77,6 +78,17 @@ describe('npm run smoke that cleans up after itself', () => {
     expect(lines.at(-1)).toMatch(/^PASS {2}6\/6 {2}the smoke pet is deleted/);
     expect(await storedPets(api.documents)).toEqual(before);
     expect(result.stdout).not.toContain('aws dynamodb delete-item');
+  });
+
+  it('with --local and no key, issues a key of its own in the local store, passes, and leaves that key revoked', async () => {
+    const keys = new DynamoApiKeyStore(api.documents, LOCAL_TABLES.apiKeys);
+    const keysBefore = (await keys.list()).map((record) => record.keyId);
+    const result = await smoke(['--local', '--base-url', api.baseUrl], { DYNAMODB_PORT: dynamoDbPort() });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
+    const issued = (await keys.list()).filter((record) => !keysBefore.includes(record.keyId));
+    expect(issued).toEqual([expect.objectContaining({ name: 'npm run smoke --local', revokedAt: expect.any(String) })]);
+    expect(result.stdout).toContain(`Issued ${issued[0]!.keyId} in the local store`);
   });
 
   it("with --stage, finds the base URL and pets table from the stack's outputs, and leaves nothing", async () => {
