@@ -219,7 +219,9 @@ describe('npm run invoke', () => {
   });
 
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
-    const result = await invoke('authorize', 'events/authorize.json');
+    const sample = await readFile(join(PROJECT_ROOT, 'events/authorize.json'), 'utf8');
+    const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
+    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: '1' }, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 
