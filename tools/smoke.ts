@@ -380,6 +380,6 @@ if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostna
 try {
   process.exitCode = (await runSmokeTest(settings)) ? 0 : 1;
 } finally {
-  await settings.revokeKey?.();
+  await settings.revokeKey?.().catch((error) => process.stderr.write(`Could not revoke the run's key: ${(error as Error).message}\n`));
   settings.cleanup?.client.destroy();
 }
