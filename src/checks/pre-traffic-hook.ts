@@ -32,8 +32,9 @@ const codeDeploy: CodeDeployApi = {
 };
 const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
 
-export const handler = async (event: unknown, context: Context): Promise<void> => {
-  logger.resetKeys();
+export const handler = (event: unknown, context: Context): Promise<void> => logger.runInvocation(() => checkNewVersion(event, context));
+
+async function checkNewVersion(event: unknown, context: Context): Promise<void> {
   logger.addContext(context);
   await runPreTrafficChecks(event, {
     codeDeploy,
@@ -47,4 +48,4 @@ export const handler = async (event: unknown, context: Context): Promise<void> =
       now: new Date(),
     }),
   });
-};
+}

@@ -80,9 +80,8 @@ export interface ProbeHandlerOptions extends ProbeSettings {
  */
 export function createProbeHandler(options: ProbeHandlerOptions) {
   const logger = options.logger ?? functionLogger;
-  return async (_event: unknown, context: Pick<Context, 'functionName' | 'awsRequestId'>): Promise<ProbeOutcome> => {
+  const probe = async (context: Pick<Context, 'functionName' | 'awsRequestId'>): Promise<ProbeOutcome> => {
     const startedAt = Date.now();
-    logger.resetKeys();
     logger.addContext(context);
     logger.appendKeys({ baseUrl: options.baseUrl });
     const outcome = await probeStage(options);
@@ -107,4 +106,6 @@ export function createProbeHandler(options: ProbeHandlerOptions) {
     }
     return outcome;
   };
+  return (_event: unknown, context: Pick<Context, 'functionName' | 'awsRequestId'>): Promise<ProbeOutcome> =>
+    logger.runInvocation(() => probe(context));
 }

@@ -18,11 +18,17 @@ const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentCli
  * context: the route turns a failed verdict into our 401 Error body, which API Gateway's own
  * 403 for `isAuthorized: false` could not be. See docs/authentication.md.
  */
-export const handler = async (
+export const handler = (
   event: APIGatewayRequestAuthorizerEventV2,
-  context: { awsRequestId: string; functionName: string; getRemainingTimeInMillis(): number },
-): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
-  logger.resetKeys();
+  context: AuthorizerInvocation,
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => logger.runInvocation(() => authorize(event, context));
+
+type AuthorizerInvocation = { awsRequestId: string; functionName: string; getRemainingTimeInMillis(): number };
+
+async function authorize(
+  event: APIGatewayRequestAuthorizerEventV2,
+  context: AuthorizerInvocation,
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
   logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
   countColdStart(context.functionName, event.requestContext.requestId);
   // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
@@ -35,4 +41,4 @@ export const handler = async (
     countRefusedAuthorization(verdict.outcome, event.requestContext.requestId);
   }
   return { isAuthorized: true, context: verdict };
-};
+}

@@ -42,8 +42,9 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
   // The same on every response: worked out once per instance, not per request.
   const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
   const refusesQuery = route !== undefined && !route.reads.includes('query');
-  const handler: HttpHandler = async (event, context) => {
-    logger.resetKeys();
+  // Each invocation's log keys are its own (Logger.runInvocation), whatever else runs in the instance.
+  const handler: HttpHandler = (event, context) => logger.runInvocation(() => invoke(event, context));
+  const invoke: HttpHandler = async (event, context) => {
     logger.addContext(context);
     logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
     countColdStart(context.functionName, event.requestContext.requestId);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { LEVELS, levelFromEnvironment, type LogLevel } from './log-level';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
@@ -42,10 +43,22 @@ function serializeError(error: Error): Record<string, unknown> {
   };
 }
 
+/** The keys one invocation's entries carry: the Lambda context's and the appended ones. */
+interface InvocationKeys {
+  context: Record<string, unknown>;
+  keys: Record<string, unknown>;
+}
+
 export class Logger {
   private readonly threshold: number;
-  private context: Record<string, unknown> = {};
-  private keys: Record<string, unknown> = {};
+  /**
+   * Each invocation's keys, for the work it starts: an AsyncLocalStorage rather than one store per
+   * instance, so work an invocation left running (a call abandoned at its deadline) logs with its
+   * own requestId and keyId, never with those of the invocation running next or beside it.
+   */
+  private readonly invocations = new AsyncLocalStorage<InvocationKeys>();
+  /** The keys of entries made outside any invocation (at cold start, in a test or a tool). */
+  private outside: InvocationKeys = { context: {}, keys: {} };
   private coldStart = true;
 
   constructor(
@@ -55,9 +68,22 @@ export class Logger {
     this.threshold = LEVELS[level];
   }
 
+  /**
+   * Runs one invocation with keys of its own, which addContext and appendKeys inside it (and in
+   * anything it starts) set: they never reach an entry of another invocation, concurrent or later.
+   */
+  runInvocation<T>(run: () => T): T {
+    return this.invocations.run({ context: {}, keys: {} }, run);
+  }
+
+  /** The keys of the running invocation, or those of entries made outside one. */
+  private get current(): InvocationKeys {
+    return this.invocations.getStore() ?? this.outside;
+  }
+
   /** The Lambda context's keys on every entry of this invocation; the first invocation is the cold start. */
   addContext(context: LogContext): void {
-    this.context = {
+    this.current.context = {
       cold_start: this.coldStart,
       function_name: context.functionName,
       function_memory_size: context.memoryLimitInMB === undefined ? undefined : Number(context.memoryLimitInMB),
@@ -69,13 +95,14 @@ export class Logger {
 
   /** Keys on every entry until resetKeys. */
   appendKeys(keys: Readonly<Record<string, unknown>>): void {
-    Object.assign(this.keys, keys);
+    Object.assign(this.current.keys, keys);
   }
 
-  /** Forgets the appended keys and the context: each invocation starts clean. */
+  /** Forgets the appended keys and the context of the running invocation (or of entries outside one). */
   resetKeys(): void {
-    this.keys = {};
-    this.context = {};
+    const current = this.current;
+    current.keys = {};
+    current.context = {};
   }
 
   debug(message: string, extra?: LogExtra): void {
@@ -98,7 +125,8 @@ export class Logger {
     if (LEVELS[level] < this.threshold) return;
     const own =
       extra === undefined ? {} : extra instanceof Error ? { error: serializeError(extra) } : typeof extra === 'string' ? { extra } : extra;
-    const entry = { level, message, timestamp: new Date().toISOString(), service: this.serviceName, ...this.context, ...this.keys, ...own };
+    const { context, keys } = this.current;
+    const entry = { level, message, timestamp: new Date().toISOString(), service: this.serviceName, ...context, ...keys, ...own };
     // Warnings and errors to stderr, where a local reader can tell them apart; on Lambda both reach the same log.
     writeLine(LEVELS[level] >= LEVELS.WARN ? 'stderr' : 'stdout', JSON.stringify(entry));
   }
