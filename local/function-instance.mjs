@@ -4,6 +4,7 @@
 // (the runtime sends the next once this one is answered); everything the function writes reaches the
 // runtime ahead of the answer it belongs with. Plain JavaScript: Node loads it in
 // the worker with nothing compiled.
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { OUTPUT_DESTINATION } from '../src/runtime/output-destination.mjs';
 import { createLambdaContext } from './lambda-context.mjs';
@@ -28,12 +29,13 @@ try {
   parentPort.postMessage({ type: 'failed', error: describe(error) });
 }
 
-parentPort.on('message', async ({ id, event }) => {
+parentPort.on('message', async ({ id, event, requestId }) => {
   const context = createLambdaContext({
     functionName,
     memoryLimitInMB: memoryMiB,
     timeoutMs,
-    awsRequestId: crypto.randomUUID(),
+    // The runtime's, so that its START and REPORT lines name the request the function's lines carry.
+    awsRequestId: requestId ?? crypto.randomUUID(),
     logStreamName: 'local',
     region: 'local',
     accountId: '000000000000',
@@ -41,11 +43,11 @@ parentPort.on('message', async ({ id, event }) => {
   try {
     const result = await handler(event, context);
     await outputRead();
-    parentPort.postMessage({ type: 'result', id, result });
+    parentPort.postMessage({ type: 'result', id, result, memoryUsedBytes: memoryUsed() });
   } catch (error) {
     logUncaught(error, context.awsRequestId);
     await outputRead();
-    parentPort.postMessage({ type: 'error', id, error: describe(error) });
+    parentPort.postMessage({ type: 'error', id, error: describe(error), memoryUsedBytes: memoryUsed() });
   }
 });
 
@@ -59,6 +61,15 @@ async function outputRead() {
       stream.writableLength === 0 ? undefined : new Promise((resolve) => stream.write('', resolve)),
     ),
   );
+}
+
+/**
+ * The memory this instance holds, for the REPORT line's Max Memory Used: its V8 heap and what the heap's
+ * objects hold outside it. Lambda measures the sandbox; a worker's process is shared, its isolate is its own.
+ */
+function memoryUsed() {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
 }
 
 /** Lambda's own line for an error the function threw: JSON, as the deployed functions' log format is. */

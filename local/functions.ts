@@ -11,7 +11,7 @@ import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
 import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../src/facts/routes';
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 import { HANDLERS_DIR, PROJECT_ROOT, SOURCE_DIR } from '../project-root';
-import { type OutputStream, writeLine } from '../src/runtime/output';
+import { type OutputDestination, type OutputStream, writeLine } from '../src/runtime/output';
 
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');
@@ -63,6 +63,10 @@ interface Instance {
   running?: { readonly id: number; resolve(result: unknown): void; reject(error: Error): void };
   /** Set once its worker has failed or exited: it takes no invocation again. */
   ended: boolean;
+  /** How long its worker took to load the function, reported with its first invocation (Lambda's Init Duration). */
+  initDurationMs?: number;
+  /** The most memory it has been seen using, in bytes (Lambda's Max Memory Used). */
+  maxMemoryUsedBytes: number;
   /** Ends it once it has been idle for the idle lifetime. */
   idleTimer?: NodeJS.Timeout;
 }
@@ -149,7 +153,13 @@ export async function createFunctionRuntime(options: {
   maxInstances?: number;
   /** How long an idle instance waits for an invocation before it ends; DEFAULT_IDLE_LIFETIME_MS unless a test says otherwise. */
   idleLifetimeMs?: number;
+  /**
+   * Where the functions' output lines go, and each invocation's platform lines (platformLines): this
+   * process's one writer unless the server renders them for a terminal (local/console-log.ts).
+   */
+  output?: OutputDestination;
 }): Promise<FunctionRuntime> {
+  const output = options.output ?? writeLine;
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
   const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
   const maxInstances = options.maxInstances ?? DEFAULT_MAX_INSTANCES;
@@ -201,6 +211,7 @@ export async function createFunctionRuntime(options: {
       throw error;
     }
     const memoryMiB = memorySizeOf(name);
+    const loadStarted = performance.now();
     const worker = new Worker(INSTANCE_SCRIPT, {
       env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
       workerData: { bundleUrl: pathToFileURL(bundle).href, functionName: `animal-store-local-${name}`, timeoutMs, memoryMiB },
@@ -209,19 +220,22 @@ export async function createFunctionRuntime(options: {
       stderr: true,
     });
     workers.add(worker);
-    forwardLines(worker.stdout, 'stdout');
-    forwardLines(worker.stderr, 'stderr');
-    const instance: Instance = { worker, generation: startedIn, ended: false };
+    forwardLines(worker.stdout, 'stdout', output);
+    forwardLines(worker.stderr, 'stderr', output);
+    const instance: Instance = { worker, generation: startedIn, ended: false, maxMemoryUsedBytes: 0 };
     const ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: InstanceMessage) => {
         switch (message.type) {
           case 'ready':
+            instance.initDurationMs = performance.now() - loadStarted;
             return resolve();
           case 'failed':
             return reject(new FunctionError(message.error));
           case 'result':
+            noteMemoryUsed(instance, message.memoryUsedBytes);
             return message.id === instance.running?.id && instance.running.resolve(message.result);
           case 'error':
+            noteMemoryUsed(instance, message.memoryUsedBytes);
             return message.id === instance.running?.id && instance.running.reject(new FunctionError(message.error));
         }
       });
@@ -325,8 +339,16 @@ export async function createFunctionRuntime(options: {
     async invoke(name, event) {
       const instance = await acquire(name);
       const id = ++invocations;
+      const requestId = randomUUID();
+      const started = performance.now();
+      const initDurationMs = instance.initDurationMs;
+      // Lambda reports the init duration once, with the cold start's invocation.
+      instance.initDurationMs = undefined;
+      const platform = platformLines(output, { function: name, requestId });
+      platform.start();
       let timer: NodeJS.Timeout | undefined;
       let timedOut = false;
+      let failed = false;
       try {
         return await new Promise<unknown>((resolve, reject) => {
           instance.running = { id, resolve, reject };
@@ -336,9 +358,20 @@ export async function createFunctionRuntime(options: {
             reject(new FunctionTimeoutError(name, timeoutMs));
             void instance.worker.terminate();
           }, timeoutMs);
-          instance.worker.postMessage({ id, event });
+          instance.worker.postMessage({ id, event, requestId });
         });
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
+        const durationMs = performance.now() - started;
+        const status = timedOut ? 'timeout' : failed ? 'failure' : 'success';
+        platform.end(status, {
+          durationMs,
+          initDurationMs,
+          memorySizeMB: memorySizeOf(name),
+          maxMemoryUsedBytes: instance.maxMemoryUsedBytes,
+        });
         clearTimeout(timer);
         instance.running = undefined;
         if (!timedOut && workers.has(instance.worker)) release(pools.get(name)!, instance);
@@ -358,15 +391,55 @@ export async function createFunctionRuntime(options: {
  * What an instance writes to its stdout or stderr, line by line through this process's one writer, so
  * that its lines never interleave with others. The instance waits for them to be read before it answers.
  */
-function forwardLines(output: Readable, stream: OutputStream): void {
-  createInterface({ input: output, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => writeLine(stream, line));
+function forwardLines(input: Readable, stream: OutputStream, output: OutputDestination): void {
+  createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => output(stream, line));
+}
+
+function noteMemoryUsed(instance: Instance, bytes: number | undefined): void {
+  if (bytes !== undefined && bytes > instance.maxMemoryUsedBytes) instance.maxMemoryUsedBytes = bytes;
+}
+
+/** What an invocation's REPORT says: its duration, the cold start's init duration, the memory size and the most used. */
+interface InvocationReport {
+  readonly durationMs: number;
+  readonly initDurationMs: number | undefined;
+  readonly memorySizeMB: number;
+  readonly maxMemoryUsedBytes: number;
+}
+
+/**
+ * Lambda's platform lines for one invocation, in the JSON log format the deployed functions use
+ * (platform.start, platform.runtimeDone, platform.report), each naming its function: here every
+ * function's lines share one console, where on Lambda each has a log group of its own.
+ */
+function platformLines(output: OutputDestination, invocation: { readonly function: string; readonly requestId: string }) {
+  const write = (type: string, record: Record<string, unknown>) =>
+    output('stdout', JSON.stringify({ time: new Date().toISOString(), type, function: invocation.function, record }));
+  return {
+    start: () => write('platform.start', { requestId: invocation.requestId, version: '$LATEST' }),
+    end(status: 'success' | 'failure' | 'timeout', report: InvocationReport) {
+      const durationMs = Math.round(report.durationMs * 100) / 100;
+      write('platform.runtimeDone', { requestId: invocation.requestId, status, metrics: { durationMs } });
+      write('platform.report', {
+        requestId: invocation.requestId,
+        status,
+        metrics: {
+          durationMs,
+          billedDurationMs: Math.ceil(report.durationMs),
+          memorySizeMB: report.memorySizeMB,
+          maxMemoryUsedMB: Math.ceil(report.maxMemoryUsedBytes / (1024 * 1024)),
+          ...(report.initDurationMs === undefined ? {} : { initDurationMs: Math.round(report.initDurationMs * 100) / 100 }),
+        },
+      });
+    },
+  };
 }
 
 type InstanceMessage =
   | { type: 'ready' }
   | { type: 'failed'; error: { name: string; message: string; stack?: string } }
-  | { type: 'result'; id: number; result: unknown }
-  | { type: 'error'; id: number; error: { name: string; message: string; stack?: string } };
+  | { type: 'result'; id: number; result: unknown; memoryUsedBytes?: number }
+  | { type: 'error'; id: number; error: { name: string; message: string; stack?: string }; memoryUsedBytes?: number };
 
 /**
  * An instance's environment: this process's, with the function's laid over it. Local credentials

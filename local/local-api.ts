@@ -13,6 +13,7 @@ import { createFunctionRuntime } from './functions';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
+import type { OutputDestination } from '../src/runtime/output';
 import { createGateway } from './gateway';
 import { listen } from './listen';
 import { readRequestTarget, type RefusedTarget } from './request-target';
@@ -46,6 +47,8 @@ export interface LocalApiOptions {
   /** Browser origins allowed to call the API, with CORS emulated as API Gateway does it; none when omitted. */
   readonly cors?: CorsConfig;
   readonly accessLog?: (line: string) => void;
+  /** Where the functions' output and each invocation's START, END and REPORT lines go; this process's one writer when omitted. */
+  readonly output?: OutputDestination;
   /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
   readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
@@ -97,6 +100,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       environmentOf: options.functionEnvironment,
       watch: options.watch,
       onReload: options.onReload,
+      output: options.output,
     });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer(

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../src/http/cors-policy';
-import { writeLine } from '../src/runtime/output';
 import { ENV } from '../src/facts/environment';
+import { createConsoleLog, logFormatFrom, showMetricsFrom } from './console-log';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
@@ -73,7 +73,11 @@ try {
   // SAM's --env-vars: per-function overrides, checked with the rest before anything starts.
   const envVarsFile = flags['env-vars'] || env.ENV_VARS || undefined;
   const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(noteEnvVarsProblems);
-  if (problems.length > 0 || port === undefined || dynamoDbPort === undefined) refuseToStart(problems);
+  const logFormat = setting(() => logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, process.stdout.isTTY === true));
+  const showMetrics = setting(() => showMetricsFrom('LOG_METRICS', env.LOG_METRICS));
+  if (problems.length > 0 || port === undefined || dynamoDbPort === undefined || logFormat === undefined) refuseToStart(problems);
+  // Every line the server and its functions write, rendered for a person at a terminal or passed on as JSON.
+  const output = createConsoleLog({ format: logFormat, showMetrics });
 
   const api = await startLocalApi({
     dynamoDbEndpoint,
@@ -87,9 +91,10 @@ try {
     watch: flags.watch,
     functionEnvironment: overrides,
     // Through the functions' own writer, so that their lines and these never interleave.
-    accessLog: (line) => writeLine('stdout', line),
-    onReload: (file) => writeLine('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
-    onIndexRepair: (message) => writeLine('stdout', JSON.stringify({ message })),
+    output,
+    accessLog: (line) => output('stdout', line),
+    onReload: (file) => output('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
+    onIndexRepair: (message) => output('stdout', JSON.stringify({ message })),
   });
 
   process.stdout.write(

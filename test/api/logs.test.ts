@@ -16,6 +16,8 @@ let output: CapturedOutput;
 let issuedKey: string;
 /** apigw-requestid of the responses whose failure must be logged. */
 const failed: Record<'internal' | 'unavailable', string> = { internal: '', unavailable: '' };
+/** The keyId each of a burst of failing requests was sent with, by its apigw-requestid. */
+const burst = new Map<string, string>();
 
 beforeAll(async () => {
   // Every function logs everything it can.
@@ -42,6 +44,19 @@ beforeAll(async () => {
     const internal = await missingTable.request('/pets/1');
     expect(internal.status).toBe(500);
     failed.internal = internal.headers.get('apigw-requestid')!;
+
+    // Requests of two clients at once, each failing: every error line must name its own request and key.
+    const clients = await Promise.all(['burst a', 'burst b'].map((name) => issueApiKey(apiKeyStore(missingTable.documents), name)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, async (_, index) => {
+        const { apiKey, record } = clients[index % 2]!;
+        const response = await missingTable.request(`/pets/${index + 1}`, { headers: { authorization: `Bearer ${apiKey}` } });
+        await response.arrayBuffer();
+        burst.set(response.headers.get('apigw-requestid')!, record.keyId);
+        return response.status;
+      }),
+    );
+    expect(answers).toEqual(Array(8).fill(500));
 
     const unavailable = await unreachable.request('/pets');
     expect(unavailable.status).toBe(503);
@@ -78,14 +93,22 @@ describe('logs', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) {
       const entry = JSON.parse(line) as Record<string, unknown>;
-      expect(typeof entry.requestId, line).toBe('string');
-      expect(entry.requestId, line).not.toBe('');
+      // Lambda's platform lines (START, END, REPORT) carry the invocation's in their record.
+      const requestId = entry.requestId ?? (entry.record as { requestId?: unknown } | undefined)?.requestId;
+      expect(typeof requestId, line).toBe('string');
+      expect(requestId, line).not.toBe('');
     }
   });
 
   it.each(['internal', 'unavailable'] as const)('record the %s failure under its request id', (kind) => {
     const entries = output.json().filter((entry) => entry.requestId === failed[kind] && 'level' in entry);
     expect(entries.some((entry) => entry.level === 'ERROR' || entry.level === 'WARN')).toBe(true);
+  });
+
+  it("carry each concurrent request's own requestId and keyId on its error line", () => {
+    const failures = output.json().filter((entry) => entry.message === 'Request failed' && burst.has(entry.requestId as string));
+    expect(failures.map((entry) => entry.requestId).sort()).toEqual([...burst.keys()].sort());
+    for (const entry of failures) expect(entry.keyId, JSON.stringify(entry)).toBe(burst.get(entry.requestId as string));
   });
 
   it('never contain an API key, credentials or an Authorization header', () => {

@@ -56,6 +56,10 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  await writeFile(
+    join(root, HANDLERS_DIR, 'whoami.ts'),
+    'export const handler = async (_event: unknown, context: { awsRequestId: string }) => context.awsRequestId;\n',
+  );
   await writeFile(join(root, HANDLERS_DIR, 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
   await writeFile(
     join(root, HANDLERS_DIR, 'talk.ts'),
@@ -118,8 +122,47 @@ describe('the local function runtime', () => {
       output.stop();
     }
     const lines = Array.from({ length: 500 }, (_, i) => [`line ${i}`, `console ${i}`]).flat();
-    expect(seen.stdout).toEqual(['cold start', ...lines]);
+    // Between the runtime's own START line and its END and REPORT lines, as on Lambda; its cold start's before them.
+    const platform = (line: string) => /"type":"platform\.(\w+)"/.exec(line)?.[1];
+    expect(seen.stdout.map((line) => platform(line) ?? line)).toEqual(['cold start', 'start', ...lines, 'runtimeDone', 'report']);
     expect(seen.stderr).toEqual(['warned', 'console warned']);
+  });
+
+  it("frames each invocation with Lambda's platform lines: its request id, its duration, the init duration on a cold start only, and memory", async () => {
+    const output = captureOutput({ silent: true });
+    const requestIds: unknown[] = [];
+    try {
+      for (let i = 0; i < 2; i++) requestIds.push(await runtime.invoke('whoami', {}));
+      await expect(runtime.invoke('clock', { hang: true })).rejects.toBeInstanceOf(FunctionTimeoutError);
+    } finally {
+      output.stop();
+    }
+    const platform = output.json().filter((entry) => String(entry.type).startsWith('platform.')) as Array<Record<string, any>>;
+    const ofWhoami = platform.filter((entry) => entry.function === 'whoami');
+    expect(ofWhoami.map((entry) => [entry.type, entry.record.requestId])).toEqual(
+      requestIds.flatMap((id) => [
+        ['platform.start', id],
+        ['platform.runtimeDone', id],
+        ['platform.report', id],
+      ]),
+    );
+    const [cold, warm] = ofWhoami.filter((entry) => entry.type === 'platform.report').map((entry) => entry.record);
+    for (const report of [cold, warm]) {
+      expect(report.status).toBe('success');
+      expect(report.metrics).toEqual(
+        expect.objectContaining({
+          durationMs: expect.any(Number),
+          memorySizeMB: memorySizeOf('whoami'),
+          maxMemoryUsedMB: expect.any(Number),
+        }),
+      );
+      expect(report.metrics.maxMemoryUsedMB).toBeGreaterThan(0);
+      expect(report.metrics.maxMemoryUsedMB).toBeLessThanOrEqual(memorySizeOf('whoami'));
+    }
+    expect(cold.metrics.initDurationMs).toBeGreaterThan(0);
+    expect(warm.metrics).not.toHaveProperty('initDurationMs');
+    const timedOut = platform.find((entry) => entry.function === 'clock' && entry.type === 'platform.report');
+    expect(timedOut?.record.status).toBe('timeout');
   });
 
   it('gives each instance the environment it is configured with, as Lambda does, and leaves this process its own', async () => {
