@@ -18,7 +18,9 @@ import {
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
+import { createConsoleLog, logFormatFrom, showMetricsFrom } from './console-log';
 import { createFunctionRuntime } from './functions';
+import { writeLine } from '../src/runtime/output';
 
 /**
  * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, the way
@@ -40,7 +42,8 @@ The authorizer's sample event carries the placeholder key "${SAMPLE_KEY_PLACEHOL
 replaces it with a key of its own in the local store, revoked once the invocation is done.
 
 Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) to find a running local API's DynamoDB,
-DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets cursors.`;
+DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets cursors,
+LOG_FORMAT (pretty or json) and LOG_METRICS=1 for the function's log lines, written to stderr.`;
 
 /** Bad input: one line (or one per problem) and exit 2, without a stack; the usage only when asked for. */
 function refuse(lines: readonly string[], withUsage = false): never {
@@ -72,6 +75,17 @@ const cursorSecret = process.env[ENV.cursorSecret] || 'local-invoke-cursor-secre
 const configProblems = functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, overrides?.(name)));
 if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFile ?? 'The environment'}: ${line}`));
 
+// The function's lines and its START, END and REPORT lines go to stderr, read as `npm start`'s console
+// is: stdout holds the result alone, for a pipe.
+let output: ReturnType<typeof createConsoleLog>;
+try {
+  const format = logFormatFrom('LOG_FORMAT', process.env.LOG_FORMAT, process.stderr.isTTY === true);
+  const showMetrics = showMetricsFrom('LOG_METRICS', process.env.LOG_METRICS);
+  output = createConsoleLog({ format, showMetrics, write: (_stream, line) => writeLine('stderr', line) });
+} catch (error) {
+  refuse([(error as Error).message]);
+}
+
 let store: LocalDynamoDb | undefined;
 let revokeSampleKey: (() => Promise<unknown>) | undefined;
 try {
@@ -92,7 +106,7 @@ try {
   const environment = await prepareLocalStage(endpoint, cursorSecret);
   if (handler === authorizer.handler) revokeSampleKey = await replaceSampleKey(event, endpoint);
 
-  const runtime = await createFunctionRuntime({ environment, environmentOf: overrides });
+  const runtime = await createFunctionRuntime({ environment, environmentOf: overrides, output });
   const result = await runtime.invoke(handler, event).finally(() => runtime.close());
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {

@@ -236,3 +236,14 @@ describe('npm start', () => {
     expect(lines).toContain('METRIC ColdStart=1 Count');
   });
 });
+
+describe('npm run invoke', () => {
+  it("prints the result alone on stdout, and the function's START, END and REPORT lines on stderr", async () => {
+    const result = await runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], { DYNAMODB_PORT: '1', LOG_FORMAT: 'pretty' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ statusCode: 200 });
+    const lines = result.stderr.split('\n').filter((line) => / list-pets RequestId: /.test(line));
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(['START', 'END', 'REPORT']);
+    expect(lines[2]).toContain('Init Duration: ');
+  });
+});
