@@ -1,3 +1,4 @@
+import { PROJECT_ROOT } from '../project-root';
 import { matchRoute, routeNotFoundHandler } from '../src/facts/routes';
 import { type OutputDestination, writeLine } from '../src/runtime/output';
 
@@ -175,6 +176,9 @@ function stackOf(entry: Entry): string[] {
   return [...own, ...(cause.length > 0 ? [`Caused by: ${cause[0]}`, ...cause.slice(1)] : [])];
 }
 
+/** Stack lines indented under their entry, with paths inside the project relative to it, as an editor opens them. */
 function indent(lines: readonly string[]): string[] {
-  return lines.map((line) => `    ${line.trimStart()}`);
+  return lines.map((line) => `    ${line.trimStart().replaceAll(PROJECT_FOLDER, '')}`);
 }
+
+const PROJECT_FOLDER = `${PROJECT_ROOT.replace(/\/+$/, '')}/`;
