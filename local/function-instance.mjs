@@ -15,6 +15,11 @@ const { bundleUrl, functionName, timeoutMs, memoryMiB } = workerData;
 // runtime reads (the Worker's `stdout` and `stderr` options): file descriptors 1 and 2 are the whole process's.
 globalThis[OUTPUT_DESTINATION] = (stream, line) => process[stream].write(`${line}\n`);
 
+// Stacks in the TypeScript sources, from the bundle's inline map, for the errors this instance and the
+// function log: deployed functions map theirs only when they log one (src/runtime/stack-traces.ts),
+// but here the developer reads every stack, and the map is in the bundle anyway.
+process.setSourceMapsEnabled(true);
+
 let handler;
 try {
   handler = (await import(bundleUrl)).handler;

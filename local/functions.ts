@@ -3,10 +3,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
-import { build } from 'esbuild';
+import { build, type BuildFailure } from 'esbuild';
 import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
 import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../src/facts/routes';
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
@@ -52,6 +52,41 @@ export class FunctionError extends Error {
     this.name = described.name;
     if (described.stack) this.stack = described.stack;
   }
+}
+
+/** What a function threw while its module loaded (its configuration read at cold start included): Lambda's init error. */
+export class FunctionInitError extends FunctionError {}
+
+/** Lambda's "Runtime exited": the instance ended in the middle of an invocation (process.exit, an error thrown outside the handler). */
+export class FunctionExitedError extends Error {
+  constructor(name: string, reason: string) {
+    super(`${name}: Runtime exited with error: ${reason}`);
+    this.name = 'FunctionExitedError';
+  }
+}
+
+/** esbuild refused a module of src/: its messages, each `file:line:column: ERROR: text` as esbuild prints them. */
+export class SourceBuildError extends Error {
+  constructor(
+    readonly entry: string,
+    readonly errors: readonly string[],
+  ) {
+    super(`${entry} did not build: ${errors.join('; ')}`);
+    this.name = 'SourceBuildError';
+  }
+}
+
+/**
+ * A failure the runtime saw, for the developer's console: API Gateway answers it with a bare 500, and
+ * without this line nothing would say what failed, or where.
+ */
+export interface FunctionFailure {
+  /** The function's handler file name (`list-pets`); absent when the module is the gateway's own (the route table). */
+  readonly function?: string;
+  /** When it failed: building its bundle, loading its module, running the handler, or beyond the function's limits. */
+  readonly phase: 'build' | 'init' | 'invoke' | 'timeout' | 'out-of-memory' | 'exit';
+  /** What happened and where, in one line: esbuild's `file:line:column`, or the error and the source position it was thrown at. */
+  readonly message: string;
 }
 
 /** One function instance: a worker thread running local/function-instance.mjs, one invocation at a time. */
@@ -145,6 +180,8 @@ export async function createFunctionRuntime(options: {
   environment?: Readonly<Record<string, string>>;
   /** Variables laid over one function's environment, by handler file name: a fault a test injects. */
   environmentOf?: (name: string) => Readonly<Record<string, string>> | undefined;
+  /** Told of every invocation that fails and why (its build, its module's load, its handler, its limits). */
+  onFunctionError?: (failure: FunctionFailure) => void;
   /** Folder holding src/; the project itself unless a test says otherwise. */
   sourceRoot?: string;
   /** Every function's timeout; the deployed one (src/facts/time-budget.ts) unless a test says otherwise. */
@@ -176,12 +213,15 @@ export async function createFunctionRuntime(options: {
   const pools = new Map<string, Pool>();
   const workers = new Set<Worker>();
 
-  function bundleOf(name: string): Promise<string> {
+  /** A handler's bundle, or (`entry` given) that module's, relative to the source root. */
+  function bundleOf(name: string, entry = join(HANDLERS_DIR, `${name}.ts`)): Promise<string> {
     let bundle = bundles.get(name);
     if (!bundle) {
       const outfile = join(buildDir, `${name}.${generation}.mjs`);
       bundle = build({
-        entryPoints: [join(sourceRoot, HANDLERS_DIR, `${name}.ts`)],
+        entryPoints: [join(sourceRoot, entry)],
+        // esbuild names the files in its messages relative to this: src/handlers/list-pets.ts.
+        absWorkingDir: sourceRoot,
         outfile,
         bundle: true,
         platform: 'node',
@@ -189,8 +229,14 @@ export async function createFunctionRuntime(options: {
         target: 'node24',
         packages: 'external',
         sourcemap: 'inline',
+        // Its messages reach the developer through onFunctionError, with the function they belong to.
         logLevel: 'silent',
-      }).then(() => outfile);
+      }).then(
+        () => outfile,
+        (failure: BuildFailure) => {
+          throw new SourceBuildError(entry, failure.errors?.map(esbuildLine) ?? [String(failure)]);
+        },
+      );
       const built = bundles;
       // A failed build is retried on the next cold start rather than remembered.
       bundle.catch(() => built.get(name) === bundle && built.delete(name));
@@ -230,7 +276,7 @@ export async function createFunctionRuntime(options: {
             instance.initDurationMs = performance.now() - loadStarted;
             return resolve();
           case 'failed':
-            return reject(new FunctionError(message.error));
+            return reject(new FunctionInitError(message.error));
           case 'result':
             noteMemoryUsed(instance, message.memoryUsedBytes);
             return message.id === instance.running?.id && instance.running.resolve(message.result);
@@ -241,14 +287,17 @@ export async function createFunctionRuntime(options: {
       });
       worker.on('error', (error: Error & { code?: string }) => {
         instance.ended = true;
-        const failure = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new FunctionOutOfMemoryError(name, memoryMiB) : error;
+        const failure =
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new FunctionOutOfMemoryError(name, memoryMiB)
+            : new FunctionExitedError(name, `${error.name}: ${error.message}${sourcePosition(error, sourceRoot)}`);
         reject(failure);
         instance.running?.reject(failure);
       });
-      worker.once('exit', () => {
+      worker.once('exit', (code) => {
         instance.ended = true;
         clearTimeout(instance.idleTimer);
-        const exited = new Error(`${name}: the function instance exited`);
+        const exited = new FunctionExitedError(name, `exit status ${code}`);
         reject(exited);
         instance.running?.reject(exited);
         workers.delete(worker);
@@ -335,46 +384,57 @@ export async function createFunctionRuntime(options: {
     await new Promise<void>((ready) => watcher!.once('ready', ready));
   }
 
+  async function invokeOnce(name: string, event: unknown): Promise<unknown> {
+    const instance = await acquire(name);
+    const id = ++invocations;
+    const requestId = randomUUID();
+    const started = performance.now();
+    const initDurationMs = instance.initDurationMs;
+    // Lambda reports the init duration once, with the cold start's invocation.
+    instance.initDurationMs = undefined;
+    const platform = platformLines(output, { function: name, requestId });
+    platform.start();
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    let failed = false;
+    try {
+      return await new Promise<unknown>((resolve, reject) => {
+        instance.running = { id, resolve, reject };
+        timer = setTimeout(() => {
+          // Lambda discards a timed-out instance, whatever it was doing; the next invocation is a cold start.
+          timedOut = true;
+          reject(new FunctionTimeoutError(name, timeoutMs));
+          void instance.worker.terminate();
+        }, timeoutMs);
+        instance.worker.postMessage({ id, event, requestId });
+      });
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      const durationMs = performance.now() - started;
+      const status = timedOut ? 'timeout' : failed ? 'failure' : 'success';
+      platform.end(status, {
+        durationMs,
+        initDurationMs,
+        memorySizeMB: memorySizeOf(name),
+        maxMemoryUsedBytes: instance.maxMemoryUsedBytes,
+      });
+      clearTimeout(timer);
+      instance.running = undefined;
+      if (!timedOut && workers.has(instance.worker)) release(pools.get(name)!, instance);
+    }
+  }
+
   return {
     async invoke(name, event) {
-      const instance = await acquire(name);
-      const id = ++invocations;
-      const requestId = randomUUID();
-      const started = performance.now();
-      const initDurationMs = instance.initDurationMs;
-      // Lambda reports the init duration once, with the cold start's invocation.
-      instance.initDurationMs = undefined;
-      const platform = platformLines(output, { function: name, requestId });
-      platform.start();
-      let timer: NodeJS.Timeout | undefined;
-      let timedOut = false;
-      let failed = false;
       try {
-        return await new Promise<unknown>((resolve, reject) => {
-          instance.running = { id, resolve, reject };
-          timer = setTimeout(() => {
-            // Lambda discards a timed-out instance, whatever it was doing; the next invocation is a cold start.
-            timedOut = true;
-            reject(new FunctionTimeoutError(name, timeoutMs));
-            void instance.worker.terminate();
-          }, timeoutMs);
-          instance.worker.postMessage({ id, event, requestId });
-        });
+        return await invokeOnce(name, event);
       } catch (error) {
-        failed = true;
+        // Build, load and configuration failures as well as the invocation's own: each said once, with its function.
+        const failure = closed ? undefined : describeFailure(name, error, sourceRoot);
+        if (failure) options.onFunctionError?.(failure);
         throw error;
-      } finally {
-        const durationMs = performance.now() - started;
-        const status = timedOut ? 'timeout' : failed ? 'failure' : 'success';
-        platform.end(status, {
-          durationMs,
-          initDurationMs,
-          memorySizeMB: memorySizeOf(name),
-          maxMemoryUsedBytes: instance.maxMemoryUsedBytes,
-        });
-        clearTimeout(timer);
-        instance.running = undefined;
-        if (!timedOut && workers.has(instance.worker)) release(pools.get(name)!, instance);
       }
     },
     async close() {
@@ -385,6 +445,41 @@ export async function createFunctionRuntime(options: {
       await rm(buildDir, { recursive: true, force: true });
     },
   };
+}
+
+/** esbuild's one-line form of a message: `src/handlers/list-pets.ts:43:22: ERROR: Unexpected ";"`. */
+function esbuildLine({ text, location }: BuildFailure['errors'][number]): string {
+  return location ? `${location.file}:${location.line}:${location.column}: ERROR: ${text}` : `ERROR: ${text}`;
+}
+
+/** A failed invocation, told as what happened and where; undefined for the runtime's own refusals (closed). */
+export function describeFailure(name: string, error: unknown, sourceRoot: string): FunctionFailure | undefined {
+  if (error instanceof SourceBuildError)
+    return { function: name, phase: 'build', message: `${name} did not build: ${error.errors.join('; ')}` };
+  if (error instanceof FunctionTimeoutError) return { function: name, phase: 'timeout', message: error.message };
+  if (error instanceof FunctionOutOfMemoryError) return { function: name, phase: 'out-of-memory', message: error.message };
+  if (error instanceof FunctionExitedError) return { function: name, phase: 'exit', message: error.message };
+  if (error instanceof FunctionError) {
+    const phase = error instanceof FunctionInitError ? 'init' : 'invoke';
+    const during = phase === 'init' ? 'failed while loading' : 'threw';
+    return { function: name, phase, message: `${name} ${during}: ${error.name}: ${error.message}${sourcePosition(error, sourceRoot)}` };
+  }
+  return undefined;
+}
+
+/**
+ * ` (src/runtime/config.ts:57:11)`: the first frame of the stack in the sources, relative to their root,
+ * where the error was thrown; empty when none is (the instance maps its stack to the TypeScript sources).
+ */
+function sourcePosition(error: Error, sourceRoot: string): string {
+  const root = join(sourceRoot, SOURCE_DIR);
+  for (const line of error.stack?.split('\n').slice(1) ?? []) {
+    const frame = /\(?((?:file:\/\/)?\/[^()\s]+):(\d+):(\d+)\)?$/.exec(line.trim());
+    if (!frame) continue;
+    const file = frame[1]!.startsWith('file:') ? fileURLToPath(frame[1]!) : frame[1]!;
+    if (file.startsWith(`${root}/`)) return ` (${relative(sourceRoot, file)}:${frame[2]}:${frame[3]})`;
+  }
+  return '';
 }
 
 /**

@@ -19,7 +19,7 @@ import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createConsoleLog, logFormatFrom, showMetricsFrom } from './console-log';
-import { createFunctionRuntime } from './functions';
+import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { writeLine } from '../src/runtime/output';
 
 /**
@@ -88,6 +88,8 @@ try {
 
 let store: LocalDynamoDb | undefined;
 let revokeSampleKey: (() => Promise<unknown>) | undefined;
+/** The function's failure, told once, as the local API tells it: what happened and where. */
+let failure: FunctionFailure | undefined;
 try {
   const port = Number(process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT);
   const running = `http://127.0.0.1:${port}`;
@@ -106,11 +108,18 @@ try {
   const environment = await prepareLocalStage(endpoint, cursorSecret);
   if (handler === authorizer.handler) revokeSampleKey = await replaceSampleKey(event, endpoint);
 
-  const runtime = await createFunctionRuntime({ environment, environmentOf: overrides, output });
+  const runtime = await createFunctionRuntime({
+    environment,
+    environmentOf: overrides,
+    output,
+    onFunctionError: (reported) => (failure = reported),
+  });
   const result = await runtime.invoke(handler, event).finally(() => runtime.close());
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
-  process.stderr.write(`Invocation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A function's own failure in one line (its stack, if it threw, is in its log line above); anything else with its stack.
+  const told = failure?.message ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.stderr.write(`Invocation failed: ${told}\n`);
   process.exitCode = 1;
 } finally {
   await revokeSampleKey?.();

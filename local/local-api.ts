@@ -9,7 +9,7 @@ import { issueApiKey, revokeKeysNamed } from '../src/domain/auth/manage-api-keys
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { BASE_PATH } from '../src/facts/routes';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
-import { createFunctionRuntime } from './functions';
+import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
@@ -52,6 +52,8 @@ export interface LocalApiOptions {
   /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
   readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
+  /** Told what failed, and where, whenever a function does: its build, its load, its handler, its limits. API Gateway's answer is a bare 500. */
+  readonly onFunctionError?: (failure: FunctionFailure) => void;
   /** Told, in one line, what start-up repaired in `dataDir`'s indexes after a crash; never called when nothing was. */
   readonly onIndexRepair?: (message: string) => void;
 }
@@ -101,6 +103,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       watch: options.watch,
       onReload: options.onReload,
       output: options.output,
+      onFunctionError: options.onFunctionError,
     });
     const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
     const server = createServer(

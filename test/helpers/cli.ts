@@ -10,9 +10,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one of the project's TypeScript entry points as `npm run` would, and collects its output. */
-export function runCli(script: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
-  const child = spawn(TSX, [script, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+/** Runs one of the project's TypeScript entry points as `npm run` would (in `cwd`, the project unless a checkout is given), and collects its output. */
+export function runCli(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+  cwd: string = PROJECT_ROOT,
+): Promise<CliResult> {
+  const child = spawn(TSX, [script, ...args], { cwd, env: { ...process.env, ...env } });
   child.stdin.end(input);
   let stdout = '';
   let stderr = '';
@@ -33,16 +39,28 @@ export interface RunningServer {
 }
 
 /**
- * Starts `npm start`'s entry point on free ports and waits for its banner. Node loads TypeScript
- * through tsx's loader in the server's own process, not through tsx's command, which would run it in
- * a child: a signal reaches the server itself, SIGKILL included.
+ * Starts `npm start`'s entry point (`npm run dev`'s with `watch`) on free ports, in `cwd` (the project
+ * unless a checkout is given), and waits for its banner. Node loads TypeScript through tsx's loader in
+ * the server's own process, not through tsx's command, which would run it in a child: a signal
+ * reaches the server itself, SIGKILL included.
  */
 export async function startServerProcess(
   env: Record<string, string> = {},
-  { script = 'local/server.ts' }: { /** The entry point: local/debug.ts for npm run debug. */ script?: string } = {},
+  {
+    script = 'local/server.ts',
+    cwd = PROJECT_ROOT,
+    watch = false,
+  }: {
+    /** The entry point: local/debug.ts for npm run debug. */
+    script?: string;
+    /** The checkout to run in: a temporary one when a test edits files. */
+    cwd?: string;
+    /** Runs as npm run dev does. */
+    watch?: boolean;
+  } = {},
 ): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: PROJECT_ROOT,
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...(watch ? ['--watch'] : [])], {
+    cwd,
     env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import {
   FunctionOutOfMemoryError,
   FunctionTimeoutError,
   memorySizeOf,
+  type FunctionFailure,
   type FunctionRuntime,
 } from '../../local/functions';
 import { HANDLERS_DIR, PROJECT_ROOT } from '../../project-root';
@@ -323,6 +324,32 @@ describe('the local function runtime', () => {
       await brief.close();
     }
   });
+
+  it("tells each failure in a line naming the function, as Lambda's log does: a timeout, a heap run out, an instance that exits", async () => {
+    await writeFile(join(root, HANDLERS_DIR, 'quit.ts'), 'export const handler = async () => process.exit(3);\n');
+    const failures: FunctionFailure[] = [];
+    const telling = await createFunctionRuntime({
+      sourceRoot: root,
+      timeoutMs: 2_000,
+      onFunctionError: (failure) => failures.push(failure),
+    });
+    try {
+      await expect(telling.invoke('clock', { hang: true })).rejects.toBeInstanceOf(FunctionTimeoutError);
+      await expect(telling.invoke('hog', { exhaust: true })).rejects.toBeInstanceOf(FunctionOutOfMemoryError);
+      await expect(telling.invoke('quit', {})).rejects.toThrow(/exited/);
+      expect(failures).toEqual([
+        { function: 'clock', phase: 'timeout', message: 'clock: Task timed out after 2.00 seconds' },
+        {
+          function: 'hog',
+          phase: 'out-of-memory',
+          message: 'hog: Runtime exited with error: JavaScript heap out of memory (memory size 128 MB)',
+        },
+        { function: 'quit', phase: 'exit', message: 'quit: Runtime exited with error: exit status 3' },
+      ]);
+    } finally {
+      await telling.close();
+    }
+  }, 60_000);
 
   it('ends every invocation when it closes, the running and the waiting alike, rather than leaving them hanging', async () => {
     const gate = await startGate();

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temporary-checkout';
+
+/** What a developer sees under `npm run dev` and `npm run invoke` while editing: each run in a checkout of its own. */
+
+const LIST_PETS = 'src/handlers/list-pets.ts';
+const FUNCTION_CONFIG = 'src/runtime/function-config.ts';
+/** A start, an edit or two and the requests that follow them, each edit waiting for the reload. */
+const DEV_TEST_TIMEOUT = 120_000;
+
+/** The server's failure reports: its JSON lines at level ERROR that name a phase. */
+function failureReports(output: string): Array<{ level: string; message: string; function?: string; phase: string }> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes('"phase"'))
+    .map((line) => JSON.parse(line));
+}
+
+/** Lambda's own log line for what a function threw, as the instance writes it. */
+function thrownLines(output: string): Array<{ errorMessage: string; stackTrace: string[] }> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes('"errorMessage"'))
+    .map((line) => JSON.parse(line));
+}
+
+describe('npm run dev, when a function fails to build or load', () => {
+  let checkout: TemporaryCheckout;
+  let server: RunningServer;
+  let original: string;
+  beforeAll(async () => {
+    checkout = await createTemporaryCheckout();
+    original = await checkout.read(LIST_PETS);
+    server = await startServerProcess({}, { cwd: checkout.root, watch: true });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await checkout?.remove();
+  });
+
+  const listPets = () => fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+  /** Requests the pets until the server reports a failure `matching`, then returns that report and the answer. */
+  async function failureAfterEdit(matching: (report: { message: string }) => boolean) {
+    let answer: { status: number; body: unknown } | undefined;
+    await expect
+      .poll(
+        async () => {
+          const response = await listPets();
+          answer = { status: response.status, body: await response.json() };
+          return failureReports(server.output()).some(matching);
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true);
+    return { answer: answer!, report: failureReports(server.output()).find(matching)! };
+  }
+
+  it(
+    "prints esbuild's message with the file, line and column of a syntax error, and answers API Gateway's 500",
+    async () => {
+      const text = `${original}export const broken = ;\n`;
+      await checkout.write(LIST_PETS, text);
+      const line = text.split('\n').length - 1;
+      const { answer, report } = await failureAfterEdit((report) => report.message.includes('Unexpected'));
+      expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'build' });
+      expect(report.message).toContain(`${LIST_PETS}:${line}:22: ERROR: Unexpected ";"`);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+
+  it(
+    'prints what a module threw while loading, with its stack in the TypeScript source, naming the function',
+    async () => {
+      await checkout.write(LIST_PETS, `throw new Error('the pets are out');\n${original}`);
+      const { answer, report } = await failureAfterEdit((report) => report.message.includes('the pets are out'));
+      expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'init' });
+      expect(report.message).toContain(`(${LIST_PETS}:1:7)`);
+      const thrown = thrownLines(server.output()).find((line) => line.errorMessage === 'the pets are out');
+      expect(thrown?.stackTrace[1]).toContain(`${checkout.root}/${LIST_PETS}:1:7`);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+
+  it(
+    'names a variable the configuration now requires and the environment lacks, and the function that refused it',
+    async () => {
+      await checkout.write(LIST_PETS, original);
+      const config = await checkout.read(FUNCTION_CONFIG);
+      const requiring = config.replace(
+        "'list-pets': withLogsAndMetrics({",
+        "'list-pets': withLogsAndMetrics({ PET_PHOTOS_BUCKET: RequiredString,",
+      );
+      expect(requiring).not.toBe(config);
+      await checkout.write(FUNCTION_CONFIG, requiring);
+      const { answer, report } = await failureAfterEdit((report) => report.message.includes('PET_PHOTOS_BUCKET'));
+      expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'init' });
+      expect(report.message).toContain('Invalid configuration: PET_PHOTOS_BUCKET is required');
+
+      await checkout.write(FUNCTION_CONFIG, config);
+      await expect.poll(async () => (await listPets()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+});
+
+describe('npm run invoke, when a function fails to build or load', () => {
+  let checkout: TemporaryCheckout;
+  let original: string;
+  beforeAll(async () => {
+    checkout = await createTemporaryCheckout();
+    original = await checkout.read(LIST_PETS);
+  });
+  afterAll(() => checkout?.remove());
+
+  const invoke = () => runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], { DYNAMODB_PORT: '1' }, undefined, checkout.root);
+
+  it(
+    "prints esbuild's message with the file, line and column, and fails",
+    async () => {
+      const text = `${original}export const broken = ;\n`;
+      await checkout.write(LIST_PETS, text);
+      const result = await invoke();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `Invocation failed: list-pets did not build: ${LIST_PETS}:${text.split('\n').length - 1}:22: ERROR: Unexpected ";"`,
+      );
+    },
+    DEV_TEST_TIMEOUT,
+  );
+
+  it(
+    'prints what the module threw, where in the TypeScript source, and its stack, and fails',
+    async () => {
+      await checkout.write(LIST_PETS, `throw new Error('the pets are out');\n${original}`);
+      const result = await invoke();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Invocation failed: list-pets failed while loading: Error: the pets are out (${LIST_PETS}:1:7)`);
+      expect(thrownLines(result.stderr)[0]?.stackTrace[1]).toContain(`${checkout.root}/${LIST_PETS}:1:7`);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+});
