@@ -1,4 +1,5 @@
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../src/http/cors-policy';
+import * as startCorsPolicy from '../src/http/cors-policy';
+import type { CorsConfig } from '../src/http/cors-policy';
 import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
 
 /**
@@ -12,8 +13,15 @@ import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
  * Not verifiable without an account, and so not emulated: the exact status API Gateway gives a
  * preflight from a disallowed origin (204 here; the browser refuses it either way for lack of headers).
  */
+/** The lists src/http/cors-policy.ts gives API Gateway: methods, request headers and response headers. */
+export type CorsPolicy = Pick<typeof startCorsPolicy, 'CORS_ALLOW_HEADERS' | 'CORS_ALLOW_METHODS' | 'CORS_EXPOSE_HEADERS'>;
+
 export class CorsEmulation {
-  constructor(private readonly config: CorsConfig) {}
+  /** `policy`: the lists as the sources are now (npm run dev reloads them); as this process loaded them by default. */
+  constructor(
+    private readonly config: CorsConfig,
+    private readonly policy: CorsPolicy = startCorsPolicy,
+  ) {}
 
   /** Whether the stage allows any origin at all; without one API Gateway has no CORS configuration. */
   get enabled(): boolean {
@@ -34,6 +42,7 @@ export class CorsEmulation {
   answerPreflight(request: IncomingRequest): OutgoingResponse {
     const origin = this.allowedOrigin(request);
     const method = header(request, 'access-control-request-method')?.toUpperCase() ?? '';
+    const { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } = this.policy;
     const allowed = origin !== undefined && (CORS_ALLOW_METHODS as readonly string[]).includes(method);
     return {
       statusCode: 204,
@@ -57,7 +66,7 @@ export class CorsEmulation {
     const origin = this.allowedOrigin(request);
     if (origin !== undefined) {
       headers['access-control-allow-origin'] = origin;
-      headers['access-control-expose-headers'] = CORS_EXPOSE_HEADERS.join(',');
+      headers['access-control-expose-headers'] = this.policy.CORS_EXPOSE_HEADERS.join(',');
     }
     return { ...response, headers };
   }

@@ -23,6 +23,12 @@ export interface FunctionRuntime {
    * FunctionTimeoutError when the handler outlives the function timeout.
    */
   invoke(name: string, event: unknown): Promise<unknown>;
+  /**
+   * A module of the source root (`src/facts/routes.ts`) as the sources are now, for what the local API
+   * computes from them: `loaded`, the module this process imported at start, until a change under src/
+   * (with `watch`), then a fresh bundle of it, so that the gateway and the functions never disagree.
+   */
+  sourceModule<T>(path: string, loaded: T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -434,6 +440,17 @@ export async function createFunctionRuntime(options: {
         // Build, load and configuration failures as well as the invocation's own: each said once, with its function.
         const failure = closed ? undefined : describeFailure(name, error, sourceRoot);
         if (failure) options.onFunctionError?.(failure);
+        throw error;
+      }
+    },
+    async sourceModule(path, loaded) {
+      if (generation === 0) return loaded;
+      try {
+        // Bundled as a handler is, once per generation: each bundle is a module of its own, from the sources as they are now.
+        const bundle = await bundleOf(`source-${path.replace(/\W+/g, '-')}`, path);
+        return (await import(pathToFileURL(bundle).href)) as typeof loaded;
+      } catch (error) {
+        options.onFunctionError?.({ phase: 'build', message: error instanceof Error ? error.message : String(error) });
         throw error;
       }
     },

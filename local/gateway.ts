@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import * as startCorsPolicy from '../src/http/cors-policy';
 import type { CorsConfig } from '../src/http/cors-policy';
-import { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey } from '../src/facts/routes';
+import * as startRouteTable from '../src/facts/routes';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -14,7 +15,7 @@ import {
   type OutgoingResponse,
   type RouteContext,
 } from './api-gateway-events';
-import { CorsEmulation } from './cors';
+import { CorsEmulation, type CorsPolicy } from './cors';
 import type { FunctionRuntime } from './functions';
 import type { RequestTarget } from './request-target';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
@@ -28,9 +29,22 @@ export interface GatewayOptions {
   readonly accessLog?: (line: string) => void;
   /** The stage's CORS policy, emulated as API Gateway applies it; no browser origin by default. */
   readonly cors?: CorsConfig;
+  /**
+   * The route table and the CORS policy as the sources are now, asked for on every request: under
+   * `npm run dev` they follow an edit as the functions do. The ones this process loaded at start by default.
+   */
+  readonly sources?: () => Promise<GatewaySources>;
   /** How long API Gateway waits for the authorizer and for a route's function; AWS's limits unless a test says otherwise. */
   readonly waitsMs?: { readonly authorizer: number; readonly integration: number };
 }
+
+/** What the gateway reads from src/: the route table (routes, authorizer, routeNotFound) and the CORS policy. */
+export interface GatewaySources {
+  readonly routeTable: typeof startRouteTable;
+  readonly corsPolicy: CorsPolicy;
+}
+
+const START_SOURCES: GatewaySources = { routeTable: startRouteTable, corsPolicy: startCorsPolicy };
 
 /** Handles one request aimed at `target` (its origin-form path and query, and its host). */
 export type Gateway = (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void;
@@ -40,8 +54,14 @@ export type Gateway = (req: IncomingMessage, res: ServerResponse, target: Reques
  * every route, payload 2.0 events, and API Gateway's own answers where API Gateway, not our code,
  * would answer.
  */
-export function createGateway({ functions, accessLog, cors: corsConfig, waitsMs = API_GATEWAY_WAITS_MS }: GatewayOptions): Gateway {
-  const cors = new CorsEmulation(corsConfig ?? { allowOrigins: [], maxAgeSeconds: 0 });
+export function createGateway({
+  functions,
+  accessLog,
+  cors: corsConfig,
+  sources = async () => START_SOURCES,
+  waitsMs = API_GATEWAY_WAITS_MS,
+}: GatewayOptions): Gateway {
+  const stage = corsConfig ?? { allowOrigins: [], maxAgeSeconds: 0 };
   return (req, res, target) => {
     const arrival = arrive(req, target);
     // A client that resets mid-request ends its own request only. Errors on the socket itself reach
@@ -65,14 +85,21 @@ export function createGateway({ functions, accessLog, cors: corsConfig, waitsMs 
     try {
       const request = await readRequest(req, arrival);
       if (request === TOO_LARGE) return TOO_LARGE;
+      const { routeTable, corsPolicy } = await sources();
+      const cors = new CorsEmulation(stage, corsPolicy);
       if (cors.isPreflight(request)) return cors.answerPreflight(request);
-      return cors.decorate(request, await route(request, arrival.requestId));
+      return cors.decorate(request, await route(request, arrival.requestId, routeTable, cors));
     } catch (error) {
       return error instanceof ClientGoneError ? undefined : gatewayResponse(500, 'Internal Server Error');
     }
   }
 
-  async function route(request: IncomingRequest, requestId: string): Promise<OutgoingResponse> {
+  async function route(
+    request: IncomingRequest,
+    requestId: string,
+    { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey }: GatewaySources['routeTable'],
+    cors: CorsEmulation,
+  ): Promise<OutgoingResponse> {
     const rawPath = request.target.split('?')[0] ?? '/';
     const match = matchRoute(request.method, rawPath);
     const context: RouteContext = {
@@ -88,7 +115,7 @@ export function createGateway({ functions, accessLog, cors: corsConfig, waitsMs 
       return invokeIntegration(routeNotFoundHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
     }
 
-    const identity = identitySourceValues(request);
+    const identity = identitySourceValues(request, authorizer.identitySource);
     if (identity === undefined) return gatewayResponse(401, 'Unauthorized');
     let verdict: APIGatewaySimpleAuthorizerWithContextResult<unknown>;
     try {
@@ -135,9 +162,9 @@ class IntegrationTimeoutError extends Error {}
 const API_GATEWAY_WAITS_MS = { authorizer: API_GATEWAY_AUTHORIZER_TIMEOUT_MS, integration: API_GATEWAY_INTEGRATION_TIMEOUT_MS };
 
 /** Values of the authorizer's identity sources; undefined when one is missing (API Gateway's 401). */
-function identitySourceValues(request: IncomingRequest): string[] | undefined {
+function identitySourceValues(request: IncomingRequest, identitySource: readonly string[]): string[] | undefined {
   const values: string[] = [];
-  for (const source of authorizer.identitySource) {
+  for (const source of identitySource) {
     const header = /^\$request\.header\.(.+)$/i.exec(source)?.[1]?.toLowerCase();
     const value = request.headers.find(([name]) => name.toLowerCase() === header)?.[1];
     if (!value) return undefined;

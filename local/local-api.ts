@@ -7,7 +7,9 @@ import { hashApiKey, isUsableApiKey } from '../src/domain/auth/api-keys';
 import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../src/domain/auth/manage-api-keys';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
-import { BASE_PATH } from '../src/facts/routes';
+import * as startRouteTable from '../src/facts/routes';
+import * as startCorsPolicy from '../src/http/cors-policy';
+import { SOURCE_DIR } from '../project-root';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
@@ -105,7 +107,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       output: options.output,
       onFunctionError: options.onFunctionError,
     });
-    const gateway = createGateway({ functions, accessLog: options.accessLog, ...(options.cors ? { cors: options.cors } : {}) });
+    const gateway = createGateway({
+      functions,
+      accessLog: options.accessLog,
+      sources: async () => ({
+        routeTable: await functions.sourceModule(ROUTE_TABLE_MODULE, startRouteTable),
+        corsPolicy: await functions.sourceModule(CORS_POLICY_MODULE, startCorsPolicy),
+      }),
+      ...(options.cors ? { cors: options.cors } : {}),
+    });
     const server = createServer(
       { keepAliveTimeout: 5_000 },
       takeInTurn((req, res) => {
@@ -125,7 +135,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT', 'HOST');
 
     return {
-      baseUrl: `http://localhost:${port}${BASE_PATH}`,
+      baseUrl: `http://localhost:${port}${startRouteTable.BASE_PATH}`,
       docsUrl: `http://localhost:${port}/docs`,
       port,
       apiKey,
@@ -142,6 +152,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     throw error;
   }
 }
+
+/** The modules, below the source root, the gateway routes and answers preflights by, as the functions and the stacks do. */
+const ROUTE_TABLE_MODULE = join(SOURCE_DIR, 'facts', 'routes.ts');
+const CORS_POLICY_MODULE = join(SOURCE_DIR, 'http', 'cors-policy.ts');
 
 /** Node's own answers to requests its parser rejects, by error code; 400 for any other. */
 const MALFORMED_REQUEST_STATUS: Readonly<Record<string, number>> = {

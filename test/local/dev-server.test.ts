@@ -6,6 +6,9 @@ import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temp
 
 const LIST_PETS = 'src/handlers/list-pets.ts';
 const FUNCTION_CONFIG = 'src/runtime/function-config.ts';
+const ROUTE_TABLE = 'src/facts/routes.ts';
+const CORS_POLICY = 'src/http/cors-policy.ts';
+const BROWSER_ORIGIN = 'http://localhost:5173';
 /** A start, an edit or two and the requests that follow them, each edit waiting for the reload. */
 const DEV_TEST_TIMEOUT = 120_000;
 
@@ -102,6 +105,70 @@ describe('npm run dev, when a function fails to build or load', () => {
 
       await checkout.write(FUNCTION_CONFIG, config);
       await expect.poll(async () => (await listPets()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+});
+
+describe('npm run dev, when the route table or the CORS policy changes', () => {
+  let checkout: TemporaryCheckout;
+  let server: RunningServer;
+  beforeAll(async () => {
+    checkout = await createTemporaryCheckout();
+    server = await startServerProcess({ CORS_ALLOW_ORIGINS: BROWSER_ORIGIN }, { cwd: checkout.root, watch: true });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await checkout?.remove();
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it(
+    'serves a route at its new path at once, and the old path is gone: 404, with no answer contradicting another',
+    async () => {
+      const created = await fetch(`${server.baseUrl}/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Moved', categoryId: 1 }),
+      });
+      const { id } = (await created.json()) as { id: unknown };
+      expect((await get(`/pets/${id}`)).status).toBe(200);
+      expect((await get(`/animals/${id}`)).status).toBe(404);
+
+      const table = await checkout.read(ROUTE_TABLE);
+      const moved = table.replace("path: '/pets/{petId}'", "path: '/animals/{petId}'");
+      expect(moved).not.toBe(table);
+      await checkout.write(ROUTE_TABLE, moved);
+
+      await expect.poll(async () => (await get(`/animals/${id}`)).status, { timeout: 30_000, interval: 500 }).toBe(200);
+      expect((await get(`/animals/${id}`)).body).toMatchObject({ id, name: 'Moved' });
+      const old = await get(`/pets/${id}`);
+      expect(old).toEqual({ status: 404, body: expect.objectContaining({ code: 'not_found' }) });
+      expect(old.body.message).toContain(`No route matches GET /v1/pets/${id}`);
+    },
+    DEV_TEST_TIMEOUT,
+  );
+
+  it(
+    "answers a browser's preflight by the CORS policy as it now is",
+    async () => {
+      const preflight = async () => {
+        const response = await fetch(`${server.baseUrl}/pets`, {
+          method: 'OPTIONS',
+          headers: { origin: BROWSER_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-pet-note' },
+        });
+        return response.headers.get('access-control-allow-headers')?.split(',') ?? [];
+      };
+      expect(await preflight()).not.toContain('x-pet-note');
+      const policy = await checkout.read(CORS_POLICY);
+      const allowing = policy.replace("['authorization', 'content-type',", "['authorization', 'content-type', 'x-pet-note',");
+      expect(allowing).not.toBe(policy);
+      await checkout.write(CORS_POLICY, allowing);
+      await expect.poll(preflight, { timeout: 30_000, interval: 500 }).toContain('x-pet-note');
     },
     DEV_TEST_TIMEOUT,
   );
