@@ -470,7 +470,7 @@ function esbuildLine({ text, location }: BuildFailure['errors'][number]): string
 }
 
 /** A failed invocation, told as what happened and where; undefined for the runtime's own refusals (closed). */
-export function describeFailure(name: string, error: unknown, sourceRoot: string): FunctionFailure | undefined {
+function describeFailure(name: string, error: unknown, sourceRoot: string): FunctionFailure | undefined {
   if (error instanceof SourceBuildError)
     return { function: name, phase: 'build', message: `${name} did not build: ${error.errors.join('; ')}` };
   if (error instanceof FunctionTimeoutError) return { function: name, phase: 'timeout', message: error.message };
