@@ -1,4 +1,4 @@
-import { configProblems, describeConfigProblem, type Environment } from '../src/runtime/config';
+import { type ConfigSchema, configProblems, describeConfigProblem, type Environment } from '../src/runtime/config';
 import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
 import { localStageVariables } from './dynamodb-local';
 import { instanceEnvironment } from './functions';
@@ -15,6 +15,22 @@ export function functionConfigProblems(environmentOf: (handler: FunctionHandler)
     for (const problem of configProblems(FUNCTION_CONFIG[handler], environmentOf(handler))) lines.add(describeConfigProblem(problem));
   }
   return [...lines];
+}
+
+/**
+ * Each function whose configuration (`config`, the schemas as the sources now are under `npm run dev`)
+ * refuses the environment it gets, with one line per variable it refuses.
+ */
+export function refusalsByFunction(
+  environmentOf: (handler: string) => Environment,
+  config: Readonly<Record<string, ConfigSchema>> = FUNCTION_CONFIG,
+): Map<string, string[]> {
+  const refusals = new Map<string, string[]>();
+  for (const [handler, schema] of Object.entries(config)) {
+    const problems = configProblems(schema, environmentOf(handler));
+    if (problems.length > 0) refusals.set(handler, problems.map(describeConfigProblem));
+  }
+  return refusals;
 }
 
 /**

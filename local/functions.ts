@@ -89,8 +89,8 @@ export class SourceBuildError extends Error {
 export interface FunctionFailure {
   /** The function's handler file name (`list-pets`); absent when the module is the gateway's own (the route table). */
   readonly function?: string;
-  /** When it failed: building its bundle, loading its module, running the handler, or beyond the function's limits. */
-  readonly phase: 'build' | 'init' | 'invoke' | 'timeout' | 'out-of-memory' | 'exit';
+  /** When it failed: building its bundle, checking its configuration after an edit, loading its module, running the handler, or beyond the function's limits. */
+  readonly phase: 'build' | 'config' | 'init' | 'invoke' | 'timeout' | 'out-of-memory' | 'exit';
   /** What happened and where, in one line: esbuild's `file:line:column`, or the error and the source position it was thrown at. */
   readonly message: string;
 }

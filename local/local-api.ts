@@ -11,8 +11,9 @@ import * as startRouteTable from '../src/facts/routes';
 import * as startCorsPolicy from '../src/http/cors-policy';
 import { SOURCE_DIR } from '../project-root';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
-import { createFunctionRuntime, type FunctionFailure } from './functions';
-import { functionConfigProblems, localFunctionEnvironment } from './function-config';
+import { createFunctionRuntime, type FunctionFailure, type FunctionRuntime } from './functions';
+import { functionConfigProblems, localFunctionEnvironment, refusalsByFunction } from './function-config';
+import * as startFunctionConfig from '../src/runtime/function-config';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
 import type { OutputDestination } from '../src/runtime/output';
@@ -99,14 +100,25 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       options.dynamoDbEndpoint === undefined && options.dataDir !== undefined ? join(options.dataDir, DEV_KEY_FILE) : undefined;
     const apiKey = await registerDevKey(keys, options.devApiKey, keyFile).finally(() => client.destroy());
 
+    let recheck: ConfigRecheck | undefined;
     const functions = await createFunctionRuntime({
       environment,
       environmentOf: options.functionEnvironment,
       watch: options.watch,
-      onReload: options.onReload,
+      onReload: (file) => {
+        options.onReload?.(file);
+        recheck?.schedule();
+      },
       output: options.output,
       onFunctionError: options.onFunctionError,
     });
+    if (options.watch) {
+      recheck = recheckConfigOnChange(
+        functions,
+        (handler) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(handler)),
+        options.onFunctionError,
+      );
+    }
     const gateway = createGateway({
       functions,
       accessLog: options.accessLog,
@@ -143,6 +155,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       async close() {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
+        recheck?.cancel();
         await functions.close();
         await dynamoDb.close();
       },
@@ -156,6 +169,49 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 /** The modules, below the source root, the gateway routes and answers preflights by, as the functions and the stacks do. */
 const ROUTE_TABLE_MODULE = join(SOURCE_DIR, 'facts', 'routes.ts');
 const CORS_POLICY_MODULE = join(SOURCE_DIR, 'http', 'cors-policy.ts');
+
+const FUNCTION_CONFIG_MODULE = join(SOURCE_DIR, 'runtime', 'function-config.ts');
+
+/** How long a recheck waits for the rest of an edit: one save can be several file events (a temporary file, a rename). */
+const RECHECK_DELAY_MS = 100;
+
+interface ConfigRecheck {
+  schedule(): void;
+  cancel(): void;
+}
+
+/**
+ * Under `npm run dev`, the check start-up makes, made again after each edit: a schema edited to require a
+ * variable the environment lacks is told at once, naming the function, not only at its next cold start.
+ * Each refusal is told once, until it is fixed; a build failure is told by the runtime itself.
+ */
+function recheckConfigOnChange(
+  functions: FunctionRuntime,
+  environmentOf: (handler: string) => Readonly<Record<string, string | undefined>>,
+  report: ((failure: FunctionFailure) => void) | undefined,
+): ConfigRecheck {
+  let timer: NodeJS.Timeout | undefined;
+  let told = new Set<string>();
+  const check = async () => {
+    const { FUNCTION_CONFIG } = await functions.sourceModule(FUNCTION_CONFIG_MODULE, startFunctionConfig);
+    const failures = [...refusalsByFunction(environmentOf, FUNCTION_CONFIG)].map(
+      ([handler, lines]): FunctionFailure => ({
+        function: handler,
+        phase: 'config',
+        message: `${handler} will refuse its configuration at its next cold start: ${lines.join('; ')}`,
+      }),
+    );
+    for (const failure of failures) if (!told.has(failure.message)) report?.(failure);
+    told = new Set(failures.map((failure) => failure.message));
+  };
+  return {
+    schedule() {
+      clearTimeout(timer);
+      timer = setTimeout(() => check().catch(() => undefined), RECHECK_DELAY_MS);
+    },
+    cancel: () => clearTimeout(timer),
+  };
+}
 
 /** Node's own answers to requests its parser rejects, by error code; 400 for any other. */
 const MALFORMED_REQUEST_STATUS: Readonly<Record<string, number>> = {

@@ -44,7 +44,7 @@ describe('npm run dev, when a function fails to build or load', () => {
 
   const listPets = () => fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
   /** Requests the pets until the server reports a failure `matching`, then returns that report and the answer. */
-  async function failureAfterEdit(matching: (report: { message: string }) => boolean) {
+  async function failureAfterEdit(matching: (report: { message: string; phase: string }) => boolean) {
     let answer: { status: number; body: unknown } | undefined;
     await expect
       .poll(
@@ -98,7 +98,18 @@ describe('npm run dev, when a function fails to build or load', () => {
       );
       expect(requiring).not.toBe(config);
       await checkout.write(FUNCTION_CONFIG, requiring);
-      const { answer, report } = await failureAfterEdit((report) => report.message.includes('PET_PHOTOS_BUCKET'));
+      // Told at once, before any request, as start-up would have told it.
+      await expect
+        .poll(() => failureReports(server.output()).find((report) => report.phase === 'config'), { timeout: 30_000 })
+        .toEqual({
+          level: 'ERROR',
+          function: 'list-pets',
+          phase: 'config',
+          message: 'list-pets will refuse its configuration at its next cold start: PET_PHOTOS_BUCKET is required',
+        });
+      const { answer, report } = await failureAfterEdit(
+        (report) => report.phase === 'init' && report.message.includes('PET_PHOTOS_BUCKET'),
+      );
       expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
       expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'init' });
       expect(report.message).toContain('Invalid configuration: PET_PHOTOS_BUCKET is required');
