@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument } from '../contract/openapi-document';
+import * as startOpenApi from '../contract/openapi-document';
 import { BASE_PATH } from '../src/facts/routes';
 import type { RequestTarget } from './request-target';
 
@@ -44,24 +44,39 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The server's modules load once, so the document is that of the code at start: build it once. */
-let document: Record<string, unknown> | undefined;
+/** The OpenAPI document's builder, as the sources are now (npm run dev reloads it with the route table). */
+export type OpenApiBuilder = Pick<typeof startOpenApi, 'buildOpenApiDocument'>;
+
+/** Each builder's document, built once: a builder is a module of the sources as they were when it was loaded. */
+const documents = new WeakMap<OpenApiBuilder['buildOpenApiDocument'], Record<string, unknown>>();
 
 /**
  * The document as served locally, with this server as its only one, so "Try it out" calls it. The
  * deployed stages' URLs live in infra/, which the local runtime does not read: openapi.json has them.
  */
-function localDocument(host: string): string {
-  document ??= buildOpenApiDocument([]);
+function localDocument(host: string, { buildOpenApiDocument }: OpenApiBuilder): string {
+  let document = documents.get(buildOpenApiDocument);
+  if (document === undefined) {
+    document = buildOpenApiDocument([]);
+    documents.set(buildOpenApiDocument, document);
+  }
   return JSON.stringify({ ...document, servers: [{ url: `http://${host}${BASE_PATH}`, description: 'This local server' }] });
 }
 
-/** Serves the documentation routes; returns false for any other request, which goes to the API. */
-export async function serveDocs(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<boolean> {
+/**
+ * Serves the documentation routes; returns false for any other request, which goes to the API.
+ * `openApi` gives the document's builder as the sources now are; the one this process loaded by default.
+ */
+export async function serveDocs(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+  openApi: () => Promise<OpenApiBuilder> = async () => startOpenApi,
+): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = target.pathAndQuery.split('?')[0];
   if (path === '/openapi.json') {
-    send(res, 'application/json', localDocument(target.host));
+    send(res, 'application/json', localDocument(target.host, await openApi()));
   } else if (path === '/docs' || path === '/docs/') {
     send(res, 'text/html; charset=utf-8', PAGE);
   } else if (path?.startsWith('/docs/') && ASSETS.has(path.slice('/docs/'.length))) {

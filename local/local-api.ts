@@ -14,6 +14,7 @@ import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type
 import { createFunctionRuntime, type FunctionFailure, type FunctionRuntime } from './functions';
 import { functionConfigProblems, localFunctionEnvironment, refusalsByFunction } from './function-config';
 import * as startFunctionConfig from '../src/runtime/function-config';
+import * as startOpenApi from '../contract/openapi-document';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
 import type { OutputDestination } from '../src/runtime/output';
@@ -136,7 +137,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
           refuseTarget(res, target);
           return;
         }
-        serveDocs(req, res, target)
+        serveDocs(req, res, target, () => functions.sourceModule(OPENAPI_MODULE, startOpenApi))
           .then((served) => served || gateway(req, res, target))
           // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
           // been sent, else the connection goes; neither can throw, so nothing reaches the process.
@@ -171,6 +172,8 @@ const ROUTE_TABLE_MODULE = join(SOURCE_DIR, 'facts', 'routes.ts');
 const CORS_POLICY_MODULE = join(SOURCE_DIR, 'http', 'cors-policy.ts');
 
 const FUNCTION_CONFIG_MODULE = join(SOURCE_DIR, 'runtime', 'function-config.ts');
+/** The OpenAPI document's builder, outside src/: it follows the route table's edits, not its own (only src/ is watched). */
+const OPENAPI_MODULE = join('contract', 'openapi-document.ts');
 
 /** How long a recheck waits for the rest of an edit: one save can be several file events (a temporary file, a rename). */
 const RECHECK_DELAY_MS = 100;

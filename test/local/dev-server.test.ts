@@ -160,6 +160,11 @@ describe('npm run dev, when the route table or the CORS policy changes', () => {
       const old = await get(`/pets/${id}`);
       expect(old).toEqual({ status: 404, body: expect.objectContaining({ code: 'not_found' }) });
       expect(old.body.message).toContain(`No route matches GET /v1/pets/${id}`);
+      const document = (await (await fetch(server.docsUrl.replace(/\/docs$/, '/openapi.json'))).json()) as {
+        paths: Record<string, unknown>;
+      };
+      expect(Object.keys(document.paths)).toContain('/animals/{petId}');
+      expect(Object.keys(document.paths)).not.toContain('/pets/{petId}');
     },
     DEV_TEST_TIMEOUT,
   );
