@@ -13,8 +13,9 @@ export default defineConfig({
     // the processes and servers it starts. Two workers overlap those waits.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
-    // lines, unless a test asks (test/api/metrics.test.ts does).
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+    // lines, and the local runtime's START/END/REPORT lines, unless a test asks (test/api/metrics.test.ts,
+    // test/local/console-log.test.ts do).
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', SYSTEM_LOG_LEVEL: 'WARN' },
     projects: [
       {
         extends: true,

@@ -19,6 +19,19 @@ export function logFormatFrom(name: string, value: string | undefined, isTermina
   return format as LogFormat;
 }
 
+/** Lambda's system log levels: START, END and REPORT are INFO lines, so WARN leaves them out, as on Lambda. */
+export const SYSTEM_LOG_LEVELS = ['DEBUG', 'INFO', 'WARN'] as const;
+export type SystemLogLevel = (typeof SYSTEM_LOG_LEVELS)[number];
+
+/** SYSTEM_LOG_LEVEL: which of the runtime's own lines are written; INFO, Lambda's default, unless set. */
+export function systemLogLevelFrom(name: string, value: string | undefined): SystemLogLevel {
+  if (value === undefined || value === '') return 'INFO';
+  const level = value.trim().toUpperCase();
+  if (!(SYSTEM_LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`${name} must be ${SYSTEM_LOG_LEVELS.join(', ')}, got "${value}"`);
+  return level as SystemLogLevel;
+}
+
 /** LOG_METRICS: whether the pretty console shows the functions' metric documents (the JSON console always does). */
 export function showMetricsFrom(name: string, value: string | undefined): boolean {
   if (value === undefined || value === '' || value === '0' || value.toLowerCase() === 'false') return false;

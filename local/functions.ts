@@ -12,6 +12,7 @@ import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../
 import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
 import { HANDLERS_DIR, PROJECT_ROOT, SOURCE_DIR } from '../project-root';
 import { type OutputDestination, type OutputStream, writeLine } from '../src/runtime/output';
+import { systemLogLevelFrom, type SystemLogLevel } from './console-log';
 
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
 const BUILD_DIR = join(PROJECT_ROOT, '.build', 'local');
@@ -201,8 +202,15 @@ export async function createFunctionRuntime(options: {
    * process's one writer unless the server renders them for a terminal (local/console-log.ts).
    */
   output?: OutputDestination;
+  /**
+   * Which platform lines are written, as Lambda's system log level says: START, END and REPORT at INFO
+   * and below. SYSTEM_LOG_LEVEL's (INFO unless set) unless the caller says; the tests set WARN.
+   */
+  systemLogLevel?: SystemLogLevel;
 }): Promise<FunctionRuntime> {
   const output = options.output ?? writeLine;
+  const systemLogLevel = options.systemLogLevel ?? systemLogLevelFrom('SYSTEM_LOG_LEVEL', process.env.SYSTEM_LOG_LEVEL);
+  const platformOutput: OutputDestination = systemLogLevel === 'WARN' ? () => {} : output;
   const sourceRoot = options.sourceRoot ?? PROJECT_ROOT;
   const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
   const maxInstances = options.maxInstances ?? DEFAULT_MAX_INSTANCES;
@@ -398,7 +406,7 @@ export async function createFunctionRuntime(options: {
     const initDurationMs = instance.initDurationMs;
     // Lambda reports the init duration once, with the cold start's invocation.
     instance.initDurationMs = undefined;
-    const platform = platformLines(output, { function: name, requestId });
+    const platform = platformLines(platformOutput, { function: name, requestId });
     platform.start();
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;

@@ -18,7 +18,7 @@ import {
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { functionConfigProblems, localFunctionEnvironment } from './function-config';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
-import { createConsoleLog, logFormatFrom, showMetricsFrom } from './console-log';
+import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { writeLine } from '../src/runtime/output';
 
@@ -78,7 +78,9 @@ if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFil
 // The function's lines and its START, END and REPORT lines go to stderr, read as `npm start`'s console
 // is: stdout holds the result alone, for a pipe.
 let output: ReturnType<typeof createConsoleLog>;
+let systemLogLevel: SystemLogLevel;
 try {
+  systemLogLevel = systemLogLevelFrom('SYSTEM_LOG_LEVEL', process.env.SYSTEM_LOG_LEVEL);
   const format = logFormatFrom('LOG_FORMAT', process.env.LOG_FORMAT, process.stderr.isTTY === true);
   const showMetrics = showMetricsFrom('LOG_METRICS', process.env.LOG_METRICS);
   output = createConsoleLog({ format, showMetrics, write: (_stream, line) => writeLine('stderr', line) });
@@ -112,6 +114,7 @@ try {
     environment,
     environmentOf: overrides,
     output,
+    systemLogLevel,
     onFunctionError: (reported) => (failure = reported),
   });
   const result = await runtime.invoke(handler, event).finally(() => runtime.close());

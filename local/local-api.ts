@@ -18,6 +18,7 @@ import * as startOpenApi from '../contract/openapi-document';
 import { serveDocs } from './docs-site';
 import type { CorsConfig } from '../src/http/cors-policy';
 import type { OutputDestination } from '../src/runtime/output';
+import type { SystemLogLevel } from './console-log';
 import { createGateway } from './gateway';
 import { listen } from './listen';
 import { readRequestTarget, type RefusedTarget } from './request-target';
@@ -53,6 +54,8 @@ export interface LocalApiOptions {
   readonly accessLog?: (line: string) => void;
   /** Where the functions' output and each invocation's START, END and REPORT lines go; this process's one writer when omitted. */
   readonly output?: OutputDestination;
+  /** Which of the runtime's own lines (START, END, REPORT) are written: SYSTEM_LOG_LEVEL's unless given. */
+  readonly systemLogLevel?: SystemLogLevel;
   /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
   readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
@@ -111,6 +114,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         recheck?.schedule();
       },
       output: options.output,
+      systemLogLevel: options.systemLogLevel,
       onFunctionError: options.onFunctionError,
     });
     if (options.watch) {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../src/http/cors-policy';
 import { ENV } from '../src/facts/environment';
-import { createConsoleLog, logFormatFrom, showMetricsFrom } from './console-log';
+import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom } from './console-log';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
@@ -75,6 +75,7 @@ try {
   const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(noteEnvVarsProblems);
   const logFormat = setting(() => logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, process.stdout.isTTY === true));
   const showMetrics = setting(() => showMetricsFrom('LOG_METRICS', env.LOG_METRICS));
+  const systemLogLevel = setting(() => systemLogLevelFrom('SYSTEM_LOG_LEVEL', env.SYSTEM_LOG_LEVEL));
   if (problems.length > 0 || port === undefined || dynamoDbPort === undefined || logFormat === undefined) refuseToStart(problems);
   // Every line the server and its functions write, rendered for a person at a terminal or passed on as JSON.
   const output = createConsoleLog({ format: logFormat, showMetrics });
@@ -92,6 +93,7 @@ try {
     functionEnvironment: overrides,
     // Through the functions' own writer, so that their lines and these never interleave.
     output,
+    systemLogLevel,
     accessLog: (line) => output('stdout', line),
     onReload: (file) => output('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
     onIndexRepair: (message) => output('stdout', JSON.stringify({ message })),

@@ -176,7 +176,7 @@ describe('npm start', () => {
   /** Starts the server with `env`, sends two GET /v1/pets, and returns its console once both are logged (two `requestLine`s). */
   async function consoleAfterTwoRequests(env: Record<string, string>, requestLine: RegExp): Promise<string[]> {
     // The functions publish their metrics, as they do under a developer's npm start (the unit tests turn them off).
-    const server = await startServerProcess({ POWERTOOLS_METRICS_DISABLED: 'false', ...env });
+    const server = await startServerProcess({ POWERTOOLS_METRICS_DISABLED: 'false', SYSTEM_LOG_LEVEL: 'INFO', ...env });
     try {
       for (let i = 0; i < 2; i++) {
         const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
@@ -240,7 +240,11 @@ describe('npm start', () => {
 
 describe('npm run invoke', () => {
   it("prints the result alone on stdout, and the function's START, END and REPORT lines on stderr", async () => {
-    const result = await runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], { DYNAMODB_PORT: '1', LOG_FORMAT: 'pretty' });
+    const result = await runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], {
+      DYNAMODB_PORT: '1',
+      LOG_FORMAT: 'pretty',
+      SYSTEM_LOG_LEVEL: 'INFO',
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ statusCode: 200 });
     const lines = result.stderr.split('\n').filter((line) => / list-pets RequestId: /.test(line));

@@ -21,6 +21,7 @@ import { startGate } from '../helpers/gate';
 const root = resolve(import.meta.dirname, '../../.build', `runtime-test-${process.pid}`);
 const TIMEOUT_MS = 300;
 let runtime: FunctionRuntime;
+let framed: FunctionRuntime;
 
 beforeAll(async () => {
   await mkdir(join(root, HANDLERS_DIR), { recursive: true });
@@ -80,9 +81,12 @@ beforeAll(async () => {
     ].join('\n'),
   );
   runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
+  // Writes START, END and REPORT, which the tests' SYSTEM_LOG_LEVEL (WARN) leaves out elsewhere.
+  framed = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS, systemLogLevel: 'INFO' });
 });
 afterAll(async () => {
   await runtime?.close();
+  await framed?.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -117,7 +121,7 @@ describe('the local function runtime', () => {
     const output = captureOutput({ silent: true });
     let seen: { stdout: string[]; stderr: string[] };
     try {
-      expect(await runtime.invoke('talk', { lines: 500 })).toBe('answered');
+      expect(await framed.invoke('talk', { lines: 500 })).toBe('answered');
       seen = structuredClone(output.byStream);
     } finally {
       output.stop();
@@ -133,8 +137,8 @@ describe('the local function runtime', () => {
     const output = captureOutput({ silent: true });
     const requestIds: unknown[] = [];
     try {
-      for (let i = 0; i < 2; i++) requestIds.push(await runtime.invoke('whoami', {}));
-      await expect(runtime.invoke('clock', { hang: true })).rejects.toBeInstanceOf(FunctionTimeoutError);
+      for (let i = 0; i < 2; i++) requestIds.push(await framed.invoke('whoami', {}));
+      await expect(framed.invoke('clock', { hang: true })).rejects.toBeInstanceOf(FunctionTimeoutError);
     } finally {
       output.stop();
     }
@@ -164,6 +168,20 @@ describe('the local function runtime', () => {
     expect(warm.metrics).not.toHaveProperty('initDurationMs');
     const timedOut = platform.find((entry) => entry.function === 'clock' && entry.type === 'platform.report');
     expect(timedOut?.record.status).toBe('timeout');
+  });
+
+  it('writes no START, END or REPORT line at system log level WARN, as Lambda does', async () => {
+    const quiet = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS, systemLogLevel: 'WARN' });
+    const output = captureOutput({ silent: true });
+    let answer: unknown;
+    try {
+      answer = await quiet.invoke('whoami', {});
+    } finally {
+      output.stop();
+      await quiet.close();
+    }
+    expect(answer).toEqual(expect.any(String));
+    expect(output.json().filter((entry) => String(entry.type).startsWith('platform.'))).toEqual([]);
   });
 
   it('gives each instance the environment it is configured with, as Lambda does, and leaves this process its own', async () => {
