@@ -12,6 +12,19 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { finished, pipeline } from 'node:stream';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { createLocalClient } from '../../local/dynamodb-local';
+import {
+  partitionLimiter,
+  tableKeys,
+  type PartitionLimiter,
+  type PartitionLimits,
+  type PartitionOf,
+  type PartitionThrottles,
+  type TableKeys,
+} from './partition-limiter';
+
+export type { PartitionLimits, PartitionOf, PartitionThrottles } from './partition-limiter';
 
 /**
  * A fault-injecting proxy for DynamoDB, for tests. It sits on loopback between the functions and
@@ -19,6 +32,10 @@ import { finished, pipeline } from 'node:stream';
  * them, never by mocking the store. It speaks HTTP rather than relaying bytes because DynamoDB's JSON
  * protocol names the operation in `X-Amz-Target` and the table in the body's `TableName`: that is
  * what lets a fault aim at one operation on one table while every other request passes unchanged.
+ *
+ * Opt-in, `limitPartitions` emulates DynamoDB's per-partition throughput (write and read units per second
+ * per partition-key value, per table and per index), scaled down so a local API on a small machine can
+ * exceed it, and answers `ThrottlingException` as DynamoDB does; dynalite itself never throttles.
  */
 
 /** What the proxy does to a request that a rule selects. */
@@ -66,6 +83,8 @@ export interface ProxiedRequest {
   readonly table?: string;
   /** The fault applied to the request; absent when it was passed through. */
   readonly fault?: Fault;
+  /** The partition whose emulated limit throttled the request (`limitPartitions`); absent when none did. */
+  readonly throttledBy?: PartitionOf;
 }
 
 /** A running proxy; see `startFaultProxy`. */
@@ -82,6 +101,15 @@ export interface FaultProxy {
   acceptConnections(): Promise<void>;
   /** Every request the proxy received, in order, with the fault applied to it. */
   readonly requests: readonly ProxiedRequest[];
+  /**
+   * From now on, enforces `limits` per partition (see `PartitionLimits`, and `partitionLimiter` for what
+   * is charged); the buckets start full. Rules still come first: a request a rule selects is not charged.
+   */
+  limitPartitions(limits: PartitionLimits): void;
+  /** Lifts the limits; the throttle counters stay. */
+  unlimitPartitions(): void;
+  /** The partitions an emulated limit throttled, with how many requests each, in the order first throttled. */
+  partitionThrottles(): PartitionThrottles[];
   /** Stops listening, destroys every connection (ending stalls) and the connections to DynamoDB. */
   close(): Promise<void>;
 }
@@ -144,6 +172,28 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
   const upstreamAgent = new Agent({ keepAlive: true });
 
   let rules: ActiveRule[] = [];
+  let limiter: PartitionLimiter | undefined;
+  const throttles = new Map<string, PartitionThrottles>();
+  /** Key schemas, asked of DynamoDB once per table, on the first request that needs one. */
+  const keySchemas = new Map<string, Promise<TableKeys | undefined>>();
+  let describer: ReturnType<typeof createLocalClient> | undefined;
+  function keysOf(table: string): Promise<TableKeys | undefined> {
+    let keys = keySchemas.get(table);
+    if (keys === undefined) {
+      describer ??= createLocalClient(upstreamEndpoint, { maxAttempts: 1 });
+      keys = describer.send(new DescribeTableCommand({ TableName: table })).then(
+        ({ Table }) => (Table === undefined ? undefined : tableKeys(Table)),
+        () => undefined,
+      );
+      keySchemas.set(table, keys);
+    }
+    return keys;
+  }
+  function countThrottle(partition: PartitionOf): void {
+    const key = JSON.stringify([partition.table, partition.index ?? '', partition.value]);
+    const counted = throttles.get(key) ?? { ...partition, throttled: 0 };
+    throttles.set(key, { ...counted, throttled: counted.throttled + 1 });
+  }
   const requests: ProxiedRequest[] = [];
   /** Every client connection of every listener, so refuse/clear/close can destroy them. */
   const sockets = new Set<Socket>();
@@ -201,23 +251,25 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         // The request was read; nothing more happens on this connection until it is destroyed.
         holdOpen(socket);
         return;
-      case 'throttle': {
-        const headers = {
-          'content-type': 'application/x-amz-json-1.0',
-          'content-length': Buffer.byteLength(THROTTLE_BODY),
-          'x-amzn-requestid': randomUUID(),
-        };
-        res.writeHead(400, headers);
-        res.end(THROTTLE_BODY);
+      case 'throttle':
+        answerError(res, THROTTLE_BODY);
         return;
-      }
       case 'lose-response':
       case 'stall-body':
       case 'drip-body':
       case 'non-json-body':
-      case undefined:
         forward(req, res, body, fault);
         return;
+      case undefined: {
+        const verdict = await limiter?.admit(operation, body);
+        if (verdict?.throttledBy !== undefined) {
+          requests[requests.length - 1] = { ...requests.at(-1)!, throttledBy: verdict.throttledBy };
+          answerError(res, partitionThrottleBody(verdict.throttledBy));
+          return;
+        }
+        forward(req, res, body, undefined, verdict?.charge);
+        return;
+      }
     }
   }
 
@@ -231,7 +283,13 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
    * Sends the request on to DynamoDB and streams its answer back, or, for a fault on the answer, reads
    * it whole (so the write has certainly happened) and does to the client what the fault says.
    */
-  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, fault: AnswerFault | undefined): void {
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    fault: AnswerFault | undefined,
+    charge?: (answer: Buffer) => void,
+  ): void {
     const socket = req.socket;
     const outgoing = httpRequest(
       {
@@ -250,7 +308,7 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
           answer.resume();
           return;
         }
-        if (fault === undefined) {
+        if (fault === undefined && charge === undefined) {
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
           // A broken stream on either side ends the client's connection: it must not see half an answer as whole.
           pipeline(answer, res, (error) => {
@@ -261,14 +319,28 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         finished(answer, (error) => {
-          if (error) socket.destroy();
-          else answerWith(fault, answer, Buffer.concat(chunks), res);
+          if (error) {
+            socket.destroy();
+            return;
+          }
+          const whole = Buffer.concat(chunks);
+          // A read is charged once answered, as DynamoDB reports consumed capacity: its size is known only then.
+          if (answer.statusCode === 200) charge?.(whole);
+          if (fault === undefined) passOn(answer, whole, res);
+          else answerWith(fault, answer, whole, res);
         });
       },
     );
     // DynamoDB unreachable behind the proxy: the client sees its connection fail, as it would.
     outgoing.on('error', () => socket.destroy());
     outgoing.end(body);
+  }
+
+  /** Gives the client DynamoDB's whole answer as it came. */
+  function passOn(answer: IncomingMessage, body: Buffer, res: ServerResponse): void {
+    if (res.socket === null || res.socket.destroyed) return;
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, { ...endToEnd(answer.headers), 'content-length': body.length });
+    res.end(body);
   }
 
   /** Gives the client DynamoDB's whole answer the way `fault` breaks it. */
@@ -389,6 +461,16 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
     get requests() {
       return requests;
     },
+    limitPartitions(limits) {
+      for (const [name, value] of Object.entries(limits)) {
+        if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number, not ${value}`);
+      }
+      limiter = partitionLimiter(limits, keysOf, countThrottle);
+    },
+    unlimitPartitions() {
+      limiter = undefined;
+    },
+    partitionThrottles: () => [...throttles.values()],
     close: () =>
       serially(async () => {
         closed = true;
@@ -398,8 +480,28 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         for (const socket of sockets) socket.destroy();
         stalled.clear();
         upstreamAgent.destroy();
+        describer?.destroy();
       }),
   };
+}
+
+/** Answers as DynamoDB answers a request it refuses: HTTP 400 with a JSON error body, never forwarded. */
+function answerError(res: ServerResponse, body: string): void {
+  res.writeHead(400, {
+    'content-type': 'application/x-amz-json-1.0',
+    'content-length': Buffer.byteLength(body),
+    'x-amzn-requestid': randomUUID(),
+  });
+  res.end(body);
+}
+
+function partitionThrottleBody({ table, index, value }: PartitionOf): string {
+  return JSON.stringify({
+    __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+    message: `Throughput exceeds the current capacity for partition key value ${JSON.stringify(value)} of ${
+      index === undefined ? `table ${table}` : `index ${index} of table ${table}`
+    } (emulated per-partition limit)`,
+  });
 }
 
 /** The operation named by `X-Amz-Target: DynamoDB_20120810.<Operation>`; '' when there is none. */
