@@ -240,7 +240,7 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
     const operation = operationOf(req.headers);
     const table = tableOf(body);
     const fault = decide(operation, table);
-    requests.push({ operation, ...(table === undefined ? {} : { table }), ...(fault === undefined ? {} : { fault }) });
+    const recorded = requests.push({ operation, ...(table === undefined ? {} : { table }), ...(fault === undefined ? {} : { fault }) }) - 1;
 
     const socket = req.socket;
     switch (fault) {
@@ -263,7 +263,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
       case undefined: {
         const verdict = await limiter?.admit(operation, body);
         if (verdict?.throttledBy !== undefined) {
-          requests[requests.length - 1] = { ...requests.at(-1)!, throttledBy: verdict.throttledBy };
+          // Other requests may have been recorded meanwhile: the limiter may have waited for a key schema.
+          requests[recorded] = { ...requests[recorded]!, throttledBy: verdict.throttledBy };
           answerError(res, partitionThrottleBody(verdict.throttledBy));
           return;
         }
@@ -281,7 +282,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
 
   /**
    * Sends the request on to DynamoDB and streams its answer back, or, for a fault on the answer, reads
-   * it whole (so the write has certainly happened) and does to the client what the fault says.
+   * it whole (so the write has certainly happened) and does to the client what the fault says. A read
+   * under partition limits is read whole too, so that `charge` knows its size before the client does.
    */
   function forward(
     req: IncomingMessage,

@@ -10,7 +10,8 @@ import type { AttributeValue, TableDescription } from '@aws-sdk/client-dynamodb'
  * What is charged, and the simplifications:
  * - PutItem: ceil(item bytes / 1 KB) write units on the item's base partition and on the partition of
  *   every index whose key attributes the item has (index keys from DescribeTable). An index write
- *   that would throttle throttles the whole request: nothing is forwarded, nothing written.
+ *   that would throttle throttles the whole request: nothing is forwarded, nothing written. An admitted
+ *   write is charged whether or not it then succeeds (DynamoDB charges a failed condition too).
  * - UpdateItem, DeleteItem: one write unit on the base partition of the request's Key; the item
  *   (its size, its index keys) is not known before the write, so indexes are not charged.
  * - GetItem, Query: admitted while the partition's read bucket holds the smallest read's units (half a
