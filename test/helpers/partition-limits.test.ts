@@ -1,4 +1,11 @@
-import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES, createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
@@ -176,6 +183,23 @@ describe('with partition limits', () => {
     // The bucket needs a second to hold half a unit again.
     expect(outcomes).toEqual(['ok', 'ThrottlingException', 'ThrottlingException', 'ThrottlingException']);
     expect(throttledOfShared() - before).toBe(3);
+  });
+});
+
+describe('reading one item', () => {
+  it('charges a get by the size of the item it returns, per 4 KB, halved unless strongly consistent', async () => {
+    const id = { N: String(nextId++) };
+    // About 9 KB: three read units strongly consistent, one and a half eventually consistent.
+    await direct.send(new PutItemCommand({ TableName: PETS, Item: { id, payload: { S: 'x'.repeat(9_000) } } }));
+    const get = (consistent: boolean) => new GetItemCommand({ TableName: PETS, Key: { id }, ConsistentRead: consistent });
+
+    // Three read units a second, and as many in the bucket.
+    proxy.limitPartitions({ ...LIMITS, scale: 1 / 1_000 });
+    expect([await outcome(proxied.send(get(true))), await outcome(proxied.send(get(true)))]).toEqual(['ok', 'ThrottlingException']);
+    proxy.limitPartitions({ ...LIMITS, scale: 1 / 1_000 });
+    const eventually = [];
+    for (let i = 0; i < 3; i++) eventually.push(await outcome(proxied.send(get(false))));
+    expect(eventually).toEqual(['ok', 'ok', 'ThrottlingException']);
   });
 });
 
