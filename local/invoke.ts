@@ -2,8 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { issueApiKey } from '../src/domain/auth/manage-api-keys';
-import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { authorizer } from '../src/facts/routes';
 import { ENV } from '../src/facts/environment';
@@ -20,6 +18,7 @@ import { functionConfigProblems, localFunctionEnvironment } from './function-con
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
+import { issueTemporaryLocalKey } from './temporary-key';
 import { writeLine } from '../src/runtime/output';
 
 /**
@@ -195,11 +194,10 @@ async function replaceSampleKey(event: Record<string, unknown>, endpoint: string
   const headers = event.headers as Record<string, string> | undefined;
   if (headers?.authorization !== `Bearer ${SAMPLE_KEY_PLACEHOLDER}`) return undefined;
   const client = createLocalClient(endpoint);
-  const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
-  const { apiKey, record } = await issueApiKey(keys, 'npm run invoke (sample event)');
-  headers.authorization = `Bearer ${apiKey}`;
-  process.stderr.write(`Replaced the sample's placeholder key with ${record.keyId}, issued for this invocation\n`);
-  return () => keys.revoke(record.keyId, new Date()).finally(() => client.destroy());
+  const key = await issueTemporaryLocalKey(documentClientOver(client), 'npm run invoke (sample event)');
+  headers.authorization = `Bearer ${key.apiKey}`;
+  process.stderr.write(`Replaced the sample's placeholder key with ${key.keyId}, issued for this invocation\n`);
+  return () => key.revoke().finally(() => client.destroy());
 }
 
 async function isDynamoDbAt(endpoint: string): Promise<boolean> {

@@ -3,8 +3,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
-import { issueApiKey } from '../src/domain/auth/manage-api-keys';
-import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
+import { issueTemporaryLocalKey } from '../local/temporary-key';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
@@ -167,11 +166,10 @@ async function issueLocalKey(
   client: DynamoDBDocumentClient,
   endpoint: string,
 ): Promise<{ apiKey: string; revoke: () => Promise<unknown> }> {
-  const store = new DynamoApiKeyStore(client, LOCAL_TABLES.apiKeys);
   try {
-    const { apiKey, record } = await issueApiKey(store, SMOKE_KEY_NAME);
-    process.stdout.write(`Issued ${record.keyId} in the local store for this run; it is revoked when the run ends.\n`);
-    return { apiKey, revoke: () => store.revoke(record.keyId, new Date()) };
+    const key = await issueTemporaryLocalKey(client, SMOKE_KEY_NAME);
+    process.stdout.write(`Issued ${key.keyId} in the local store for this run; it is revoked when the run ends.\n`);
+    return key;
   } catch (error) {
     process.stderr.write(
       `Could not issue a key in the local API's DynamoDB at ${endpoint} (${error instanceof Error ? error.message : String(error)}). Is npm start running?\n`,
