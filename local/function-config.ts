@@ -10,11 +10,9 @@ import { instanceEnvironment } from './functions';
  * would answer 500.
  */
 export function functionConfigProblems(environmentOf: (handler: FunctionHandler) => Environment): string[] {
-  const lines = new Set<string>();
-  for (const handler of Object.keys(FUNCTION_CONFIG) as FunctionHandler[]) {
-    for (const problem of configProblems(FUNCTION_CONFIG[handler], environmentOf(handler))) lines.add(describeConfigProblem(problem));
-  }
-  return [...lines];
+  // A variable several functions refuse (a log level) is one line.
+  const refusals = refusalsByFunction((handler) => environmentOf(handler as FunctionHandler));
+  return [...new Set([...refusals.values()].flat())];
 }
 
 /**
