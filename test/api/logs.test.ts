@@ -23,17 +23,21 @@ beforeAll(async () => {
   // Every function logs everything it can.
   const debug = { [ENV.logLevel]: 'DEBUG' };
   const accessLog = (line: string) => writeLine('stdout', line);
-  api = await startTestApi({ devApiKey: DEV_KEY, accessLog, functionEnvironment: () => debug });
+  // Lambda's START, END and REPORT lines too, which the tests' SYSTEM_LOG_LEVEL leaves out elsewhere.
+  const systemLogLevel = 'INFO';
+  api = await startTestApi({ devApiKey: DEV_KEY, accessLog, systemLogLevel, functionEnvironment: () => debug });
   issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
   // Two more stages of the API, each with a route function that fails: its table is missing, its DynamoDB unreachable.
   const missingTable = await startTestApi({
     devApiKey: DEV_KEY,
     accessLog,
+    systemLogLevel,
     functionEnvironment: routeFunctionsOnly({ [ENV.petsTable]: 'animal-store-local-missing-table' }, debug),
   });
   const unreachable = await startTestApi({
     devApiKey: DEV_KEY,
     accessLog,
+    systemLogLevel,
     functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }, debug),
   });
 
