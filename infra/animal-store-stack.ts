@@ -66,6 +66,7 @@ export class AnimalStoreStack extends Stack {
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', {
       ...data,
+      unshardedStatusIndex: stage.listing.statusIndexMigration !== 'complete',
       ...(stage.restoredPetsTable === undefined ? {} : { restored: stage.restoredPetsTable }),
     });
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
@@ -80,6 +81,7 @@ export class AnimalStoreStack extends Stack {
       apiKeysTable: this.apiKeysTable,
       idempotencyTable: this.idempotencyTable,
       cursorSecret,
+      listing: stage.listing,
       memoryMiB: stage.memoryMiB,
       logLevel: stage.logLevel,
       metricsNamespace: metricsNamespace(stage.name),
@@ -108,7 +110,7 @@ export class AnimalStoreStack extends Stack {
       ['Idempotency', this.idempotencyTable.table],
     ]);
     const indexNames = new Map([
-      ['Pets', PetsTable.indexNames],
+      ['Pets', this.petsTable.indexNames],
       ['ApiKeys', ApiKeysTable.indexNames],
     ]);
     const watched = {

@@ -2,6 +2,7 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../src/facts/environment';
+import { statusListingIndexOf, type ListingConfig } from '../src/facts/listing';
 import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../src/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
@@ -18,6 +19,8 @@ export interface ApiFunctionsProps {
   readonly idempotencyTable: IdempotencyTable;
   /** Signs the cursors of paginated listings. */
   readonly cursorSecret: CursorSecret;
+  /** How listings' indexes are spread and read: the routes that write or list pets get it. */
+  readonly listing: ListingConfig;
   /** Memory of each function, in MB. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   /** Application log level of every function. */
@@ -53,6 +56,8 @@ export class ApiFunctions extends Construct {
       removalPolicy: props.removalPolicy,
     };
     const pets = props.petsTable.table;
+    const { listing } = props;
+    const shards = { [ENV.listingShards]: String(listing.shards) };
 
     this.routes = new Map(
       routes.map((route) => {
@@ -63,7 +68,15 @@ export class ApiFunctions extends Construct {
           handler: route.handler,
           environment: {
             [ENV.petsTable]: pets.tableName,
-            ...(paginated ? { [ENV.cursorSecret]: props.cursorSecret.environmentValue() } : {}),
+            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? shards : {}),
+            ...(paginated
+              ? {
+                  ...shards,
+                  [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
+                  [ENV.statusListingIndex]: statusListingIndexOf(listing.statusIndexMigration),
+                  [ENV.listHeadCacheMs]: String(listing.headCacheMs),
+                }
+              : {}),
             ...(idempotent ? { [ENV.idempotencyTable]: props.idempotencyTable.table.tableName } : {}),
           },
         });

@@ -6,10 +6,12 @@ import type { FunctionName } from './api-functions';
 import { OPERATION_IDS, type OperationId } from '../src/facts/routes';
 import type { RestoredPetsTable } from './tables';
 import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
+import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT, type ListingConfig } from '../src/facts/listing';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
 
 export type { CorsConfig } from '../src/http/cors-policy';
 export type { RestoredPetsTable } from './tables';
+export type { ListingConfig, StatusIndexMigration } from '../src/facts/listing';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -150,6 +152,8 @@ export interface StageConfig {
   readonly terminationProtection: boolean;
   /** Set only during a restore (docs/operations.md, "Restoring the pets table"): the pets table in use, by name. */
   readonly restoredPetsTable?: RestoredPetsTable;
+  /** How listPets' indexes are spread over shards and read (docs/data-model.md). */
+  readonly listing: ListingConfig;
 }
 
 export const staging: StageConfig = {
@@ -197,6 +201,9 @@ export const staging: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
+  // Production's design, so that staging rehearses it; `backfilling` until the stage's `npm run migrate`
+  // has run, then one release each for the next two steps (docs/operations.md, "Sharding the listing indexes").
+  listing: { shards: LISTING_SHARD_COUNT.staging, statusIndexMigration: 'backfilling', headCacheMs: LIST_HEAD_CACHE_MS.default },
   // Staging holds test data only: `cdk destroy` removes it completely.
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
@@ -253,6 +260,9 @@ export const production: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
+  // `backfilling` until `npm run migrate -- --stage production` has run, then one release each for the
+  // next two steps (docs/operations.md, "Sharding the listing indexes").
+  listing: { shards: LISTING_SHARD_COUNT.production, statusIndexMigration: 'backfilling', headCacheMs: LIST_HEAD_CACHE_MS.default },
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,

@@ -43,6 +43,8 @@ export interface RestoredPetsTable {
 }
 
 export interface PetsTableProps extends DataTableProps {
+  /** Keeps the unsharded status index, which status listings read until a stage's backfill is done (docs/operations.md, "Sharding the listing indexes"). */
+  readonly unshardedStatusIndex: boolean;
   /** A restored table the functions use instead of the stack's own, by name; none outside a restore. */
   readonly restored?: RestoredPetsTable;
 }
@@ -55,8 +57,8 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
  * account. During a restore, `table` is the restored table and the stack's own stays (or is detached).
  */
 export class PetsTable extends Construct {
-  /** The indexes of the key design, both read by listings only. */
-  static readonly indexNames: readonly string[] = [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name];
+  /** The table's indexes, all read by listings only: the two of the key design, and the unsharded status index while kept. */
+  readonly indexNames: readonly string[];
   /** The stack's own table, under its pinned logical id; undefined while a restore detaches it. */
   readonly stackTable: TableV2 | undefined;
   /** The table in use, the stack's own or the restored one: every grant, alarm, graph and output follows it. */
@@ -66,13 +68,15 @@ export class PetsTable extends Construct {
     super(scope, id);
     const { restored } = props;
     if (restored) this.refuseRestoredName(restored.tableName);
-    const { allPetsIndex, byStatusIndex } = PETS_TABLE;
+    const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
+    const indexes = props.unshardedStatusIndex ? [allPetsIndex, byStatusIndex, unshardedByStatusIndex] : [allPetsIndex, byStatusIndex];
+    this.indexNames = indexes.map((index) => index.name);
     this.stackTable = restored?.detachStackTable
       ? undefined
       : new TableV2(this, 'Table', {
           ...tableDefaults(props),
           partitionKey: { name: PETS_TABLE.partitionKey, type: AttributeType.NUMBER },
-          globalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
+          globalSecondaryIndexes: indexes.map((index) => ({
             indexName: index.name,
             partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
             sortKey: { name: index.sortKey, type: AttributeType.STRING },
@@ -85,7 +89,7 @@ export class PetsTable extends Construct {
 
   /**
    * Grants exactly the access infra/pets-table-access.ts gives an operation on the table in use and
-   * nothing else: listing only queries the two indexes (it cannot read items by key, let alone write),
+   * nothing else: listing only queries the indexes (it cannot read items by key, let alone write),
    * reading one pet is a GetItem on the table, creating one a PutItem.
    */
   grantAccess(grantee: IGrantable, access: readonly PetsTableAccess[]): void {
@@ -98,7 +102,7 @@ export class PetsTable extends Construct {
       case 'query':
         return new PolicyStatement({
           actions: ['dynamodb:Query'],
-          resources: PetsTable.indexNames.map((index) => `${tableArn}/index/${index}`),
+          resources: this.indexNames.map((index) => `${tableArn}/index/${index}`),
         });
       case 'get':
         return new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [tableArn] });

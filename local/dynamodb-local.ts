@@ -13,6 +13,7 @@ import { ENV } from '../src/facts/environment';
 import { IDEMPOTENCY_TABLE } from '../src/dynamodb/idempotency-table';
 import { metricsNamespace } from '../src/facts/metric-names';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
+import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT } from '../src/facts/listing';
 import { describeIndexRepairs, repairIndexes } from './index-repair';
 import { listen } from './listen';
 
@@ -151,9 +152,13 @@ export function localDynamoDbEnvironment(endpoint: string): Record<string, strin
   };
 }
 
+/** How the local stage spreads and reads its listings: production's shards, at the design's end state. */
+export const LOCAL_LISTING = { shards: LISTING_SHARD_COUNT.production, statusIndex: 'sharded' } as const;
+
 /**
  * What the local stage sets on its functions besides their DynamoDB endpoint, as the CDK stack sets
- * the deployed ones': table names, cursor secret and metrics namespace.
+ * the deployed ones': table names, cursor secret, production's listing shards with the design's end
+ * state (no unsharded status index), and metrics namespace.
  */
 export function localStageVariables(cursorSecret: string): Record<string, string> {
   return {
@@ -161,6 +166,9 @@ export function localStageVariables(cursorSecret: string): Record<string, string
     [ENV.apiKeysTable]: LOCAL_TABLES.apiKeys,
     [ENV.idempotencyTable]: LOCAL_TABLES.idempotency,
     [ENV.cursorSecret]: cursorSecret,
+    [ENV.listingShards]: String(LOCAL_LISTING.shards),
+    [ENV.statusListingIndex]: LOCAL_LISTING.statusIndex,
+    [ENV.listHeadCacheMs]: String(LIST_HEAD_CACHE_MS.default),
     [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
   };
 }

@@ -1,14 +1,25 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putConditionally } from './conditional-put';
 import { callStore } from './dynamodb-client';
-import { petFieldsOf, type PetRecord } from '../domain/pets/pet-schemas';
+import { readNewestFirst, type ListingPartition } from './newest-first';
+import { petFieldsOf, type PetRecord, type PetStatus } from '../domain/pets/pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../domain/pets/pet-store';
-import { createdKey, PETS_TABLE } from './pets-table';
+import type { StatusListingIndex } from '../facts/listing';
+import { createdKey, listingAttributes, listingShardKey, PETS_TABLE } from './pets-table';
+
+/** How the listing indexes are spread (src/dynamodb/pets-table.ts): the stage's configuration. */
+export interface PetListing {
+  /** Listing shards: every create writes to one, every page reads them all. */
+  readonly shards: number;
+  /** The index status listings read: `unsharded` only while a stage's backfill runs; `sharded` when omitted. */
+  readonly statusIndex?: StatusListingIndex;
+}
 
 export class DynamoPetStore implements PetStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly listing: PetListing,
   ) {}
 
   async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
@@ -17,7 +28,7 @@ export class DynamoPetStore implements PetStore {
       { [PETS_TABLE.partitionKey]: pet.id },
       {
         TableName: this.tableName,
-        Item: toItem(pet, creationToken),
+        Item: toItem(pet, creationToken, this.listing.shards),
         // Ids are spread at random, not counted: this condition is what makes one unique.
         ConditionExpression: 'attribute_not_exists(#id)',
         ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
@@ -40,42 +51,35 @@ export class DynamoPetStore implements PetStore {
   }
 
   async list({ status, limit, after }: ListQuery): Promise<ListPage> {
+    const items = await readNewestFirst(this.client, this.tableName, {
+      partitions: this.partitionsOf(status),
+      sortKey: PETS_TABLE.allPetsIndex.sortKey,
+      // One item beyond the page tells whether a next page exists, so the last page has no next link.
+      wanted: limit + 1,
+      before: after === undefined ? undefined : createdKey(after.createdAt, after.id),
+    });
+    return { pets: items.slice(0, limit).map(toRecord), hasMore: items.length > limit };
+  }
+
+  /** The index partitions a listing merges: every shard of its index. */
+  private partitionsOf(status: PetStatus | undefined): ListingPartition[] {
+    if (status !== undefined && this.listing.statusIndex === 'unsharded') {
+      const { name, partitionKey } = PETS_TABLE.unshardedByStatusIndex;
+      return [{ indexName: name, partitionKey, value: status }];
+    }
     const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
-    const partition = status ?? PETS_TABLE.collection;
-    const { Items = [] } = await callStore(() =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#partition = :partition',
-          ExpressionAttributeNames: { '#partition': index.partitionKey },
-          ExpressionAttributeValues: { ':partition': partition },
-          ScanIndexForward: false,
-          // One item beyond the page tells whether a next page exists, so the last page has no next link.
-          Limit: limit + 1,
-          ExclusiveStartKey:
-            after === undefined
-              ? undefined
-              : {
-                  [PETS_TABLE.partitionKey]: after.id,
-                  [index.partitionKey]: partition,
-                  [index.sortKey]: createdKey(after.createdAt, after.id),
-                },
-        }),
-      ),
-    );
-    return { pets: Items.slice(0, limit).map(toRecord), hasMore: Items.length > limit };
+    const base = status ?? PETS_TABLE.collection;
+    return Array.from({ length: this.listing.shards }, (_, shard) => ({
+      indexName: index.name,
+      partitionKey: index.partitionKey,
+      value: listingShardKey(base, shard),
+    }));
   }
 }
 
 /** A pet as the table stores it: the record, its index keys and the token of the request that wrote it. */
-export function toItem(pet: PetRecord, creationToken: string): Record<string, unknown> {
-  return {
-    ...pet,
-    collection: PETS_TABLE.collection,
-    createdKey: createdKey(pet.createdAt, pet.id),
-    [PETS_TABLE.creationTokenAttribute]: creationToken,
-  };
+export function toItem(pet: PetRecord, creationToken: string, shards: number): Record<string, unknown> {
+  return { ...pet, ...listingAttributes(pet, shards), [PETS_TABLE.creationTokenAttribute]: creationToken };
 }
 
 function toRecord(item: Record<string, unknown>): PetRecord {

@@ -21,4 +21,5 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
 
 const config = readConfig(FUNCTION_CONFIG['get-pet']);
 
-export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]) });
+// getPet reads by id alone, so the listing's shards do not matter to it.
+export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], { shards: 1 }) });

@@ -11,6 +11,7 @@ import { DynamoPetStore } from '../dynamodb/dynamo-pet-store';
 import { LIST_LIMIT } from '../domain/pets/pet-schemas';
 import type { PetStore } from '../domain/pets/pet-store';
 import { listPets } from '../domain/pets/pet-operations';
+import { cacheListHead } from '../domain/pets/list-head-cache';
 
 export interface ListPetsDependencies {
   readonly store: PetStore;
@@ -36,7 +37,11 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
 
 const config = readConfig(FUNCTION_CONFIG['list-pets']);
 
+const listing = { shards: config[ENV.listingShards], statusIndex: config[ENV.statusListingIndex] };
+
 export const handler = createListPetsHandler({
-  store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable]),
+  store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], listing), {
+    maxAgeMs: config[ENV.listHeadCacheMs],
+  }),
   cursorSecret: config[ENV.cursorSecret],
 });

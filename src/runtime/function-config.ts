@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
+import { LIST_HEAD_CACHE_MS, LISTING_SHARDS, STATUS_LISTING_INDEXES } from '../facts/listing';
 import type { authorizer, routeNotFoundHandler, routes } from '../facts/routes';
 import { RequiredString } from './config';
 import { LOGGER_CONFIG } from './log-level';
@@ -20,6 +21,19 @@ const CursorSecret = v.pipe(
   v.minLength(CURSOR_SECRET_MIN_LENGTH, `must be at least ${CURSOR_SECRET_MIN_LENGTH} characters`),
 );
 
+/** An integer setting within its bounds, from the environment's text. */
+function integerIn(min: number, max: number) {
+  return v.pipe(
+    v.string('is required'),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+}
+
+const ListingShards = integerIn(LISTING_SHARDS.min, LISTING_SHARDS.max);
+
 /** The configuration of a function that logs and publishes metrics and reads `entries` besides. */
 export function withLogsAndMetrics<const TEntries extends v.ObjectEntries>(entries: TEntries) {
   const variables = v.object({ ...LOGGER_CONFIG, ...METRICS_CONFIG, ...entries });
@@ -31,8 +45,18 @@ export function withLogsAndMetrics<const TEntries extends v.ObjectEntries>(entri
 export type FunctionHandler = (typeof routes)[number]['handler'] | typeof routeNotFoundHandler | (typeof authorizer)['handler'];
 
 export const FUNCTION_CONFIG = {
-  'list-pets': withLogsAndMetrics({ [ENV.petsTable]: RequiredString, [ENV.cursorSecret]: CursorSecret }),
-  'create-pet': withLogsAndMetrics({ [ENV.petsTable]: RequiredString, [ENV.idempotencyTable]: RequiredString }),
+  'list-pets': withLogsAndMetrics({
+    [ENV.petsTable]: RequiredString,
+    [ENV.cursorSecret]: CursorSecret,
+    [ENV.listingShards]: ListingShards,
+    [ENV.statusListingIndex]: v.picklist(STATUS_LISTING_INDEXES, `must be one of ${STATUS_LISTING_INDEXES.join(', ')}`),
+    [ENV.listHeadCacheMs]: integerIn(0, LIST_HEAD_CACHE_MS.max),
+  }),
+  'create-pet': withLogsAndMetrics({
+    [ENV.petsTable]: RequiredString,
+    [ENV.idempotencyTable]: RequiredString,
+    [ENV.listingShards]: ListingShards,
+  }),
   'get-pet': withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
   'route-not-found': withLogsAndMetrics({}),
   authorize: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
 import type { PetStatus } from '../../src/domain/pets/pet-schemas';
 import { DynamoPetStore } from '../../src/dynamodb/dynamo-pet-store';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
 import { nextLink } from './http';
 import type { TestApi } from './local-api';
 
@@ -77,7 +77,7 @@ export async function listedIds(api: Pick<TestApi, 'request'>, status?: PetStatu
 }
 
 export function petStore(client: DynamoDBDocumentClient): DynamoPetStore {
-  return new DynamoPetStore(client, LOCAL_TABLES.pets);
+  return new DynamoPetStore(client, LOCAL_TABLES.pets, LOCAL_LISTING);
 }
 
 export function apiKeyStore(client: DynamoDBDocumentClient): DynamoApiKeyStore {

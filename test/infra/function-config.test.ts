@@ -8,13 +8,15 @@ import { synthesize } from '../../tools/lambda/synth';
 
 // What is checked is the environment, not the bundle: skip bundling to keep this file fast.
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+/** What listPets reads besides its table and cursor secret. */
+const LISTING = { [ENV.listingShards]: '8', [ENV.statusListingIndex]: 'sharded', [ENV.listHeadCacheMs]: '1000' };
 
 /** Synthesizes one listPets ApiFunction on a bare stack; the error `cdk synth` would print, or undefined. */
 function synthesisError(overrides: Partial<ApiFunctionProps> = {}): string | undefined {
   const app = new App({ context: NO_BUNDLING });
   new ApiFunction(new Stack(app, 'Bare'), 'ListPets', {
     handler: 'list-pets',
-    environment: { [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters' },
+    environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters' },
     ...BARE_FUNCTION_SETTINGS,
     ...overrides,
   });
@@ -32,13 +34,13 @@ describe('synthesizing a function whose environment it would refuse at cold star
   });
 
   it('fails, naming the function, the variable and the rule, for a cursor secret shorter than the minimum', () => {
-    const error = synthesisError({ environment: { [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'too-short' } });
+    const error = synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'too-short' } });
     expect(error).toContain('Bare/ListPets/Function');
     expect(error).toContain('CURSOR_SECRET must be at least 32 characters');
   });
 
   it('fails for a variable the function reads that it is not given', () => {
-    expect(synthesisError({ environment: { [ENV.petsTable]: 'pets' } })).toMatch(/Bare\/ListPets\/Function.*CURSOR_SECRET is required/s);
+    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets' } })).toMatch(/Bare\/ListPets\/Function.*CURSOR_SECRET is required/s);
   });
 
   it('fails for a log level the functions do not know', () => {
@@ -47,7 +49,7 @@ describe('synthesizing a function whose environment it would refuse at cold star
 
   it('leaves a value resolved at deploy time (a secret reference) to the function, which alone can read it', () => {
     const fromSecret = SecretValue.secretsManager('cursor-secret').unsafeUnwrap();
-    expect(synthesisError({ environment: { [ENV.petsTable]: 'pets', [ENV.cursorSecret]: fromSecret } })).toBeUndefined();
+    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: fromSecret } })).toBeUndefined();
   });
 });
 

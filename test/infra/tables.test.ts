@@ -14,8 +14,8 @@ function bare() {
   return { stack, role };
 }
 
-const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true };
-const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
+const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, unshardedStatusIndex: false };
+const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false, unshardedStatusIndex: false };
 
 /** The statements of the one policy a test's role was given. */
 function statementsOf(template: Template): unknown[] {
@@ -85,7 +85,7 @@ describe('the pets table construct during a restore', () => {
     pets.grantAccess(role, ['query', 'get', 'put']);
     const statements = statementsOf(Template.fromStack(stack));
     expect(statements).toEqual([
-      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: PetsTable.indexNames.map((index) => restoredArn(`/index/${index}`)) },
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: pets.indexNames.map((index) => restoredArn(`/index/${index}`)) },
       { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: restoredArn() },
       { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: restoredArn() },
     ]);

@@ -39,6 +39,7 @@ function petItem(id: number, fields: Partial<PetRecord> = {}): Record<string, un
   return toItem(
     { id, name: `Pet ${id}`, categoryId: 1, status: 'available', createdAt: '2026-01-02T03:04:05.000Z', ...fields },
     `token-${id}`,
+    1,
   );
 }
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FunctionName } from '../../infra/api-functions';
 import { production, stages } from '../../infra/stages';
-import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
+import { createLocalClient, ensureTables, LOCAL_LISTING, startDynalite } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
 import type { PetRecord } from '../../src/domain/pets/pet-schemas';
 import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
@@ -59,7 +59,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     await ensureTables(client, TABLES);
     const documents = documentClientOver(client);
     const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
-    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1);
+    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1, LOCAL_LISTING.shards);
     const { apiKey } = await issueApiKey(keyStore, 'bench');
     const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
     const productionAssets = assets.get(production.name)!;

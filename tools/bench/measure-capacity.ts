@@ -1,3 +1,4 @@
+import { LOCAL_LISTING } from '../../local/dynamodb-local';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
 import { isDeployed } from './bench-functions';
@@ -37,7 +38,10 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
     for (const count of settings.petCounts) {
       if (pets.length < count) {
         progress(`seeding to ${count.toLocaleString('en')} pets`);
-        pets = [...pets, ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1))];
+        pets = [
+          ...pets,
+          ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, LOCAL_LISTING.shards)),
+        ];
       }
       const n = settings.capacityRequests;
       const replayKey = `bench-replay-${count}`;

@@ -13,7 +13,13 @@ const PARALLEL = 8;
  * would hold real ones: statuses in turn (one in four without), one creation per second going back
  * from now. Ids count up from `firstId`, so repeated seeding never collides.
  */
-export async function seedPets(client: DynamoDBDocumentClient, tableName: string, count: number, firstId: number): Promise<PetRecord[]> {
+export async function seedPets(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  count: number,
+  firstId: number,
+  shards: number,
+): Promise<PetRecord[]> {
   const now = Date.now();
   const pets: PetRecord[] = Array.from({ length: count }, (_, index) => {
     const status = [...PET_STATUSES, undefined][index % (PET_STATUSES.length + 1)];
@@ -31,7 +37,7 @@ export async function seedPets(client: DynamoDBDocumentClient, tableName: string
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
       while (next < batches.length) {
-        let requests: Record<string, any>[] = batches[next++]!.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID()) } }));
+        let requests: Record<string, any>[] = batches[next++]!.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), shards) } }));
         while (requests.length > 0) {
           const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
           requests = UnprocessedItems?.[tableName] ?? [];

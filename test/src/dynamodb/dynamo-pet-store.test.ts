@@ -1,8 +1,9 @@
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
+import { createLocalClient, ensureTables, LOCAL_LISTING, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
 import { documentClientOver } from '../../../src/dynamodb/dynamodb-client';
 import { DynamoPetStore } from '../../../src/dynamodb/dynamo-pet-store';
+import { firstQueryLimit } from '../../../src/dynamodb/newest-first';
 import type { PetRecord } from '../../../src/domain/pets/pet-schemas';
 import type { ListPosition } from '../../../src/domain/pets/pet-store';
 import { IdempotencyKeyReusedError } from '../../../src/domain/idempotency/idempotency-errors';
@@ -38,7 +39,7 @@ afterAll(async () => {
 async function newStore() {
   const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}`, idempotency: `idempotency-${tableCount}` };
   await ensureTables(client, names);
-  return new DynamoPetStore(documentClientOver(client), names.pets);
+  return new DynamoPetStore(documentClientOver(client), names.pets, LOCAL_LISTING);
 }
 
 function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {
@@ -123,18 +124,23 @@ describe('the DynamoDB pet store', () => {
     expect(seen).toEqual(Array.from({ length: 23 }, (_, index) => 23 - index));
   });
 
-  it('reads the same number of items and capacity for a page whatever the table size', async () => {
+  it('reads the same items and capacity for a page whatever the table size: one query per listing shard', async () => {
     const costOfAPage = async (tableSize: number) => {
       const store = await newStore();
       await seed(store, tableSize);
       reads.length = 0;
-      await store.list({ limit: 20 });
-      expect(reads).toHaveLength(1);
-      return { capacityUnits: reads[0]!.capacity?.CapacityUnits, itemsRead: reads[0]!.scanned };
+      const page = await store.list({ limit: 20 });
+      expect(page.pets).toHaveLength(20);
+      return {
+        queries: reads.length,
+        capacityUnits: reads.reduce((sum, read) => sum + (read.capacity?.CapacityUnits ?? 0), 0),
+        itemsRead: reads.reduce((sum, read) => sum + (read.scanned ?? 0), 0),
+      };
     };
-    const small = await costOfAPage(30);
+    const small = await costOfAPage(120);
     const large = await costOfAPage(600);
-    expect(large.itemsRead).toBe(21);
+    expect(large.queries).toBe(LOCAL_LISTING.shards);
+    expect(large.itemsRead).toBe(LOCAL_LISTING.shards * firstQueryLimit(21, LOCAL_LISTING.shards));
     expect(large.capacityUnits).toBeGreaterThan(0);
     expect(large).toEqual(small);
   });

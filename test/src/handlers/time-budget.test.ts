@@ -77,7 +77,7 @@ describe('createPet, facing a store that never answers', () => {
   const handler = () => {
     const documents = createDocumentClient();
     return createCreatePetHandler({
-      store: new DynamoPetStore(documents, 'pets'),
+      store: new DynamoPetStore(documents, 'pets', { shards: 1 }),
       idempotency: new DynamoIdempotencyStore(documents, 'idempotency'),
     });
   };

@@ -9,6 +9,7 @@ import { answer, required } from './floor';
 
 const client = createDocumentClient();
 const tableName = required(ENV.petsTable);
+const shards = Number(required(ENV.listingShards));
 
 /** createPet's floor: the body parsed as it comes, one conditional PutItem of the same item. */
 export const handler = async (event: APIGatewayProxyEventV2) => {
@@ -16,7 +17,7 @@ export const handler = async (event: APIGatewayProxyEventV2) => {
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: toItem(pet, randomUUID()),
+      Item: toItem(pet, randomUUID(), shards),
       ConditionExpression: 'attribute_not_exists(#id)',
       ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
     }),

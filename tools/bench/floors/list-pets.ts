@@ -1,27 +1,37 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../../src/dynamodb/dynamodb-client';
-import { PETS_TABLE } from '../../../src/dynamodb/pets-table';
+import { firstQueryLimit } from '../../../src/dynamodb/newest-first';
+import { listingShardKey, PETS_TABLE } from '../../../src/dynamodb/pets-table';
 import { ENV } from '../../../src/facts/environment';
 import { answer, required } from './floor';
 
 const client = createDocumentClient();
 const tableName = required(ENV.petsTable);
+const shards = Number(required(ENV.listingShards));
 
-/** listPets' floor: the Query of one page (and one item more), newest first. */
+/**
+ * listPets' floor: the Queries of one page (and one item more), newest first: one per listing shard,
+ * each for its likely share, as the store's first round asks, and the answers sorted together.
+ */
 export const handler = async (event: APIGatewayProxyEventV2) => {
   const status = event.queryStringParameters?.status;
   const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
-  const { Items = [] } = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: index.name,
-      KeyConditionExpression: '#partition = :partition',
-      ExpressionAttributeNames: { '#partition': index.partitionKey },
-      ExpressionAttributeValues: { ':partition': status ?? PETS_TABLE.collection },
-      ScanIndexForward: false,
-      Limit: 21,
-    }),
+  const answers = await Promise.all(
+    Array.from({ length: shards }, (_, shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#partition = :partition',
+          ExpressionAttributeNames: { '#partition': index.partitionKey },
+          ExpressionAttributeValues: { ':partition': listingShardKey(status ?? PETS_TABLE.collection, shard) },
+          ScanIndexForward: false,
+          Limit: firstQueryLimit(21, shards),
+        }),
+      ),
+    ),
   );
-  return answer(200, Items.slice(0, 20));
+  const items = answers.flatMap(({ Items = [] }) => Items).sort((a, b) => (a[index.sortKey] < b[index.sortKey] ? 1 : -1));
+  return answer(200, items.slice(0, 20));
 };
