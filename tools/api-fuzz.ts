@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { LOCAL_TABLES } from '../local/dynamodb-local';
+import { LOCAL_LISTING, LOCAL_TABLES } from '../local/dynamodb-local';
+import { DynamoPetStore } from '../src/dynamodb/dynamo-pet-store';
 import { ErrorSchema } from '../src/http/error-schema';
 import { MAX_BODY_BYTES } from '../src/http/request';
 import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../src/domain/pets/pet-schemas';
-import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { BASE_PATH, routes } from '../src/facts/routes';
 
 /**
@@ -222,20 +222,10 @@ export function send(baseUrl: string, apiKey: string, request: FuzzRequest): Pro
   });
 }
 
-/** The newest pet's id: what a request that stored a pet changes (one indexed read, whatever the table holds). */
+/** The newest pet's id: what a request that stored a pet changes (one page of one, read as listPets reads it). */
 export async function newestPetId(client: DynamoDBDocumentClient): Promise<number | undefined> {
-  const { Items = [] } = await client.send(
-    new QueryCommand({
-      TableName: LOCAL_TABLES.pets,
-      IndexName: PETS_TABLE.allPetsIndex.name,
-      KeyConditionExpression: '#collection = :collection',
-      ExpressionAttributeNames: { '#collection': PETS_TABLE.allPetsIndex.partitionKey },
-      ExpressionAttributeValues: { ':collection': PETS_TABLE.collection },
-      ScanIndexForward: false,
-      Limit: 1,
-    }),
-  );
-  return Items[0]?.id as number | undefined;
+  const { pets } = await new DynamoPetStore(client, LOCAL_TABLES.pets, LOCAL_LISTING).list({ limit: 1 });
+  return pets[0]?.id;
 }
 
 const PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort().join();

@@ -40,7 +40,9 @@ describe('synthesizing a function whose environment it would refuse at cold star
   });
 
   it('fails for a variable the function reads that it is not given', () => {
-    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets' } })).toMatch(/Bare\/ListPets\/Function.*CURSOR_SECRET is required/s);
+    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets' } })).toMatch(
+      /Bare\/ListPets\/Function.*CURSOR_SECRET is required/s,
+    );
   });
 
   it('fails for a log level the functions do not know', () => {

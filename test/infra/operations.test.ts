@@ -1,3 +1,4 @@
+import { petsIndexesOf } from '../helpers/pets-indexes';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,6 @@ import { production, staging, stages, type StageConfig } from '../../infra/stage
 import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
 import { METRICS, metricsNamespace } from '../../src/facts/metric-names';
 import { API_KEYS_TABLE } from '../../src/dynamodb/api-keys-table';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
@@ -231,11 +231,7 @@ describe.each(stages)('what the $name stage shows and logs', (config: StageConfi
     const graphed = indexMetricsOf(dashboard!.Properties!.DashboardBody);
     const pets = logicalId(stage, stage.stack.petsTable.table);
     const keys = logicalId(stage, stage.stack.apiKeysTable.table);
-    const indexes = [
-      [pets, PETS_TABLE.allPetsIndex.name],
-      [pets, PETS_TABLE.byStatusIndex.name],
-      [keys, API_KEYS_TABLE.byKeyIdIndex.name],
-    ];
+    const indexes = [...petsIndexesOf(config).map((index) => [pets, index.name]), [keys, API_KEYS_TABLE.byKeyIdIndex.name]];
     const expected = indexes.flatMap(([table, index]) =>
       ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents'].map(
         (metric) => `${metric} ${table} ${index}`,

@@ -1,3 +1,4 @@
+import { petsIndexesOf } from '../helpers/pets-indexes';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -8,7 +9,6 @@ import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS }
 import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
 import { tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
 import { ENV } from '../../src/facts/environment';
 import { routeKey, routes } from '../../src/facts/routes';
@@ -83,8 +83,8 @@ function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
       return {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
-        Resource: [PETS_TABLE.allPetsIndex.name, PETS_TABLE.byStatusIndex.name].map((index) => ({
-          'Fn::Join': ['', [table, `/index/${index}`]],
+        Resource: petsIndexesOf(stage.stack.config).map((index) => ({
+          'Fn::Join': ['', [table, `/index/${index.name}`]],
         })),
       };
     case 'get':
@@ -105,8 +105,29 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('data', () => {
-    it('keys every table exactly as the shared key designs (and the local tables) say', () => {
-      const [pets, apiKeys, idempotency] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys', idempotency: 'idempotency' });
+    it('keys every table exactly as the shared key designs (and the local tables, with the unsharded status index while kept) say', () => {
+      const [local, apiKeys, idempotency] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys', idempotency: 'idempotency' });
+      const kept = petsIndexesOf(config).filter(
+        (index) => !local!.GlobalSecondaryIndexes!.some((defined) => defined.IndexName === index.name),
+      );
+      const pets = {
+        ...local!,
+        AttributeDefinitions: [
+          ...local!.AttributeDefinitions!,
+          ...kept.map((index) => ({ AttributeName: index.partitionKey, AttributeType: 'S' })),
+        ],
+        GlobalSecondaryIndexes: [
+          ...local!.GlobalSecondaryIndexes!,
+          ...kept.map((index) => ({
+            IndexName: index.name,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        ],
+      };
       for (const [table, local] of [
         [stage.stack.petsTable.table, pets!],
         [stage.stack.apiKeysTable.table, apiKeys!],
@@ -312,10 +333,18 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         ).Properties!.Environment.Variables;
         return own;
       };
-      expect(variables('list-pets')).toEqual({ PETS_TABLE_NAME: pets, CURSOR_SECRET: expect.anything() });
+      const shards = String(config.listing.shards);
+      expect(variables('list-pets')).toEqual({
+        PETS_TABLE_NAME: pets,
+        CURSOR_SECRET: expect.anything(),
+        PETS_LISTING_SHARDS: shards,
+        PETS_STATUS_LISTING_INDEX: expect.stringMatching(/^(un)?sharded$/),
+        LIST_HEAD_CACHE_MS: String(config.listing.headCacheMs),
+      });
       expect(variables('create-pet')).toEqual({
         PETS_TABLE_NAME: pets,
         IDEMPOTENCY_TABLE_NAME: ref(stage, stage.stack.idempotencyTable.table),
+        PETS_LISTING_SHARDS: shards,
       });
       expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
       expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });
@@ -352,7 +381,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it('lets the list function only query the two pets indexes: it can neither write nor read items by key', () => {
+    it("lets the list function only query the pets table's indexes: it can neither write nor read items by key", () => {
       const statements = dynamoDbStatementsOf(stage, functionsOf(stage).get('list-pets')!);
       expect(statements).toEqual([petsStatement(stage, 'query')]);
     });

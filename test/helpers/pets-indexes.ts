@@ -1,0 +1,13 @@
+import type { StageConfig } from '../../infra/stages';
+import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+
+/**
+ * The pets table's indexes a stage deploys: the key design's two, and the unsharded status index until
+ * the stage's migration is complete (docs/operations.md, "Sharding the listing indexes").
+ */
+export function petsIndexesOf(config: StageConfig) {
+  const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
+  return config.listing.statusIndexMigration === 'complete'
+    ? [allPetsIndex, byStatusIndex]
+    : [allPetsIndex, byStatusIndex, unshardedByStatusIndex];
+}
