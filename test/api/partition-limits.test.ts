@@ -1,42 +1,46 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
+import { ENV } from '../../src/facts/environment';
+import { LIST_HEAD_CACHE_MS } from '../../src/facts/listing';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { FaultProxy, PartitionLimits } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
-import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
+import { routeFunctionsOnly, startFaultyApi, type FaultyApi } from '../helpers/local-api';
 import { newPet, postPet, storedPets, type PetBody } from '../helpers/pets';
 
 /**
- * Today's design against DynamoDB's per-partition limits, emulated by the fault proxy and scaled down
- * so the local API can exceed them: every pet is written to one `pets-by-creation` partition, and every
- * unfiltered listing reads the head of that same partition (docs/data-model.md, issue 23). Clients see
- * 503 service_unavailable once the partition's bucket is spent, at the rate the bucket predicts.
+ * The listing design against DynamoDB's per-partition limits, emulated by the fault proxy and scaled
+ * down so the local API can exceed them (issue 23). Before sharding (one listing shard, no head cache)
+ * every pet is written to one `pets-by-creation` partition and every unfiltered listing reads the head
+ * of that same partition: clients see 503 service_unavailable once its bucket is spent, at the rate the
+ * bucket predicts. At the local stage's settings (production's shard count, the head cache on) creates
+ * spread over the shards, and an instance reads the head at most once per cache period, so the same
+ * kinds of drive, at several times one partition's limit, reach no client as a throttle. With the cache
+ * off, listing is throttled again: every uncached page reads every shard.
  */
-let faulty: FaultyApi;
-let proxy: FaultProxy;
-let api: TestApi;
-let tables: DynamoDBDocumentClient;
 
-/** Clients sending at once, each as soon as its previous request was answered. */
+/** Clients sending at once, each as soon as its previous request was answered (or its slot, when paced, has come). */
 const CLIENTS = 8;
+const DRIVE_SECONDS = 2;
 const { allPetsIndex } = PETS_TABLE;
 const HEAD = { table: LOCAL_TABLES.pets, index: allPetsIndex.name, value: PETS_TABLE.collection };
+/** DynamoDB's documented per-partition throughput, before the scale each test chooses. */
+const DYNAMODB_PARTITION = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000 } as const;
+/** An eventually consistent read of items under 4 KB in all: what a listing's query of one partition costs. */
+const UNITS_PER_QUERY = 0.5;
 
-beforeAll(async () => {
-  faulty = await startFaultyApi();
-  ({ proxy, api, tables } = faulty);
-  // Cold-starts as many instances of each function as there will be clients, unlimited, so the
-  // limits meet warm functions; the authorizer caches the key's verdict meanwhile.
-  await Promise.all(Array.from({ length: CLIENTS }, () => api.request('/pets?limit=1').then((response) => response.arrayBuffer())));
-  await Promise.all(
-    Array.from({ length: CLIENTS }, () => postPet(api, newPet({ name: 'warm-up' })).then((response) => response.arrayBuffer())),
-  );
-});
-afterAll(async () => {
-  proxy?.unlimitPartitions();
-  await faulty?.close();
-});
+/**
+ * Listing drives: two clients, so at most two listPets instances, each with its own head cache. A page
+ * of 2 (3 items wanted) is one query per shard: firstQueryLimit(3, 8) is 3, so the merge never goes back
+ * to a shard for more, and every shard is charged exactly half a unit per page read from the store.
+ */
+const LIST_CLIENTS = 2;
+const HEAD_PAGE = '/pets?limit=2';
+/** 1.5 read units a second per partition: one partition serves 3 head pages a second, 9 over a drive (bucket included). */
+const READ_LIMITS: PartitionLimits = { ...DYNAMODB_PARTITION, scale: 1 / 2_000 };
+const readsPerSecond = READ_LIMITS.readUnitsPerSecond * READ_LIMITS.scale;
+const pagesPerSecondOfOnePartition = readsPerSecond / UNITS_PER_QUERY;
 
 interface Answered {
   readonly status: number;
@@ -45,14 +49,26 @@ interface Answered {
   readonly body: string;
 }
 
-/** `CLIENTS` clients send `request` back to back for `seconds`; every answer, and how long it took. */
-async function drive(seconds: number, request: () => Promise<Response>): Promise<{ answers: Answered[]; seconds: number }> {
+interface Drive {
+  /** How many clients send at once; `CLIENTS` unless given. */
+  readonly clients?: number;
+  /** Paces the clients together to this many requests a second; as fast as answered when omitted. */
+  readonly perSecond?: number;
+}
+
+/** Clients send `request` for `DRIVE_SECONDS`; every answer, and how long it took. */
+async function drive(request: () => Promise<Response>, { clients = CLIENTS, perSecond }: Drive = {}) {
   const answers: Answered[] = [];
   const started = performance.now();
-  const until = started + seconds * 1000;
+  const until = started + DRIVE_SECONDS * 1000;
+  let slots = 0;
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (performance.now() < until) {
+    Array.from({ length: clients }, async () => {
+      for (;;) {
+        const at = perSecond === undefined ? performance.now() : started + (slots++ * 1000) / perSecond;
+        if (at >= until) return;
+        const early = at - performance.now();
+        if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
         const response = await request();
         answers.push({ status: response.status, response, body: await response.text() });
       }
@@ -66,20 +82,59 @@ function unitsWithin(perSecond: number, seconds: number): number {
   return perSecond * (1 + seconds);
 }
 
+/** Every request the emulated limits have throttled on this proxy so far. */
+function throttledSoFar(proxy: FaultProxy): number {
+  return proxy.partitionThrottles().reduce((sum, { throttled }) => sum + throttled, 0);
+}
+
+/** What warms an API: so many clients sending one request each at once, cold-starting that many instances of its function. */
+type WarmUp = readonly [clients: number, request: (api: FaultyApi['api']) => Promise<Response>];
+
+/** Warms `faulty`'s functions, so the limits meet warm functions; the authorizer caches the key's verdict meanwhile. */
+async function warmUp(faulty: FaultyApi, warmUps: readonly WarmUp[]): Promise<void> {
+  for (const [clients, request] of warmUps) {
+    await Promise.all(Array.from({ length: clients }, () => request(faulty.api).then((response) => response.arrayBuffer())));
+  }
+}
+
+const listHead = (limit: number) => (api: FaultyApi['api']) => api.request(`/pets?limit=${limit}`);
+const createOne = (body: Record<string, unknown>) => (api: FaultyApi['api']) => postPet(api, newPet(body));
+
 async function expectUnavailable(answers: Answered[]): Promise<void> {
   for (const { response, body } of answers.filter((answer) => answer.status === 503)) {
     await expectError(new Response(body, { status: response.status, headers: response.headers }), 503, 'service_unavailable');
   }
 }
 
-describe('creating pets faster than one index partition takes', () => {
+/** The ids answered 201 and the ids of the pets named `name` in the table, each sorted. */
+async function createdAndStored(answers: Answered[], tables: DynamoDBDocumentClient, name: string) {
+  const created = answers.filter((answer) => answer.status === 201).map(({ body }) => (JSON.parse(body) as PetBody).id);
+  const stored = (await storedPets(tables)).filter((pet) => pet.name === name).map((pet) => pet.id);
+  return { created: created.sort((a, b) => a - b), stored: stored.sort((a, b) => a - b) };
+}
+
+describe('the design before sharding: one listing shard, no head cache', () => {
+  let unsharded: FaultyApi;
+  beforeAll(async () => {
+    unsharded = await startFaultyApi({
+      // Through the functions' environment, as a stage would set it: no code is changed.
+      functionEnvironment: routeFunctionsOnly({ [ENV.listingShards]: '1', [ENV.listHeadCacheMs]: '0' }),
+    });
+    await warmUp(unsharded, [
+      [CLIENTS, listHead(1)],
+      [CLIENTS, createOne({ name: 'warm-up' })],
+    ]);
+  });
+  afterAll(() => unsharded?.close());
+
   it('answers 503 beyond the partition’s write limit, and the tables hold exactly the pets answered 201', async () => {
+    const { api, proxy, tables } = unsharded;
     // 10 writes a second on `pets-by-creation`'s one partition; a pet is far below 1 KB: one unit each.
-    const limits: PartitionLimits = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000, scale: 1 / 100 };
+    const limits: PartitionLimits = { ...DYNAMODB_PARTITION, scale: 1 / 100 };
     const perSecond = limits.writeUnitsPerSecond * limits.scale;
-    const name = 'created-under-limit';
+    const name = 'created-unsharded';
     proxy.limitPartitions(limits);
-    const { answers, seconds } = await drive(2, () => postPet(api, newPet({ name })));
+    const { answers, seconds } = await drive(() => postPet(api, newPet({ name })));
     proxy.unlimitPartitions();
 
     const created = answers.filter((answer) => answer.status === 201);
@@ -88,33 +143,119 @@ describe('creating pets faster than one index partition takes', () => {
     expect(created.length).toBeLessThanOrEqual(unitsWithin(perSecond, seconds));
     expect(created.length).toBeGreaterThanOrEqual(0.7 * unitsWithin(perSecond, seconds));
     await expectUnavailable(answers);
-    const createdIds = created.map(({ body }) => (JSON.parse(body) as PetBody).id);
-    const storedIds = (await storedPets(tables)).filter((pet) => pet.name === name).map((pet) => pet.id);
-    expect(storedIds.sort((a, b) => a - b)).toEqual(createdIds.sort((a, b) => a - b));
+    const { created: createdIds, stored } = await createdAndStored(answers, tables, name);
+    expect(stored).toEqual(createdIds);
     expect(proxy.partitionThrottles().find((counted) => counted.index === HEAD.index)).toMatchObject({ ...HEAD });
   });
-});
 
-describe('listing the head faster than its partition’s read limit', () => {
-  it('answers 503 beyond the partition’s read limit, and writes nothing', async () => {
+  it('answers 503 beyond the partition’s read limit when listing the head, and writes nothing', async () => {
+    const { api, proxy, tables } = unsharded;
     // 3 read units a second; a page of 10 pets (11 items read) is below 4 KB: half a unit, eventually consistent.
-    const limits: PartitionLimits = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000, scale: 1 / 1_000 };
+    const limits: PartitionLimits = { ...DYNAMODB_PARTITION, scale: 1 / 1_000 };
     const perSecond = limits.readUnitsPerSecond * limits.scale;
-    const unitsPerPage = 0.5;
     const storedBefore = await storedPets(tables);
     const throttledBefore = proxy.partitionThrottles().find((counted) => counted.index === HEAD.index)?.throttled ?? 0;
     proxy.limitPartitions(limits);
-    const { answers, seconds } = await drive(2, () => api.request('/pets?limit=10'));
+    const { answers, seconds } = await drive(() => api.request('/pets?limit=10'));
     proxy.unlimitPartitions();
 
     const listed = answers.filter((answer) => answer.status === 200);
     expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 503]));
     // A read is admitted before its charge is known: up to one page per client beyond the bucket's bound.
-    expect(listed.length).toBeLessThanOrEqual(unitsWithin(perSecond, seconds) / unitsPerPage + CLIENTS);
-    expect(listed.length).toBeGreaterThanOrEqual(0.7 * (unitsWithin(perSecond, seconds) / unitsPerPage));
+    expect(listed.length).toBeLessThanOrEqual(unitsWithin(perSecond, seconds) / UNITS_PER_QUERY + CLIENTS);
+    expect(listed.length).toBeGreaterThanOrEqual(0.7 * (unitsWithin(perSecond, seconds) / UNITS_PER_QUERY));
     await expectUnavailable(answers);
     const throttled = proxy.partitionThrottles().find((counted) => counted.index === HEAD.index)?.throttled ?? 0;
     expect(throttled - throttledBefore).toBeGreaterThan(0);
     expect(await storedPets(tables)).toEqual(storedBefore);
+  });
+});
+
+describe('the local stage: production’s listing shards, the head cache on', () => {
+  let localStage: FaultyApi;
+  beforeAll(async () => {
+    localStage = await startFaultyApi();
+    await warmUp(localStage, [
+      [CLIENTS, createOne({ name: 'warm-up' })],
+      [LIST_CLIENTS, listHead(1)],
+    ]);
+  });
+  afterAll(() => localStage?.close());
+
+  it('creates at four times one partition’s write limit without a throttle reaching a client, and the tables hold exactly the pets answered 201', async () => {
+    const { api, proxy, tables } = localStage;
+    // One partition takes 5 writes a second (15 over the drive, its bucket included): unsharded, more
+    // than half of the 40 creates below would be refused. Ids are uniformly random, so each of the 8
+    // shards of `pets-by-creation`, and of `pets-by-status-shard` (`available`, `available#1`, ...), gets
+    // an eighth of them: 2.5 a second, half its bucket's rate.
+    const limits: PartitionLimits = { ...DYNAMODB_PARTITION, scale: 1 / 200 };
+    const writesPerSecond = limits.writeUnitsPerSecond * limits.scale;
+    const name = 'created-sharded';
+    const throttledBefore = throttledSoFar(proxy);
+    proxy.limitPartitions(limits);
+    const { answers, seconds } = await drive(() => postPet(api, newPet({ name, status: 'available' })), {
+      perSecond: 4 * writesPerSecond,
+    });
+    proxy.unlimitPartitions();
+
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([201]));
+    expect(throttledSoFar(proxy)).toBe(throttledBefore);
+    // "Several times": the rate achieved, whatever the machine's load, is at least 3 times one partition's.
+    expect(answers.length / seconds).toBeGreaterThanOrEqual(3 * writesPerSecond);
+    const { created, stored } = await createdAndStored(answers, tables, name);
+    expect(stored).toEqual(created);
+  });
+
+  it('lists the head at several times one partition’s read limit without a throttle reaching a client, reading it at most once a second per instance', async () => {
+    const { api, proxy, tables } = localStage;
+    // Each instance reads the head from the store at most once per cache period (1 s), each read one
+    // query per shard: over a drive of about 2 s, at most 3 reads per instance, 2 instances, half a unit
+    // each: 3 units per shard, below the 4.5 its bucket lets through, however many pages are served.
+    // Uncached, every page would cost every shard half a unit (the cache-off sibling below).
+    const requestsBefore = proxy.requests.length;
+    const throttledBefore = throttledSoFar(proxy);
+    const storedBefore = await storedPets(tables);
+    proxy.limitPartitions(READ_LIMITS);
+    const { answers, seconds } = await drive(() => api.request(HEAD_PAGE), { clients: LIST_CLIENTS });
+    proxy.unlimitPartitions();
+
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200]));
+    expect(throttledSoFar(proxy)).toBe(throttledBefore);
+    expect(answers.length / seconds).toBeGreaterThanOrEqual(3 * pagesPerSecondOfOnePartition);
+    const headReads = 1 + Math.floor((seconds * 1000) / LIST_HEAD_CACHE_MS.default);
+    const queries = proxy.requests
+      .slice(requestsBefore)
+      .filter((request) => request.operation === 'Query' && request.table === LOCAL_TABLES.pets);
+    expect(queries.length).toBeGreaterThanOrEqual(LOCAL_LISTING.shards);
+    expect(queries.length).toBeLessThanOrEqual(LIST_CLIENTS * headReads * LOCAL_LISTING.shards);
+    expect(await storedPets(tables)).toEqual(storedBefore);
+  });
+});
+
+describe('the local stage with the head cache off', () => {
+  let cacheOff: FaultyApi;
+  beforeAll(async () => {
+    cacheOff = await startFaultyApi({ functionEnvironment: routeFunctionsOnly({ [ENV.listHeadCacheMs]: '0' }) });
+    // A few pets to list: a query's charge is the same half unit whatever few small items it returns.
+    await warmUp(cacheOff, [
+      [LIST_CLIENTS, createOne({ name: 'listed' })],
+      [LIST_CLIENTS, listHead(1)],
+    ]);
+  });
+  afterAll(() => cacheOff?.close());
+
+  it('answers 503 to the same listing drive: sharding alone does not relieve the head, whose every page reads every shard', async () => {
+    const { api, proxy } = cacheOff;
+    proxy.limitPartitions(READ_LIMITS);
+    const { answers, seconds } = await drive(() => api.request(HEAD_PAGE), { clients: LIST_CLIENTS });
+    proxy.unlimitPartitions();
+
+    const listed = answers.filter((answer) => answer.status === 200);
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 503]));
+    // Every shard's bucket bounds the pages as one partition's did; up to one page per client is admitted beyond it.
+    expect(listed.length).toBeLessThanOrEqual(unitsWithin(readsPerSecond, seconds) / UNITS_PER_QUERY + LIST_CLIENTS);
+    await expectUnavailable(answers);
+    const throttledShards = proxy.partitionThrottles().filter((counted) => counted.index === allPetsIndex.name);
+    expect(throttledShards.length).toBeGreaterThan(0);
   });
 });
