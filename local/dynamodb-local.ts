@@ -59,9 +59,19 @@ export async function startDynalite(options: {
   };
 }
 
+/** What a stage's tables have beyond the design's end state. */
+export interface TableOptions {
+  /**
+   * The unsharded status index, which a stage keeps until its migration is complete: a synthesized
+   * stage's functions run locally (the bench, the bundle tests) read it while the stage is backfilling.
+   */
+  readonly unshardedStatusIndex?: boolean;
+}
+
 /** The tables as infra/ defines them: same keys and indexes, so queries behave as on AWS. */
-export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableCommandInput[] {
-  const { allPetsIndex, byStatusIndex } = PETS_TABLE;
+export function tableDefinitions(names: TableNames = LOCAL_TABLES, options: TableOptions = {}): CreateTableCommandInput[] {
+  const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
+  const petsIndexes = options.unshardedStatusIndex ? [allPetsIndex, byStatusIndex, unshardedByStatusIndex] : [allPetsIndex, byStatusIndex];
   return [
     {
       TableName: names.pets,
@@ -69,11 +79,11 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableC
       AttributeDefinitions: [
         { AttributeName: PETS_TABLE.partitionKey, AttributeType: 'N' },
         { AttributeName: allPetsIndex.partitionKey, AttributeType: 'S' },
-        { AttributeName: byStatusIndex.partitionKey, AttributeType: 'S' },
+        ...petsIndexes.slice(1).map((index) => ({ AttributeName: index.partitionKey, AttributeType: 'S' as const })),
         { AttributeName: allPetsIndex.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: PETS_TABLE.partitionKey, KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [allPetsIndex, byStatusIndex].map((index) => ({
+      GlobalSecondaryIndexes: petsIndexes.map((index) => ({
         IndexName: index.name,
         KeySchema: [
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
@@ -114,8 +124,8 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableC
  * every one is ACTIVE: dynalite, like DynamoDB, answers a request to a table still CREATING with
  * ResourceNotFoundException, and it flips the status on a timer after CreateTable has answered.
  */
-export async function ensureTables(client: DynamoDBClient, names?: TableNames): Promise<void> {
-  const tables = tableDefinitions(names);
+export async function ensureTables(client: DynamoDBClient, names?: TableNames, options: TableOptions = {}): Promise<void> {
+  const tables = tableDefinitions(names, options);
   for (const table of tables) {
     try {
       await client.send(new CreateTableCommand(table));

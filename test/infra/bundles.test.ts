@@ -59,7 +59,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       region: 'us-east-1',
       credentials: { accessKeyId: 'bundle-check', secretAccessKey: 'bundle-check' },
     });
-    await ensureTables(client, tables);
+    await ensureTables(client, tables, { unshardedStatusIndex: config.listing.statusIndexMigration !== 'complete' });
     const issued = await issueApiKey(new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys), 'bundle-check');
     apiKey = issued.apiKey;
     keyId = issued.record.keyId;
