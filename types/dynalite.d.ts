@@ -61,6 +61,9 @@ declare module 'dynalite/db/index.js' {
     deletes: Array<{ index: string; key: string }>;
   };
 
+  /** An item's size in bytes as DynamoDB counts it for capacity: attribute names and values. */
+  export function itemSize(item: Item): number;
+
   /** The key under which a table keeps `item`. */
   export function createKey(item: Item, table: TableDescription): string;
 

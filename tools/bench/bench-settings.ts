@@ -1,4 +1,5 @@
 import type { LocalApiOptions } from './local-api';
+import type { ListingCostOptions } from './measure-listing-cost';
 import type { WarmOptions } from './warm';
 
 /** How many samples each section of `npm run bench` takes. */
@@ -13,6 +14,8 @@ export interface BenchSettings {
   /** Requests per capacity scenario. */
   readonly capacityRequests: number;
   readonly local: LocalApiOptions;
+  /** The listing cost's combinations: pet counts, shard counts, limits (tools/bench/measure-listing-cost.ts). */
+  readonly listing: ListingCostOptions;
 }
 
 export interface BenchOptions {
@@ -20,6 +23,8 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Also counts each cold start's instructions under valgrind (tools/bench/instructions.ts). */
   readonly countInstructions: boolean;
+  /** Measures the listing cost alone (--listing): a few minutes, without synthesizing the app. */
+  readonly listingOnly: boolean;
   readonly settings: BenchSettings;
 }
 
@@ -30,6 +35,14 @@ const FULL: BenchSettings = {
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
   local: { requests: 300, concurrency: 8, seed: 200 },
+  listing: {
+    petCounts: [1_000, 100_000],
+    shardCounts: [1, 4, 8, 16],
+    limits: [20, 100],
+    laterPages: 40,
+    cacheRates: [10, 100],
+    creates: 20,
+  },
 };
 
 const QUICK: BenchSettings = {
@@ -39,10 +52,16 @@ const QUICK: BenchSettings = {
   petCounts: [1_000],
   capacityRequests: 3,
   local: { requests: 60, concurrency: 4, seed: 50 },
+  listing: { petCounts: [1_000], shardCounts: [1, 4, 8, 16], limits: [20, 100], laterPages: 10, cacheRates: [10, 100], creates: 4 },
 };
 
-/** The options of `npm run bench [-- --quick --instructions]`, from its command line. */
+/** The options of `npm run bench [-- --quick --instructions --listing]`, from its command line. */
 export function readBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
-  return { quick, countInstructions: argv.includes('--instructions'), settings: quick ? QUICK : FULL };
+  return {
+    quick,
+    countInstructions: argv.includes('--instructions'),
+    listingOnly: argv.includes('--listing'),
+    settings: quick ? QUICK : FULL,
+  };
 }

@@ -5,8 +5,10 @@ import type { BenchOptions } from './bench-settings';
 import { capacityAt, type BillRow } from './bill';
 import { dollars, kib, ms, round } from './format';
 import type { InstructionComparison } from './instructions';
+import { printListingCost } from './listing-cost-report';
 import type { LocalApiResult } from './local-api';
 import type { CapacityRow } from './measure-capacity';
+import type { ListingCostResults } from './measure-listing-cost';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
@@ -21,6 +23,7 @@ export interface BenchReport {
   readonly warmRequests: WarmRequestResults;
   readonly capacity: readonly CapacityRow[];
   readonly localApi: readonly LocalApiResult[];
+  readonly listingCost: ListingCostResults;
   readonly memory: readonly MemoryChoice[];
   readonly bill: readonly BillRow[];
   readonly verdicts: BenchVerdicts;
@@ -35,6 +38,7 @@ export function printReport(report: BenchReport): void {
   printColdStarts(report);
   printWarmRequests(report);
   printCapacity(report);
+  printListingCost(report.listingCost);
   console.log(
     `\nLocal API end to end (npm start's stack in one process), ${settings.local.requests} requests per operation, ${settings.local.concurrency} at once.`,
   );

@@ -21,6 +21,7 @@ export function writeResults(report: BenchReport): string {
     authorizer: Object.fromEntries(warmRequests.authorizer),
     capacity: report.capacity,
     localApi: report.localApi,
+    listingCost: { cacheMaxAgeMs: report.listingCost.cacheMaxAgeMs, rows: report.listingCost.rows, creates: report.listingCost.creates },
     memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
       stage,
       function: name,
