@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { itemSize } from 'dynalite/db/index.js';
 import { production } from '../../infra/stages';
@@ -111,8 +112,15 @@ export function entryWriteUnits(item: Record<string, unknown>): number {
   return Math.max(1, Math.ceil(itemSize(marshall(item, { removeUndefinedValues: true })) / 1024));
 }
 
+interface Meter {
+  /** The queries since the last call, each with the index partition it read and its units. */
+  takeQueries(): QueryCharge[];
+  /** The write units dynalite reported for each PutItem since the last call. */
+  takeWriteUnits(): number[];
+}
+
 /** Records each Query's partition and consumed capacity, asking DynamoDB for it on every request. */
-function meter(client: DynamoDBClient) {
+function meter(client: DynamoDBClient): Meter {
   let queries: QueryCharge[] = [];
   let writeUnits: number[] = [];
   client.middlewareStack.add(
@@ -220,11 +228,11 @@ export async function measureListingCost(options: ListingCostOptions): Promise<L
 
 async function measureCreates(
   client: DynamoDBClient,
-  documents: ReturnType<typeof documentClientOver>,
+  documents: DynamoDBDocumentClient,
   tableName: string,
   shards: number,
   count: number,
-  metered: ReturnType<typeof meter>,
+  metered: Meter,
 ): Promise<CreateCostRow> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   const indexKeys = (Table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!));
