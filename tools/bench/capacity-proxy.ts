@@ -1,6 +1,9 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DescribeTableCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { itemSize } from 'dynalite/db/index.js';
+import { createLocalClient } from '../../local/dynamodb-local';
 
 /** The operations whose requests accept ReturnConsumedCapacity. */
 const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem']);
@@ -10,7 +13,7 @@ export interface Consumption {
   /** DynamoDB operation, from X-Amz-Target. */
   readonly operation: string;
   readonly table: string;
-  /** Capacity units, table and indexes together. */
+  /** Capacity units, table and indexes together: a put is charged once more for each index entry it writes. */
   readonly capacityUnits: number;
   /** Whether they are read or write units (DynamoDB bills them at different prices). */
   readonly kind: 'read' | 'write';
@@ -35,13 +38,34 @@ async function readBody(message: IncomingMessage): Promise<Buffer> {
 /**
  * A proxy in front of dynalite that meters what the functions' own requests cost: it asks DynamoDB
  * for each request's consumed capacity (ReturnConsumedCapacity TOTAL, which the functions do not ask
- * for, so it adds it) and records the answer. The functions run unchanged, their requests are the
+ * for, so it adds it) and records the answer. dynalite charges a put for its item alone, so the proxy
+ * adds what DynamoDB charges for each index entry the item writes: its size rounded up to 1 KB (every
+ * index of the store projects all attributes). The functions run unchanged, their requests are the
  * ones measured, and the answer passes back byte for byte; the extra field in it is ignored by the
  * SDK's callers.
  */
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
   const upstream = new URL(target);
   let record: Consumption[] = [];
+  const describer = createLocalClient(target);
+  const indexKeysByTable = new Map<string, Promise<string[][]>>();
+  const indexKeysOf = (table: string) => {
+    if (!indexKeysByTable.has(table)) {
+      indexKeysByTable.set(
+        table,
+        describer
+          .send(new DescribeTableCommand({ TableName: table }))
+          .then(({ Table }) =>
+            (Table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!)),
+          ),
+      );
+    }
+    return indexKeysByTable.get(table)!;
+  };
+  const indexWriteUnits = async (table: string, item: Record<string, AttributeValue>) => {
+    const entries = (await indexKeysOf(table)).filter((keys) => keys.every((key) => item[key] !== undefined)).length;
+    return entries * Math.max(1, Math.ceil(itemSize(item) / 1024));
+  };
   const server = createServer(async (incoming, outgoing) => {
     try {
       const operation =
@@ -63,11 +87,13 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
       const answerBody = await readBody(answer);
       if (metered && answer.statusCode === 200) {
         const consumed = (JSON.parse(answerBody.toString('utf8')) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+        const { Item } = JSON.parse(body.toString('utf8')) as { Item?: Record<string, AttributeValue> };
         for (const entry of [consumed ?? []].flat() as Array<{ TableName: string; CapacityUnits: number }>) {
+          const indexUnits = operation === 'PutItem' && Item !== undefined ? await indexWriteUnits(entry.TableName, Item) : 0;
           record.push({
             operation,
             table: entry.TableName,
-            capacityUnits: entry.CapacityUnits,
+            capacityUnits: entry.CapacityUnits + indexUnits,
             kind: READS.has(operation) ? 'read' : 'write',
           });
         }
@@ -89,6 +115,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     },
     close: () =>
       new Promise<void>((resolve) => {
+        describer.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -37,13 +37,14 @@ afterAll(async () => {
 });
 
 describe("the benchmark's capacity proxy", () => {
-  it('records what DynamoDB says each request consumed, as read or write units of its table', async () => {
+  it('records what DynamoDB says each request consumed, as read or write units of its table, a put once more per index entry it writes', async () => {
     proxy.take();
+    // The item has `collection` and `createdKey`, so it is in pets-by-creation alone: 1 unit for the item, 1 for its entry.
     await metered.send(new PutCommand({ TableName: tables.pets, Item: item }));
     await metered.send(new GetCommand({ TableName: tables.pets, Key: { id: 7 } }));
     await metered.send(new GetCommand({ TableName: tables.pets, Key: { id: 7 }, ConsistentRead: true }));
     expect(proxy.take()).toEqual([
-      { operation: 'PutItem', table: tables.pets, capacityUnits: 1, kind: 'write' },
+      { operation: 'PutItem', table: tables.pets, capacityUnits: 2, kind: 'write' },
       { operation: 'GetItem', table: tables.pets, capacityUnits: 0.5, kind: 'read' },
       { operation: 'GetItem', table: tables.pets, capacityUnits: 1, kind: 'read' },
     ]);
@@ -63,5 +64,20 @@ describe("the benchmark's capacity proxy", () => {
       }),
     );
     expect(Items?.map((pet) => pet.id).sort()).toEqual([7, 8]);
+  });
+});
+
+describe("the benchmark's capacity proxy, charging index entries", () => {
+  it('charges a put with a status for its item and its entry in each of the two listing indexes, each rounded up to 1 KB', async () => {
+    proxy.take();
+    const large = { ...item, id: 9, status: 'sold', statusShard: 'sold', name: 'x'.repeat(1_500) };
+    await metered.send(new PutCommand({ TableName: tables.pets, Item: large }));
+    expect(proxy.take()).toEqual([{ operation: 'PutItem', table: tables.pets, capacityUnits: 3 * 2, kind: 'write' }]);
+  });
+
+  it('charges a put to a table without indexes for its item alone', async () => {
+    proxy.take();
+    await metered.send(new PutCommand({ TableName: tables.idempotency, Item: { id: 'record', status: 'COMPLETED' } }));
+    expect(proxy.take()).toEqual([{ operation: 'PutItem', table: tables.idempotency, capacityUnits: 1, kind: 'write' }]);
   });
 });
