@@ -174,7 +174,9 @@ describe('the design before sharding: one listing shard, no head cache', () => {
 describe('the local stage: production’s listing shards, the head cache on', () => {
   let localStage: FaultyApi;
   beforeAll(async () => {
-    localStage = await startFaultyApi();
+    localStage = await startFaultyApi({
+      functionEnvironment: routeFunctionsOnly({ [ENV.listHeadCacheMs]: String(LIST_HEAD_CACHE_MS.default) }),
+    });
     await warmUp(localStage, [
       [CLIENTS, createOne({ name: 'warm-up' })],
       [LIST_CLIENTS, listHead(1)],

@@ -1,6 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
-import { authorizer } from '../../src/facts/routes';
+import { ENV } from '../../src/facts/environment';
+import { authorizer, routes } from '../../src/facts/routes';
+
+const listPetsHandler = routes.find((route) => route.operationId === 'listPets')!.handler;
 import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
@@ -26,9 +29,27 @@ export function routeFunctionsOnly(
   return (handler) => (handler === authorizer.handler ? everyFunction : { ...everyFunction, ...environment });
 }
 
-/** Starts the local API on free ports with an in-memory store, exactly as `npm start` does. */
+/**
+ * listPets' head cache off: the suites assert what a listing shows the moment after a write, which the
+ * cache (on under `npm start`, as in production) lets a first page lag by up to its bound. Its own
+ * tests turn it on (test/api/partition-limits.test.ts, test/src/domain/pets/list-head-cache.test.ts).
+ */
+const HEAD_CACHE_OFF = { [ENV.listHeadCacheMs]: '0' };
+
+/**
+ * Starts the local API on free ports with an in-memory store, as `npm start` does, but for listPets'
+ * head cache, off unless `functionEnvironment` turns it on.
+ */
 export async function startTestApi(options: Partial<LocalApiOptions> = {}): Promise<TestApi> {
-  const api = await startLocalApi({ port: 0, dynamoDbPort: 0, ...options });
+  const api = await startLocalApi({
+    port: 0,
+    dynamoDbPort: 0,
+    ...options,
+    functionEnvironment: (handler) => ({
+      ...(handler === listPetsHandler ? HEAD_CACHE_OFF : {}),
+      ...options.functionEnvironment?.(handler),
+    }),
+  });
   const request: TestApi['request'] = (path, init = {}) => {
     const headers = new Headers(init.headers);
     if (!init.anonymous && !headers.has('authorization')) headers.set('authorization', `Bearer ${api.apiKey}`);

@@ -310,6 +310,7 @@ describe('the permission graph of a stage pointed at a restored pets table, by n
           logicalId(stage, byHandler.get('list-pets')!.role),
           `dynamodb:Query on ${petsIndexesOf(staging)
             .map((index) => `index ${index.name}`)
+            .sort()
             .join(', ')}`,
           true,
         ],

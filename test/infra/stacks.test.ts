@@ -83,9 +83,10 @@ function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
       return {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
-        Resource: petsIndexesOf(stage.stack.config).map((index) => ({
-          'Fn::Join': ['', [table, `/index/${index.name}`]],
-        })),
+        Resource: petsIndexesOf(stage.stack.config)
+          .map((index) => index.name)
+          .sort()
+          .map((index) => ({ 'Fn::Join': ['', [table, `/index/${index}`]] })),
       };
     case 'get':
       return { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: table };

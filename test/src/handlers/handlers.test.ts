@@ -9,6 +9,9 @@ vi.hoisted(() => {
   process.env.PETS_TABLE_NAME = 'unit-test-pets';
   process.env.IDEMPOTENCY_TABLE_NAME = 'unit-test-idempotency';
   process.env.CURSOR_SECRET = 'unit-test-cursor-secret-of-32-characters';
+  process.env.PETS_LISTING_SHARDS = '8';
+  process.env.PETS_STATUS_LISTING_INDEX = 'sharded';
+  process.env.LIST_HEAD_CACHE_MS = '1000';
 });
 const { createListPetsHandler } = await import('../../../src/handlers/list-pets');
 const { createCreatePetHandler } = await import('../../../src/handlers/create-pet');

@@ -21,6 +21,7 @@ import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 vi.hoisted(() => {
   process.env.PETS_TABLE_NAME = 'time-budget-pets';
   process.env.IDEMPOTENCY_TABLE_NAME = 'time-budget-idempotency';
+  process.env.PETS_LISTING_SHARDS = '8';
 });
 const { createCreatePetHandler } = await import('../../../src/handlers/create-pet');
 
