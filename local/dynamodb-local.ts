@@ -14,7 +14,10 @@ import { IDEMPOTENCY_TABLE } from '../src/dynamodb/idempotency-table';
 import { metricsNamespace } from '../src/facts/metric-names';
 import { PETS_TABLE } from '../src/dynamodb/pets-table';
 import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT } from '../src/facts/listing';
+import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { backfillListing } from '../src/dynamodb/listing-backfill';
 import { describeIndexRepairs, repairIndexes } from './index-repair';
+import { describeTableRebuilds, rebuildIfIndexesDiffer, type TableRebuild } from './table-rebuild';
 import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
@@ -123,8 +126,14 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES, options: Tabl
  * Creates the tables unless they exist (an on-disk store keeps them between runs), and returns once
  * every one is ACTIVE: dynalite, like DynamoDB, answers a request to a table still CREATING with
  * ResourceNotFoundException, and it flips the status on a timer after CreateTable has answered.
+ * A kept table whose indexes predate tableDefinitions() is rebuilt under them (./table-rebuild.ts),
+ * the pets given their listing attributes as `npm run migrate` gives them; `onRebuild` is told so.
  */
-export async function ensureTables(client: DynamoDBClient, names?: TableNames, options: TableOptions = {}): Promise<void> {
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: TableNames = LOCAL_TABLES,
+  options: TableOptions & { readonly onRebuild?: (message: string) => void } = {},
+): Promise<void> {
   const tables = tableDefinitions(names, options);
   for (const table of tables) {
     try {
@@ -138,6 +147,18 @@ export async function ensureTables(client: DynamoDBClient, names?: TableNames, o
       await setTimeout(10);
     }
   }
+  const rebuilds: TableRebuild[] = [];
+  for (const table of tables) {
+    const backfill = async () => {
+      if (table.TableName === names.pets) await backfillListing(documentClientOver(client), names.pets, { shards: LOCAL_LISTING.shards });
+    };
+    const rebuild = await rebuildIfIndexesDiffer(client, table, backfill);
+    if (rebuild !== undefined) rebuilds.push(rebuild);
+  }
+  const petsNote = rebuilds.some((rebuild) => rebuild.table === names.pets)
+    ? ` (the pets given the listing attributes of ${LOCAL_LISTING.shards} shards, as npm run migrate does)`
+    : '';
+  if (rebuilds.length > 0) options.onRebuild?.(describeTableRebuilds(rebuilds, petsNote));
 }
 
 /** The stage name of everything local: its metrics go to the `AnimalStore/local` namespace. */
@@ -188,10 +209,14 @@ export function localStageVariables(cursorSecret: string): Record<string, string
  * stack gives the deployed ones theirs: its DynamoDB and localStageVariables. Nothing is written to
  * this process's environment: each function instance gets its own (local/functions.ts).
  */
-export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<Record<string, string>> {
+export async function prepareLocalStage(
+  endpoint: string,
+  cursorSecret: string,
+  onTableRebuild?: (message: string) => void,
+): Promise<Record<string, string>> {
   const client = createLocalClient(endpoint);
   try {
-    await ensureTables(client);
+    await ensureTables(client, LOCAL_TABLES, { onRebuild: onTableRebuild });
   } finally {
     client.destroy();
   }
