@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_LISTING, LOCAL_STAGE_NAME, LOCAL_TABLES } from '../local/dynamodb-local';
 import { PROJECT_ROOT } from '../project-root';
+import { LISTING_SHARDS } from '../src/facts/listing';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { type BackfillCounts, backfillListing, DEFAULT_BACKFILL_CONCURRENCY, type ScanPosition } from '../src/dynamodb/listing-backfill';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
@@ -14,7 +15,7 @@ import { findDeployedStage, requireOutput, StageLookupError } from './deployed-s
  * listing attributes of the stage's shard count (src/dynamodb/listing-backfill.ts), resumably: the
  * position after each finished page is kept in a checkpoint file, and the next run starts there.
  */
-const usage = `Usage: npm run migrate -- <where> [--restart]
+const usage = `Usage: npm run migrate -- <where> [options]
 
 Gives every pet the listing attributes of the stage's listing shards (collection, createdKey,
 statusShard), so the sharded listing indexes hold every pet. Items already right are not written:
@@ -28,8 +29,11 @@ Where (exactly one):
                      for the stage's account allowed dynamodb:Scan and dynamodb:UpdateItem on the table
 
 Options:
-  --restart          ignore the checkpoint and scan the table from its start
-  --concurrency <n>  updates in flight at once (default ${DEFAULT_BACKFILL_CONCURRENCY})`;
+  --restart            ignore the checkpoint and scan the table from its start
+  --checkpoint <file>  keep the checkpoint there instead of migrations/<stage>.json
+  --shards <n>         spread the pets over n shards instead of the stage's (${LISTING_SHARDS.min} to ${LISTING_SHARDS.max}): before a
+                       release that lowers the count, or after rolling back to a release with another count
+  --concurrency <n>    updates in flight at once (default ${DEFAULT_BACKFILL_CONCURRENCY})`;
 
 /** Where checkpoints are kept: git-ignored, one file per stage. */
 export const CHECKPOINT_DIR = join(PROJECT_ROOT, 'migrations');
@@ -193,6 +197,10 @@ async function main(): Promise<void> {
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256)) {
     fail('--concurrency must be a whole number from 1 to 256.');
   }
+  const shards = options.shards === undefined ? undefined : Number(options.shards);
+  if (shards !== undefined && !(Number.isInteger(shards) && shards >= LISTING_SHARDS.min && shards <= LISTING_SHARDS.max)) {
+    fail(`--shards must be a whole number from ${LISTING_SHARDS.min} to ${LISTING_SHARDS.max}.`);
+  }
   let target: Target;
   try {
     target = await resolveTarget(options);
@@ -210,14 +218,14 @@ async function main(): Promise<void> {
     const result = await migrateListing({
       client: target.client,
       table: target.table,
-      shards: target.shards,
-      checkpointFile: resolve(CHECKPOINT_DIR, `${target.stageName}.json`),
+      shards: shards ?? target.shards,
+      checkpointFile: resolve(options.checkpoint ?? join(CHECKPOINT_DIR, `${target.stageName}.json`)),
       restart: options.restart,
       concurrency,
       signal: stop.signal,
       say: (line) => process.stdout.write(`${line}\n`),
     });
-    process.stdout.write(`${describeMigration(target.table, target.shards, result)}\n`);
+    process.stdout.write(`${describeMigration(target.table, shards ?? target.shards, result)}\n`);
     if (!result.finished) process.exitCode = 130;
   } catch (error) {
     process.stderr.write(`Could not migrate ${target.table}: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -235,7 +243,9 @@ function parseOptions() {
       stage: { type: 'string' },
       endpoint: { type: 'string' },
       restart: { type: 'boolean' },
+      checkpoint: { type: 'string' },
       concurrency: { type: 'string' },
+      shards: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -18,7 +18,9 @@ import { DynamoPetStore, toItem } from '../../src/dynamodb/dynamo-pet-store';
 import { listingAttributes, listingShardKey, listingShardOf, PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { PET_STATUSES, type PetRecord, type PetStatus } from '../../src/domain/pets/pet-schemas';
 import { describeMigration, migrateListing, type MigrationOptions } from '../../tools/migrate';
+import { staging } from '../../infra/stages';
 import { runCli } from '../helpers/cli';
+import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { scanTable } from '../helpers/pets';
 
 /**
@@ -329,7 +331,8 @@ describe('npm run migrate (the command)', () => {
     [['--local', '--stage', 'staging'], 'Choose one'],
     [[], 'Say which table'],
     [['--local', '--concurrency', 'lots'], '--concurrency must be'],
-    [['--local', '--shards', '4'], "Unknown option '--shards'"],
+    [['--local', '--shards', '0'], '--shards must be'],
+    [['--local', '--table', 'pets'], "Unknown option '--table'"],
   ])(
     'refuses %j with one line and exit 2',
     async (args, message) => {
@@ -346,7 +349,7 @@ describe('npm run migrate (the command)', () => {
     await ensureTables(client);
     const pets = petsOf(300);
     await seed(LOCAL_TABLES.pets, pets.map(oldItem));
-    const result = await run(['--local', '--endpoint', dynamoDb.endpoint, '--restart']);
+    const result = await run(['--local', '--endpoint', dynamoDb.endpoint, '--checkpoint', join(workDir, 'local.json')]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const alreadyRight = alreadyRightOf(pets);
@@ -356,5 +359,28 @@ describe('npm run migrate (the command)', () => {
       ),
     );
     await expectEveryItemRight(LOCAL_TABLES.pets, pets);
+  }, 30_000);
+
+  it("migrates a deployed stage's pets table, found from its stack's PetsTableName output, at the stage's shard count", async () => {
+    const target = await newTable();
+    const pets = petsOf(200);
+    await seed(target.table, pets.map(oldItem));
+    const cloudFormation = await startFakeCloudFormation([
+      { stackName: staging.stackName, account: staging.account, region: staging.region, outputs: { PetsTableName: target.table } },
+    ]);
+    try {
+      const result = await runCli('tools/migrate.ts', ['--stage', staging.name, '--checkpoint', join(workDir, 'staging.json')], {
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+        AWS_ACCESS_KEY_ID: 'operator',
+        AWS_SECRET_ACCESS_KEY: 'operator',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Migrated ${target.table} to ${staging.listing.shards} listing shards: 200 scanned`);
+      await expectEveryItemRight(target.table, pets, staging.listing.shards);
+    } finally {
+      await cloudFormation.close();
+    }
   }, 30_000);
 });
