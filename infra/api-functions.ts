@@ -2,7 +2,7 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../src/facts/environment';
-import { statusListingIndexOf, type ListingConfig } from '../src/facts/listing';
+import { statusListingIndexOf, writeShardsOf, type ListingConfig } from '../src/facts/listing';
 import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../src/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
@@ -57,7 +57,11 @@ export class ApiFunctions extends Construct {
     };
     const pets = props.petsTable.table;
     const { listing } = props;
-    const shards = { [ENV.listingShards]: String(listing.shards) };
+    if (writeShardsOf(listing) > listing.shards) {
+      throw new Error(
+        `listing.writeShards (${listing.writeShards}) of ${this.node.path} exceeds listing.shards (${listing.shards}): listings would miss the pets created in the shards they do not read.`,
+      );
+    }
 
     this.routes = new Map(
       routes.map((route) => {
@@ -68,10 +72,10 @@ export class ApiFunctions extends Construct {
           handler: route.handler,
           environment: {
             [ENV.petsTable]: pets.tableName,
-            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? shards : {}),
+            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? { [ENV.listingShards]: String(writeShardsOf(listing)) } : {}),
             ...(paginated
               ? {
-                  ...shards,
+                  [ENV.listingShards]: String(listing.shards),
                   [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
                   [ENV.statusListingIndex]: statusListingIndexOf(listing.statusIndexMigration),
                   [ENV.listHeadCacheMs]: String(listing.headCacheMs),

@@ -201,9 +201,14 @@ export const staging: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
-  // Production's design, so that staging rehearses it; `backfilling` until the stage's `npm run migrate`
-  // has run, then one release each for the next two steps (docs/operations.md, "Sharding the listing indexes").
-  listing: { shards: LISTING_SHARD_COUNT.staging, statusIndexMigration: 'backfilling', headCacheMs: LIST_HEAD_CACHE_MS.default },
+  // Production's design, so that staging rehearses it. Step 1 of moving a stage deployed before sharding
+  // (docs/operations.md, "Sharding the listing indexes"): reads every shard, creates still write shard 0.
+  listing: {
+    shards: LISTING_SHARD_COUNT.staging,
+    writeShards: 1,
+    statusIndexMigration: 'backfilling',
+    headCacheMs: LIST_HEAD_CACHE_MS.default,
+  },
   // Staging holds test data only: `cdk destroy` removes it completely.
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
@@ -260,9 +265,14 @@ export const production: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
-  // `backfilling` until `npm run migrate -- --stage production` has run, then one release each for the
-  // next two steps (docs/operations.md, "Sharding the listing indexes").
-  listing: { shards: LISTING_SHARD_COUNT.production, statusIndexMigration: 'backfilling', headCacheMs: LIST_HEAD_CACHE_MS.default },
+  // Step 1 of moving a stage deployed before sharding (docs/operations.md, "Sharding the listing
+  // indexes"): reads every shard, creates still write shard 0.
+  listing: {
+    shards: LISTING_SHARD_COUNT.production,
+    writeShards: 1,
+    statusIndexMigration: 'backfilling',
+    headCacheMs: LIST_HEAD_CACHE_MS.default,
+  },
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,

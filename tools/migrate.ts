@@ -5,14 +5,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_LISTING, LOCAL_STAGE_NAME, LOCAL_TABLES } from '../local/dynamodb-local';
 import { PROJECT_ROOT } from '../project-root';
-import { LISTING_SHARDS } from '../src/facts/listing';
+import { LISTING_SHARDS, writeShardsOf } from '../src/facts/listing';
 import { documentClientOver } from '../src/dynamodb/dynamodb-client';
 import { type BackfillCounts, backfillListing, DEFAULT_BACKFILL_CONCURRENCY, type ScanPosition } from '../src/dynamodb/listing-backfill';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
  * `npm run migrate -- --stage <name>` (or `--local`): gives every pet in a stage's pets table the
- * listing attributes of the stage's shard count (src/dynamodb/listing-backfill.ts), resumably: the
+ * listing attributes of the shards the stage's creates write (src/dynamodb/listing-backfill.ts), resumably: the
  * position after each finished page is kept in a checkpoint file, and the next run starts there.
  */
 const usage = `Usage: npm run migrate -- <where> [options]
@@ -25,14 +25,15 @@ Where (exactly one):
   --local            the running local API (npm start): http://127.0.0.1:$DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}),
                      or --endpoint <url>; ${LOCAL_LISTING.shards} shards
   --stage <name>     a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its pets table and region come from the
-                     stack's PetsTableName output, its shard count from infra/stages.ts; needs credentials
+                     stack's PetsTableName output, the shards its creates write from infra/stages.ts
+                     (listing.writeShards, else listing.shards); needs credentials
                      for the stage's account allowed dynamodb:Scan and dynamodb:UpdateItem on the table
 
 Options:
   --restart            ignore the checkpoint and scan the table from its start
   --checkpoint <file>  keep the checkpoint there instead of migrations/<stage>.json
-  --shards <n>         spread the pets over n shards instead of the stage's (${LISTING_SHARDS.min} to ${LISTING_SHARDS.max}): before a
-                       release that lowers the count, or after rolling back to a release with another count
+  --shards <n>         spread the pets over n shards instead of the stage's (${LISTING_SHARDS.min} to ${LISTING_SHARDS.max}), e.g. to
+                       rehearse a count against the local API
   --concurrency <n>    updates in flight at once (default ${DEFAULT_BACKFILL_CONCURRENCY})`;
 
 /** Where checkpoints are kept: git-ignored, one file per stage. */
@@ -175,7 +176,7 @@ async function resolveTarget(options: { local?: boolean; stage?: string; endpoin
     // Throttling is expected on a real table: adaptive retry slows the run down instead of failing it.
     client: new DynamoDBClient({ region: deployed.region, retryMode: 'adaptive', maxAttempts: 10 }),
     table: requireOutput(deployed, 'PetsTableName'),
-    shards: deployed.stage.listing.shards,
+    shards: writeShardsOf(deployed.stage.listing),
     stageName: deployed.stage.name,
     unreachable: 'The checkpoint keeps the last finished page: run the same command again to resume.',
   };

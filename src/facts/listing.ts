@@ -39,12 +39,23 @@ export type StatusIndexMigration = 'backfilling' | 'reading-sharded' | 'complete
 
 /** How a stage spreads and reads listPets' indexes. */
 export interface ListingConfig {
-  /** Listing shards of each index: creates are bounded by shards × 1,000 per second per index, and every page queries each shard. */
+  /** Listing shards each index is read from: creates are bounded by shards × 1,000 per second per index, and every page queries each shard. */
   readonly shards: number;
+  /**
+   * The shards creates write to, when fewer than `shards`: set only while a change of the count rolls
+   * out, so that every version serving during a deploy reads every shard the others write
+   * (docs/operations.md, "Sharding the listing indexes"). `shards` when omitted.
+   */
+  readonly writeShards?: number;
   /** Where the stage is in moving status listings onto the sharded index. */
   readonly statusIndexMigration: StatusIndexMigration;
   /** The longest listPets serves a first page from an instance's cache, in milliseconds; 0 turns the cache off. */
   readonly headCacheMs: number;
+}
+
+/** The shards a stage's creates write to: `writeShards` while a change of the count rolls out, else `shards`. */
+export function writeShardsOf(listing: ListingConfig): number {
+  return listing.writeShards ?? listing.shards;
 }
 
 /** The index status listings read at each step of the migration. */

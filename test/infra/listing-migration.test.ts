@@ -1,37 +1,42 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { production, staging, type StageConfig, type StatusIndexMigration } from '../../infra/stages';
+import { production, staging, type ListingConfig, type StageConfig } from '../../infra/stages';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import { ENV } from '../../src/facts/environment';
 import { LISTING_SHARDS } from '../../src/facts/listing';
 import { resourcesOfType, synthesize, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 
 /**
- * The steps of moving a stage's status listings onto the sharded index (docs/operations.md, "Sharding the
- * listing indexes"), each one release of the same stage, synthesized in order. CloudFormation creates or
- * deletes one global secondary index per update of a table, so two neighbouring steps may differ by one.
+ * The releases that move a stage deployed before sharding onto the sharded listing indexes
+ * (docs/operations.md, "Sharding the listing indexes"), in order, at production's shard count; each is
+ * one deploy of the same stage, and `npm run migrate` runs between the second and the third.
  */
-const STEPS: readonly StatusIndexMigration[] = ['backfilling', 'reading-sharded', 'complete'];
+const { shards } = production.listing;
+const headCacheMs = production.listing.headCacheMs;
+const ROLLOUT: ReadonlyArray<{ readonly step: string; readonly listing: ListingConfig }> = [
+  { step: 'reading every shard', listing: { shards, writeShards: 1, statusIndexMigration: 'backfilling', headCacheMs } },
+  { step: 'writing every shard', listing: { shards, statusIndexMigration: 'backfilling', headCacheMs } },
+  { step: 'reading the sharded status index', listing: { shards, statusIndexMigration: 'reading-sharded', headCacheMs } },
+  { step: 'complete', listing: { shards, statusIndexMigration: 'complete', headCacheMs } },
+];
+/** The design before sharding, as far as shards go: every pet written to, and read from, one partition. */
+const BEFORE: Pick<ListingConfig, 'shards' | 'writeShards'> = { shards: 1, writeShards: 1 };
 const PETS_TABLE_ID = 'PetsTable42325518';
 const context = { 'aws:cdk:bundling-stacks': [] };
 
-const atStep = (config: StageConfig, step: StatusIndexMigration): StageConfig => ({
-  ...config,
-  listing: { ...config.listing, statusIndexMigration: step },
-});
-
-let synthesesByStep: Map<StatusIndexMigration, Synthesis>;
+let syntheses: Synthesis[];
+let steps: SynthesizedStage[];
 beforeAll(() => {
-  synthesesByStep = new Map(STEPS.map((step) => [step, synthesize({ stages: [atStep(production, step)], context })]));
+  // Production alone: staging's stack is built by the same code from the same kind of settings.
+  syntheses = ROLLOUT.map(({ listing }) => synthesize({ stages: [{ ...production, listing }], context }));
+  steps = syntheses.map((synthesis) => synthesis.stage(production.name));
 });
 afterAll(() => {
-  for (const synthesis of synthesesByStep?.values() ?? []) synthesis.dispose();
+  for (const synthesis of syntheses ?? []) synthesis.dispose();
 });
 
 interface IndexJson {
   readonly IndexName: string;
-  readonly KeySchema: unknown;
-  readonly Projection: unknown;
 }
 
 function indexesOf(stage: SynthesizedStage): Map<string, string> {
@@ -52,7 +57,7 @@ function variablesOf(stage: SynthesizedStage, handler: string): Record<string, s
   return stage.json.Resources[stage.stack.getLogicalId(fn.node.defaultChild as CfnElement)]!.Properties!.Environment.Variables;
 }
 
-/** The index ARNs' index names a function's role may query. */
+/** The index names a function's role may query. */
 function queriedIndexes(stage: SynthesizedStage, handler: string): string[] {
   const role = stage.stack.getLogicalId(stage.stack.functions.routes.get(handler)!.role.node.defaultChild as CfnElement);
   const statements = Object.values(resourcesOfType(stage.json, 'AWS::IAM::Policy'))
@@ -64,26 +69,34 @@ function queriedIndexes(stage: SynthesizedStage, handler: string): string[] {
     .map((path) => path.slice(7));
 }
 
-// Production alone: staging's stack is built by the same code from the same kind of settings.
-describe.each([production])('the $name stage, step by step onto the sharded status index', (config) => {
-  const stageAt = (step: StatusIndexMigration) => synthesesByStep.get(step)!.stage(config.name);
+/** The shards a release's functions write to and read from, as its template gives them. */
+function shardsOf(stage: SynthesizedStage): { readonly written: number; readonly read: number } {
+  return {
+    written: Number(variablesOf(stage, 'create-pet')[ENV.listingShards]),
+    read: Number(variablesOf(stage, 'list-pets')[ENV.listingShards]),
+  };
+}
 
-  it('goes from the design before sharding to the last step one index creation or deletion at a time', () => {
-    const before = new Map(
-      [PETS_TABLE.allPetsIndex, PETS_TABLE.unshardedByStatusIndex].map((index) => [
-        index.name,
-        indexesOf(stageAt('backfilling')).get(index.name)!,
-      ]),
-    );
-    const path = [before, ...STEPS.map((step) => indexesOf(stageAt(step)))];
-    const changes = path.slice(1).map((after, step) => indexChanges(path[step]!, after));
-    expect(changes).toEqual([[`create ${PETS_TABLE.byStatusIndex.name}`], [], [`delete ${PETS_TABLE.unshardedByStatusIndex.name}`]]);
+describe('moving a stage onto the sharded listing indexes, release by release', () => {
+  it('is where both stages are now: the first release, or a later one', () => {
+    for (const config of [staging, production]) {
+      expect(ROLLOUT.map(({ listing }) => ({ ...listing, shards: config.listing.shards }))).toContainEqual(config.listing);
+    }
   });
 
-  it("keeps the design before sharding's two indexes unchanged, so pets written before it stay listed from the first step", () => {
-    const unsharded = indexesOf(stageAt('backfilling'));
+  it('goes from the design before sharding to the last release one index creation or deletion at a time', () => {
+    const before = new Map(
+      [PETS_TABLE.allPetsIndex, PETS_TABLE.unshardedByStatusIndex].map((index) => [index.name, indexesOf(steps[0]!).get(index.name)!]),
+    );
+    const path = [before, ...steps.map(indexesOf)];
+    const changes = path.slice(1).map((after, step) => indexChanges(path[step]!, after));
+    expect(changes).toEqual([[`create ${PETS_TABLE.byStatusIndex.name}`], [], [], [`delete ${PETS_TABLE.unshardedByStatusIndex.name}`]]);
+  });
+
+  it("keeps the design before sharding's two indexes unchanged, so pets written before it stay listed from the first release", () => {
+    const first = indexesOf(steps[0]!);
     for (const index of [PETS_TABLE.allPetsIndex, PETS_TABLE.unshardedByStatusIndex]) {
-      expect(JSON.parse(unsharded.get(index.name)!)).toMatchObject({
+      expect(JSON.parse(first.get(index.name)!)).toMatchObject({
         KeySchema: [
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
@@ -92,44 +105,59 @@ describe.each([production])('the $name stage, step by step onto the sharded stat
     }
   });
 
-  it('reads status listings from the unsharded index only while the backfill runs, and from the sharded one after', () => {
-    expect(STEPS.map((step) => variablesOf(stageAt(step), 'list-pets')[ENV.statusListingIndex])).toEqual([
+  it('never has a release create a pet in a shard the release before or after it does not list, since both serve during a canary', () => {
+    const path = [{ written: BEFORE.writeShards!, read: BEFORE.shards }, ...steps.map(shardsOf)];
+    for (let step = 1; step < path.length; step++) {
+      const [older, newer] = [path[step - 1]!, path[step]!];
+      // A pet's shard is its id modulo the shards written, so it is below that count.
+      expect(Math.max(older.written, newer.written), ROLLOUT[step - 1]!.step).toBeLessThanOrEqual(Math.min(older.read, newer.read));
+    }
+    expect(path.at(-1)).toEqual({ written: shards, read: shards });
+  });
+
+  it('reads status listings from the unsharded index until the backfill has run, and from the sharded one after', () => {
+    expect(steps.map((stage) => variablesOf(stage, 'list-pets')[ENV.statusListingIndex])).toEqual([
+      'unsharded',
       'unsharded',
       'sharded',
       'sharded',
     ]);
   });
 
-  it('lets listPets query exactly the indexes the table has at each step, and no other function query any', () => {
-    for (const step of STEPS) {
-      const stage = stageAt(step);
-      expect(queriedIndexes(stage, 'list-pets').sort(), step).toEqual([...indexesOf(stage).keys()].sort());
-      expect(queriedIndexes(stage, 'create-pet'), step).toEqual([]);
-      expect(queriedIndexes(stage, 'get-pet'), step).toEqual([]);
+  it('lets listPets query exactly the indexes the table has at each release, and no other function query any', () => {
+    for (const [step, stage] of steps.entries()) {
+      expect(queriedIndexes(stage, 'list-pets').sort(), ROLLOUT[step]!.step).toEqual([...indexesOf(stage).keys()].sort());
+      expect(queriedIndexes(stage, 'create-pet'), ROLLOUT[step]!.step).toEqual([]);
+      expect(queriedIndexes(stage, 'get-pet'), ROLLOUT[step]!.step).toEqual([]);
     }
   });
 
-  it("gives the stage's shard count to the functions that write or list pets, and the head cache's bound to listPets only", () => {
-    const stage = stageAt('complete');
-    const shards = String(config.listing.shards);
-    expect(variablesOf(stage, 'create-pet')).toMatchObject({ [ENV.listingShards]: shards });
-    expect(variablesOf(stage, 'list-pets')).toMatchObject({
-      [ENV.listingShards]: shards,
-      [ENV.listHeadCacheMs]: String(config.listing.headCacheMs),
-    });
-    expect(variablesOf(stage, 'get-pet')[ENV.listingShards]).toBeUndefined();
+  it("gives the head cache's bound to listPets only, and the shards to the functions that write or list pets alone", () => {
+    const stage = steps.at(-1)!;
+    expect(variablesOf(stage, 'list-pets')[ENV.listHeadCacheMs]).toBe(String(headCacheMs));
     expect(variablesOf(stage, 'create-pet')[ENV.listHeadCacheMs]).toBeUndefined();
+    expect(variablesOf(stage, 'get-pet')[ENV.listingShards]).toBeUndefined();
   });
 });
 
 describe('a stage whose listing the functions would refuse', () => {
+  const refusal = (listing: Partial<ListingConfig>): (() => void) => {
+    const config: StageConfig = { ...staging, listing: { ...staging.listing, ...listing } };
+    return () => synthesize({ stages: [config], context }).dispose();
+  };
+
   it.each([
-    ['no shard', { shards: 0 }, `${ENV.listingShards} must be at least ${LISTING_SHARDS.min}`],
+    ['no shard', { shards: 0, writeShards: 0 }, `${ENV.listingShards} must be at least ${LISTING_SHARDS.min}`],
     ['more shards than a page may read', { shards: LISTING_SHARDS.max + 1 }, `${ENV.listingShards} must be at most ${LISTING_SHARDS.max}`],
     ['a fractional shard count', { shards: 2.5 }, `${ENV.listingShards} must be a whole number`],
     ['a negative cache bound', { headCacheMs: -1 }, `${ENV.listHeadCacheMs} must be a whole number`],
-  ])('fails synthesis for %s, naming the function and the variable', (_, listing, message) => {
-    const config = { ...staging, listing: { ...staging.listing, ...listing } };
-    expect(() => synthesize({ stages: [config], context }).dispose()).toThrow(message);
+  ])('fails synthesis for %s, naming the variable', (_, listing, message) => {
+    expect(refusal(listing)).toThrow(message);
+  });
+
+  it('fails synthesis for creates written to more shards than listings read, which would leave pets unlisted', () => {
+    expect(refusal({ shards: 4, writeShards: 8 })).toThrow(
+      'listing.writeShards (8) of AnimalStore-Staging/Functions exceeds listing.shards (4)',
+    );
   });
 });

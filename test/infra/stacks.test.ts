@@ -1,4 +1,5 @@
 import { petsIndexesOf } from '../helpers/pets-indexes';
+import { writeShardsOf } from '../../src/facts/listing';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -335,6 +336,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         return own;
       };
       const shards = String(config.listing.shards);
+      const writeShards = String(writeShardsOf(config.listing));
       expect(variables('list-pets')).toEqual({
         PETS_TABLE_NAME: pets,
         CURSOR_SECRET: expect.anything(),
@@ -345,7 +347,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(variables('create-pet')).toEqual({
         PETS_TABLE_NAME: pets,
         IDEMPOTENCY_TABLE_NAME: ref(stage, stage.stack.idempotencyTable.table),
-        PETS_LISTING_SHARDS: shards,
+        PETS_LISTING_SHARDS: writeShards,
       });
       expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
       expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });
