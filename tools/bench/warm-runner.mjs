@@ -25,7 +25,17 @@ for (const subject of subjects) {
   Object.assign(process.env, subject.env);
   // A query string gives each subject its own module instance, even when two share a bundle.
   const module = await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
-  loaded.push({ ...subject, handler: module.handler, next: 0, latenciesMs: [], cpuUs: 0, requests: 0, logBytes: 0, statuses: {} });
+  loaded.push({
+    ...subject,
+    handler: module.handler,
+    next: 0,
+    latenciesMs: [],
+    cpuUs: 0,
+    cpuUsPerBatch: [],
+    requests: 0,
+    logBytes: 0,
+    statuses: {},
+  });
 }
 
 async function invoke(subject, record) {
@@ -50,6 +60,8 @@ for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < batch; i++) await invoke(subject, true);
     const used = process.cpuUsage(cpu);
     subject.cpuUs += used.user + used.system;
+    // Per request, batch by batch: the verdict pairs each batch with the floor's of the same round.
+    subject.cpuUsPerBatch.push((used.user + used.system) / batch);
     subject.requests += batch;
     current = undefined;
   }
@@ -58,10 +70,11 @@ for (let round = 0; round < rounds; round++) {
 writeFileSync(
   resultFile,
   JSON.stringify(
-    loaded.map(({ label, latenciesMs, cpuUs, requests, logBytes, statuses }) => ({
+    loaded.map(({ label, latenciesMs, cpuUs, cpuUsPerBatch, requests, logBytes, statuses }) => ({
       label,
       latenciesMs,
       cpuUsPerRequest: cpuUs / requests,
+      cpuUsPerBatch,
       logBytesPerRequest: logBytes / requests,
       statuses,
     })),

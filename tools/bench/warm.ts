@@ -20,8 +20,10 @@ export interface WarmResult {
   readonly label: string;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** CPU time (user and system) per request, in microseconds. */
+  /** CPU time (user and system) per request, in microseconds, over all the requests. */
   readonly cpuUsPerRequest: number;
+  /** The same, batch by batch, in the order of the rounds: what the warm verdict pairs with the floor's. */
+  readonly cpuUsPerBatch: readonly number[];
   /** Bytes written to stdout and stderr per request: what CloudWatch Logs ingests from the function. */
   readonly logBytesPerRequest: number;
   readonly requests: number;
@@ -64,6 +66,7 @@ export async function measureWarm(node: string, subjects: readonly WarmSubject[]
       label: string;
       latenciesMs: number[];
       cpuUsPerRequest: number;
+      cpuUsPerBatch: number[];
       logBytesPerRequest: number;
       statuses: Record<string, number>;
     }>;
@@ -72,6 +75,7 @@ export async function measureWarm(node: string, subjects: readonly WarmSubject[]
       p50Ms: quantile(subject.latenciesMs, 0.5),
       p99Ms: quantile(subject.latenciesMs, 0.99),
       cpuUsPerRequest: subject.cpuUsPerRequest,
+      cpuUsPerBatch: subject.cpuUsPerBatch,
       logBytesPerRequest: subject.logBytesPerRequest,
       requests: subject.latenciesMs.length,
       statuses: subject.statuses,

@@ -1,16 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { FunctionName } from '../../../infra/api-functions';
-import { judgeBench, MAX_RATIO, type JudgedMeasurements } from '../../../tools/bench/verdicts';
+import { addedCpuUs, judgeBench, MAX_ADDED_CPU_US, MAX_RATIO, type JudgedMeasurements } from '../../../tools/bench/verdicts';
 
-const p50 = (p50Ms: number) => ({ p50Ms });
+/** CPU µs per request of each round's batch. */
+const batches = (...cpuUsPerBatch: number[]) => ({ cpuUsPerBatch });
+/** A floor whose rounds drift, as a shared machine's do: 500, 520, … µs per request. */
+const floor = (rounds = 9) => batches(...Array.from({ length: rounds }, (_, round) => 500 + 20 * round));
+/** A function adding `added` µs to each round of that floor. */
+const over = (added: number, rounds = 9) => batches(...floor(rounds).cpuUsPerBatch.map((us) => us + added));
 
-/** Every function at its floor's time, production's authorizer too, memory as cheap as it can be. */
+/** Every function at its floor's cost, production's authorizer too, memory as cheap as it can be. */
 function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasurements {
   const names: FunctionName[] = ['listPets', 'createPet', 'routeNotFound', 'authorizer'];
   return {
     coldStarts: new Map(names.map((name) => [name, { ratio: 1 }])),
-    warm: new Map(names.filter((name) => name !== 'authorizer').map((name) => [name, { fn: p50(2), floor: p50(2) }])),
-    productionAuthorizer: { uncached: p50(2), floor: p50(2) },
+    warm: new Map(names.filter((name) => name !== 'authorizer').map((name) => [name, { fn: over(0), floor: floor() }])),
+    productionAuthorizer: { uncached: over(0), floor: floor() },
     capacityIndependentOfTableSize: undefined,
     memory: [{ stage: 'production', name: 'listPets', cheapest: { memoryMiB: 512 }, configured: 512 }],
     ...overrides,
@@ -18,40 +23,75 @@ function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasur
 }
 
 describe("the bench's verdicts", () => {
-  it('pass a function within the ratio to its floor and fail one beyond it, cold and warm', () => {
+  it('pass a function within the ratio to its floor cold and fail one beyond it', () => {
     const verdicts = judgeBench(
       measurements({
         coldStarts: new Map([
           ['listPets', { ratio: MAX_RATIO }],
           ['createPet', { ratio: MAX_RATIO + 0.001 }],
         ]),
-        warm: new Map([
-          ['listPets', { fn: p50(2.2), floor: p50(2) }],
-          ['createPet', { fn: p50(2.1), floor: p50(2) }],
-        ]),
       }),
     );
     expect(verdicts.coldStart.get('listPets')?.pass).toBe(true);
     expect(verdicts.coldStart.get('createPet')).toEqual({ what: 'cold start createPet', value: 1.051, limit: MAX_RATIO, pass: false });
-    expect(verdicts.warmP50.get('listPets')).toMatchObject({ value: 1.1, pass: false });
-    expect(verdicts.warmP50.get('createPet')).toMatchObject({ value: 1.05, pass: true });
+  });
+
+  it('pass a function adding 99 µs of CPU per warm request to its floor and fail one adding 101', () => {
+    const verdicts = judgeBench(
+      measurements({
+        warm: new Map([
+          ['listPets', { fn: over(99), floor: floor() }],
+          ['createPet', { fn: over(101), floor: floor() }],
+        ]),
+      }),
+    );
+    expect(verdicts.warmCpu.get('listPets')).toMatchObject({
+      what: 'warm CPU added listPets',
+      value: 99,
+      limit: MAX_ADDED_CPU_US,
+      pass: true,
+    });
+    expect(verdicts.warmCpu.get('createPet')).toMatchObject({ value: 101, pass: false });
+  });
+
+  it('compare each round with the floor of the same round, so a machine slowing down between rounds widens nothing', () => {
+    // The floor's own rounds run from 500 to 2,100 µs as the machine's load comes and goes.
+    const drifting = batches(500, 2100, 900, 1500, 700, 1900, 1100);
+    const fn = batches(...drifting.cpuUsPerBatch.map((us) => us + 40));
+    expect(addedCpuUs(fn, drifting)).toEqual({ median: 40, p25: 40, p75: 40, runs: 7 });
+  });
+
+  it('report the spread of the rounds, and judge their median, so a few rounds hit by a collection flip nothing', () => {
+    const fn = over(60);
+    const hit = batches(...fn.cpuUsPerBatch.map((us, round) => (round < 3 ? us + 400 : us)));
+    const verdicts = judgeBench(measurements({ warm: new Map([['getPet', { fn: hit, floor: floor() }]]) }));
+    expect(verdicts.warmCpu.get('getPet')).toMatchObject({ value: 60, pass: true, spread: { median: 60, p25: 60, p75: 460, runs: 9 } });
+  });
+
+  it('pair only the rounds both measured', () => {
+    expect(addedCpuUs(over(10, 5), floor(3)).runs).toBe(3);
   });
 
   it('leave routeNotFound unjudged: its floor issues no command, so a ratio to it says nothing', () => {
     const verdicts = judgeBench(
       measurements({
         coldStarts: new Map([['routeNotFound', { ratio: 20 }]]),
-        warm: new Map([['routeNotFound', { fn: p50(1), floor: p50(0.01) }]]),
+        warm: new Map([['routeNotFound', { fn: over(900), floor: floor() }]]),
       }),
     );
     expect(verdicts.coldStart.has('routeNotFound')).toBe(false);
-    expect(verdicts.warmP50.has('routeNotFound')).toBe(false);
+    expect(verdicts.warmCpu.has('routeNotFound')).toBe(false);
     expect(verdicts.all.every((verdict) => verdict.pass)).toBe(true);
   });
 
   it("judge the production authorizer on a key it has not cached, against its floor's lookup", () => {
-    const verdicts = judgeBench(measurements({ productionAuthorizer: { uncached: p50(3), floor: p50(2) } }));
-    expect(verdicts.authorizer).toEqual({ what: 'warm p50 authorizer (new key)', value: 1.5, limit: MAX_RATIO, pass: false });
+    const verdicts = judgeBench(measurements({ productionAuthorizer: { uncached: over(150), floor: floor() } }));
+    expect(verdicts.warmCpu.get('authorizer')).toMatchObject({
+      what: 'warm CPU added authorizer (new key)',
+      value: 150,
+      limit: MAX_ADDED_CPU_US,
+      pass: false,
+    });
   });
 
   it('judge capacity only when it was read at more than one table size, and fail it when it grew', () => {
@@ -81,9 +121,9 @@ describe("the bench's verdicts", () => {
       'cold start listPets',
       'cold start createPet',
       'cold start authorizer',
-      'warm p50 listPets',
-      'warm p50 createPet',
-      'warm p50 authorizer (new key)',
+      'warm CPU added listPets',
+      'warm CPU added createPet',
+      'warm CPU added authorizer (new key)',
       'capacity independent of table size',
       'memory production listPets (configured 512, cheapest 512)',
     ]);
