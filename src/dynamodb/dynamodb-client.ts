@@ -89,14 +89,17 @@ export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClie
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
 
 /**
- * Passes the invocation's deadline as the abort signal of every `send`, the first included. The SDK
- * then aborts the attempt in flight (its answer's body included), skips the remaining retries and
- * interrupts the backoff, for every store alike, since all of them call `send` on this client.
+ * Bounds every `send`, the first included, by the invocation's deadline, for every store alike, since
+ * all of them call `send` on this client. A call that could outlive the deadline carries it as its abort
+ * signal: the SDK then aborts the attempt in flight (its answer's body included), skips the remaining
+ * retries and interrupts the backoff. One with more than its whole budget left ends on its own first,
+ * and carries none: the SDK listens to a signal at every attempt, at a cost a warm request can measure.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const callBudgetMs = dynamoDbCallBudgetMs();
   const bounded = (command: unknown, options?: { abortSignal?: AbortSignal }) => {
-    const deadline = deadlineSignal();
+    const deadline = deadlineSignal(callBudgetMs);
     if (deadline === undefined) return send(command, options);
     const abortSignal = options?.abortSignal === undefined ? deadline : AbortSignal.any([deadline, options.abortSignal]);
     return send(command, { ...options, abortSignal });

@@ -15,7 +15,7 @@ export interface InvocationClock {
 interface Deadline {
   /** Epoch milliseconds. */
   readonly endsAt: number;
-  /** Made at the invocation's first call, with its timer; none for an invocation that makes no call. */
+  /** Made at the first call that could outlive the deadline, with its timer; none when no call could. */
   controller?: AbortController;
   timer?: NodeJS.Timeout;
 }
@@ -24,11 +24,12 @@ const deadlines = new AsyncLocalStorage<Deadline>();
 
 /**
  * Runs one invocation's work under a deadline derived from the remaining Lambda time: every DynamoDB
- * call made inside it (see src/dynamodb/dynamodb-client.ts) is aborted once the deadline passes, its
- * answer's body, retries and backoff included, so the handler still answers with our Error body
- * before Lambda cuts it off. AsyncLocalStorage rather than a module variable: the deadline belongs to
- * the calls made inside the invocation, so work an earlier invocation left running never takes a
- * later one's, and a call made outside any invocation (at cold start) has none.
+ * call made inside it (see src/dynamodb/dynamodb-client.ts) ends by the deadline, its answer's body,
+ * retries and backoff included (on its own, or aborted when it could outlive it), so the handler
+ * still answers with our Error body before Lambda cuts it off. AsyncLocalStorage rather than a
+ * module variable: the deadline belongs to the calls made inside the invocation, so work an earlier
+ * invocation left running never takes a later one's, and a call made outside any invocation (at cold
+ * start) has none.
  */
 export async function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T>): Promise<T> {
   const budget = Math.max(0, clock.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS);
@@ -41,18 +42,20 @@ export async function runWithDeadline<T>(clock: InvocationClock, work: () => Pro
 }
 
 /**
- * The abort signal every call of the running invocation carries, so none can outlive its deadline;
- * undefined outside an invocation. One signal and one timer per invocation, made at its first call
- * and shared by the calls after it: a timer and a combined signal per call was a measurable part of
- * a warm request (docs/performance.md).
+ * The abort signal a call of the running invocation must carry so that it cannot outlive the deadline,
+ * given the longest the call can take on its own (`callBudgetMs`). Undefined outside an invocation,
+ * and for a call the deadline is further away than that: it ends on its own first, and a signal every
+ * attempt listens to was a measurable part of a warm request (docs/performance.md). One signal and one
+ * timer per invocation, made at the first call that needs it and shared by the calls after it.
  */
-export function deadlineSignal(): AbortSignal | undefined {
+export function deadlineSignal(callBudgetMs: number): AbortSignal | undefined {
   const deadline = deadlines.getStore();
   if (deadline === undefined) return undefined;
   if (deadline.controller === undefined) {
+    const remaining = deadline.endsAt - Date.now();
+    if (remaining >= callBudgetMs) return undefined;
     const controller = new AbortController();
     const abort = () => controller.abort(new DOMException('The invocation deadline has passed', 'TimeoutError'));
-    const remaining = deadline.endsAt - Date.now();
     if (remaining > 0) deadline.timer = setTimeout(abort, remaining);
     else abort();
     deadline.controller = controller;
