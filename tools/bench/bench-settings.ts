@@ -31,7 +31,7 @@ export interface BenchOptions {
 const FULL: BenchSettings = {
   coldRuns: 61,
   instructionRuns: 3,
-  warm: { rounds: 80, batch: 25, warmup: 300 },
+  warm: { rounds: 400, batch: 5, warmup: 300 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
   local: { requests: 300, concurrency: 8, seed: 200 },
@@ -48,7 +48,7 @@ const FULL: BenchSettings = {
 const QUICK: BenchSettings = {
   coldRuns: 5,
   instructionRuns: 1,
-  warm: { rounds: 8, batch: 10, warmup: 50 },
+  warm: { rounds: 16, batch: 5, warmup: 50 },
   petCounts: [1_000],
   capacityRequests: 3,
   local: { requests: 60, concurrency: 4, seed: 50 },

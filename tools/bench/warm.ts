@@ -32,9 +32,9 @@ export interface WarmResult {
 }
 
 export interface WarmOptions {
-  /** Rounds of interleaved batches. */
+  /** Rounds of interleaved batches: each is one pair the warm verdict compares, so many of them. */
   readonly rounds: number;
-  /** Requests per subject per round. */
+  /** Requests per subject per round: few, so a function's batch and its floor's meet the machine in the same state. */
   readonly batch: number;
   /** Unrecorded requests per subject first: cold start, JIT, first connection. */
   readonly warmup: number;
