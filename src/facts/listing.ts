@@ -18,10 +18,10 @@ export const LIST_HEAD_CACHE_MS = { default: 1000, max: 10_000 } as const;
 
 /**
  * Production's listing shards, chosen from `npm run bench -- --listing` (docs/data-model.md, "Listing
- * at scale"): 8,000 creates/s per index, about the account's default API quota, for 4 read units per
- * 20-pet page; 16 would double that for creates API Gateway does not admit by default.
+ * at scale"): the fewest that keep DynamoDB out of the limits the service can reach, since every
+ * uncached page pays a query per shard.
  */
-const PRODUCTION_LISTING_SHARDS = 8;
+const PRODUCTION_LISTING_SHARDS = 4;
 
 /**
  * Each stage's listing shards: infra/stages.ts gives them to the stages. Staging and the local stage
