@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FunctionName } from '../../infra/api-functions';
+import { ENV } from '../../src/facts/environment';
 import { production, stages } from '../../infra/stages';
 import { createLocalClient, ensureTables, LOCAL_LISTING, startDynalite } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
@@ -64,7 +65,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
     const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1, LOCAL_LISTING.shards);
     const { apiKey } = await issueApiKey(keyStore, 'bench');
-    const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
+    const assets = new Map(stages.map((stage) => [stage.name, withoutHeadCache(functionAssets(synthesis, synthesis.stage(stage.name)))]));
     const productionAssets = assets.get(production.name)!;
     const floors = await buildFloors(
       ALL_FUNCTIONS.map((name) => productionAssets.get(name)!.handler),
@@ -97,4 +98,20 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     await close();
     throw error;
   }
+}
+
+/**
+ * The assets with listPets' head cache off: the verdicts and the capacity table judge what a request
+ * costs on the store path against its floor's queries; what the cache saves is the listing-cost
+ * table's (tools/bench/measure-listing-cost.ts).
+ */
+function withoutHeadCache(assets: ReadonlyMap<FunctionName, FunctionAsset>): ReadonlyMap<FunctionName, FunctionAsset> {
+  return new Map(
+    [...assets].map(([name, asset]) => [
+      name,
+      name === 'listPets'
+        ? { ...asset, environment: (local: LocalResources) => ({ ...asset.environment(local), [ENV.listHeadCacheMs]: '0' }) }
+        : asset,
+    ]),
+  );
 }
