@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { itemSize } from 'dynalite/db/index.js';
 import { createLocalClient } from '../../local/dynamodb-local';
+import { indexKeysOf, indexWriteUnits } from './write-units';
 
 /** The operations whose requests accept ReturnConsumedCapacity. */
 const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem']);
@@ -49,22 +49,14 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   let record: Consumption[] = [];
   const describer = createLocalClient(target);
   const indexKeysByTable = new Map<string, Promise<string[][]>>();
-  const indexKeysOf = (table: string) => {
+  const indexKeysOfTable = (table: string) => {
     if (!indexKeysByTable.has(table)) {
       indexKeysByTable.set(
         table,
-        describer
-          .send(new DescribeTableCommand({ TableName: table }))
-          .then(({ Table }) =>
-            (Table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!)),
-          ),
+        describer.send(new DescribeTableCommand({ TableName: table })).then(({ Table }) => indexKeysOf(Table)),
       );
     }
     return indexKeysByTable.get(table)!;
-  };
-  const indexWriteUnits = async (table: string, item: Record<string, AttributeValue>) => {
-    const entries = (await indexKeysOf(table)).filter((keys) => keys.every((key) => item[key] !== undefined)).length;
-    return entries * Math.max(1, Math.ceil(itemSize(item) / 1024));
   };
   const server = createServer(async (incoming, outgoing) => {
     try {
@@ -89,7 +81,8 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
         const consumed = (JSON.parse(answerBody.toString('utf8')) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
         const { Item } = JSON.parse(body.toString('utf8')) as { Item?: Record<string, AttributeValue> };
         for (const entry of [consumed ?? []].flat() as Array<{ TableName: string; CapacityUnits: number }>) {
-          const indexUnits = operation === 'PutItem' && Item !== undefined ? await indexWriteUnits(entry.TableName, Item) : 0;
+          const indexUnits =
+            operation === 'PutItem' && Item !== undefined ? indexWriteUnits(Item, await indexKeysOfTable(entry.TableName)) : 0;
           record.push({
             operation,
             table: entry.TableName,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { itemSize } from 'dynalite/db/index.js';
 import { production } from '../../infra/stages';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
 import { cacheListHead } from '../../src/domain/pets/list-head-cache';
@@ -10,6 +9,7 @@ import type { PetRecord } from '../../src/domain/pets/pet-schemas';
 import type { ListQuery, PetStore } from '../../src/domain/pets/pet-store';
 import { DynamoPetStore, toItem } from '../../src/dynamodb/dynamo-pet-store';
 import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
+import { entryWriteUnits, indexKeysOf, indexWriteUnits } from './write-units';
 import { progress } from './format';
 import { seedPets } from './seed';
 
@@ -99,17 +99,12 @@ export function pagesPerSecondOfPartition(units: number): number {
 }
 
 /**
- * Write units of putting `item` (DynamoDB JSON), as DynamoDB charges them: its size rounded up to 1 KB,
- * once for the table and once more for every index whose key attributes it has (the pets' indexes
- * project every attribute, so an entry is as large as the item).
+ * Write units of putting `item`, as DynamoDB charges them: its size rounded up to 1 KB, once for the
+ * table and once more for every index entry it writes (./write-units.ts).
  */
 export function writeUnitsOf(item: Record<string, unknown>, indexKeys: readonly (readonly string[])[]): number {
-  return entryWriteUnits(item) * (1 + indexKeys.filter((keys) => keys.every((key) => item[key] !== undefined)).length);
-}
-
-/** Write units of one write of `item`, to the table or to one index: its size rounded up to 1 KB. */
-export function entryWriteUnits(item: Record<string, unknown>): number {
-  return Math.max(1, Math.ceil(itemSize(marshall(item, { removeUndefinedValues: true })) / 1024));
+  const stored = marshall(item, { removeUndefinedValues: true });
+  return entryWriteUnits(stored) + indexWriteUnits(stored, indexKeys);
 }
 
 interface Meter {
@@ -235,7 +230,7 @@ async function measureCreates(
   metered: Meter,
 ): Promise<CreateCostRow> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-  const indexKeys = (Table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!));
+  const indexKeys = indexKeysOf(Table);
   const store = new DynamoPetStore(documents, tableName, { shards });
   const charged = { withStatus: [] as number[], withoutStatus: [] as number[], entry: [] as number[] };
   metered.takeWriteUnits();
@@ -252,7 +247,7 @@ async function measureCreates(
     await store.insert(pet, token);
     const item = toItem(pet, token, shards);
     (pet.status === undefined ? charged.withoutStatus : charged.withStatus).push(writeUnitsOf(item, indexKeys));
-    charged.entry.push(entryWriteUnits(item));
+    charged.entry.push(entryWriteUnits(marshall(item, { removeUndefinedValues: true })));
   }
   return {
     shards,
