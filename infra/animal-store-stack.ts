@@ -1,3 +1,4 @@
+import { keepsUnshardedStatusIndex } from '../src/facts/listing';
 import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -66,7 +67,7 @@ export class AnimalStoreStack extends Stack {
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', {
       ...data,
-      unshardedStatusIndex: stage.listing.statusIndexMigration !== 'complete',
+      unshardedStatusIndex: keepsUnshardedStatusIndex(stage.listing.statusIndexMigration),
       ...(stage.restoredPetsTable === undefined ? {} : { restored: stage.restoredPetsTable }),
     });
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);

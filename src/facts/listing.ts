@@ -58,6 +58,11 @@ export function writeShardsOf(listing: ListingConfig): number {
   return listing.writeShards ?? listing.shards;
 }
 
+/** Whether the table still has the unsharded status index at this step of the migration: until it is complete. */
+export function keepsUnshardedStatusIndex(migration: StatusIndexMigration): boolean {
+  return migration !== 'complete';
+}
+
 /** The index status listings read at each step of the migration. */
 export function statusListingIndexOf(migration: StatusIndexMigration): StatusListingIndex {
   return migration === 'backfilling' ? 'unsharded' : 'sharded';

@@ -1,5 +1,6 @@
 import type { StageConfig } from '../../infra/stages';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { keepsUnshardedStatusIndex } from '../../src/facts/listing';
 
 /**
  * The pets table's indexes a stage deploys: the key design's two, and the unsharded status index until
@@ -7,7 +8,7 @@ import { PETS_TABLE } from '../../src/dynamodb/pets-table';
  */
 export function petsIndexesOf(config: StageConfig) {
   const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
-  return config.listing.statusIndexMigration === 'complete'
-    ? [allPetsIndex, byStatusIndex]
-    : [allPetsIndex, byStatusIndex, unshardedByStatusIndex];
+  return keepsUnshardedStatusIndex(config.listing.statusIndexMigration)
+    ? [allPetsIndex, byStatusIndex, unshardedByStatusIndex]
+    : [allPetsIndex, byStatusIndex];
 }

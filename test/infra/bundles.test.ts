@@ -1,3 +1,4 @@
+import { keepsUnshardedStatusIndex } from '../../src/facts/listing';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -59,7 +60,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       region: 'us-east-1',
       credentials: { accessKeyId: 'bundle-check', secretAccessKey: 'bundle-check' },
     });
-    await ensureTables(client, tables, { unshardedStatusIndex: config.listing.statusIndexMigration !== 'complete' });
+    await ensureTables(client, tables, { unshardedStatusIndex: keepsUnshardedStatusIndex(config.listing.statusIndexMigration) });
     const issued = await issueApiKey(new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys), 'bundle-check');
     apiKey = issued.apiKey;
     keyId = issued.record.keyId;
