@@ -77,7 +77,10 @@ export async function backfillListing(
         Limit: options.pageSize,
       }),
     );
-    const stale = Items.filter((item) => differences(item, options.shards) !== undefined);
+    const stale = Items.flatMap((item) => {
+      const change = differences(item, options.shards);
+      return change === undefined ? [] : [{ key: item[PETS_TABLE.partitionKey], change }];
+    });
     const outcomes = await updateAll(client, tableName, stale, options);
     if (outcomes.stopped) return { ...counts, finished: false };
     counts = {
@@ -93,8 +96,20 @@ export async function backfillListing(
   return { ...counts, finished: false };
 }
 
-/** The SET and REMOVE that make an item's listing attributes right, or undefined when they already are. */
-function differences(item: Record<string, unknown>, shards: number): { set: Record<string, string>; remove: string[] } | undefined {
+/** The SET and REMOVE that make an item's listing attributes right. */
+interface Change {
+  readonly set: Record<string, string>;
+  readonly remove: string[];
+}
+
+/** An item whose listing attributes are not right yet, by its key. */
+interface StaleItem {
+  readonly key: unknown;
+  readonly change: Change;
+}
+
+/** The change that makes an item's listing attributes right, or undefined when they already are. */
+function differences(item: Record<string, unknown>, shards: number): Change | undefined {
   const wanted: Record<string, string> = listingAttributes(item as { id: number; status?: string; createdAt: string }, shards);
   const set = Object.fromEntries(Object.entries(wanted).filter(([attribute, value]) => item[attribute] !== value));
   // A pet without a status carries no statusShard: it is absent from the sparse status index.
@@ -106,7 +121,7 @@ function differences(item: Record<string, unknown>, shards: number): { set: Reco
 async function updateAll(
   client: DynamoDBDocumentClient,
   tableName: string,
-  items: readonly Record<string, unknown>[],
+  items: readonly StaleItem[],
   options: BackfillOptions,
 ): Promise<{ updated: number; gone: number; stopped: boolean }> {
   let next = 0;
@@ -114,7 +129,7 @@ async function updateAll(
   let gone = 0;
   const worker = async () => {
     while (next < items.length && !options.signal?.aborted) {
-      if (await updateOne(client, tableName, items[next++]!, options.shards)) updated++;
+      if (await updateOne(client, tableName, items[next++]!)) updated++;
       else gone++;
     }
   };
@@ -123,13 +138,8 @@ async function updateAll(
 }
 
 /** Sets one item's listing attributes; false when the item is gone. */
-async function updateOne(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  item: Record<string, unknown>,
-  shards: number,
-): Promise<boolean> {
-  const { set, remove } = differences(item, shards)!;
+async function updateOne(client: DynamoDBDocumentClient, tableName: string, { key, change }: StaleItem): Promise<boolean> {
+  const { set, remove } = change;
   const sets = Object.keys(set).map((attribute, index) => [`#s${index}`, attribute, `:s${index}`] as const);
   const removes = remove.map((attribute, index) => [`#r${index}`, attribute] as const);
   const clauses = [
@@ -140,7 +150,7 @@ async function updateOne(
     await client.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { [PETS_TABLE.partitionKey]: item[PETS_TABLE.partitionKey] },
+        Key: { [PETS_TABLE.partitionKey]: key },
         UpdateExpression: clauses.filter(Boolean).join(' '),
         ConditionExpression: 'attribute_exists(#id)',
         ExpressionAttributeNames: {

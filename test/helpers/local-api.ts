@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
 import { ENV } from '../../src/facts/environment';
-import { authorizer, routes } from '../../src/facts/routes';
+import { authorizer, findRoute } from '../../src/facts/routes';
 
-const listPetsHandler = routes.find((route) => route.operationId === 'listPets')!.handler;
+const listPetsHandler = findRoute('listPets').handler;
 import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
