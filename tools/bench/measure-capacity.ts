@@ -1,4 +1,6 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_LISTING } from '../../local/dynamodb-local';
+import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
 import { isDeployed } from './bench-functions';
@@ -27,7 +29,10 @@ interface Scenario {
 
 /**
  * DynamoDB capacity per request, as DynamoDB reports it: each function runs against a proxy that asks
- * for ReturnConsumedCapacity on its own requests, at each table size of the settings.
+ * for ReturnConsumedCapacity on its own requests, at each table size of the settings. Only the table's
+ * size changes between sizes: the pets added are older than every pet there, and the pets the create
+ * scenarios stored are deleted again, so each size's listings read the same newest pets. A page's cost
+ * depends on how those spread over the listing shards; with them fixed, a difference is the table's size.
  */
 export async function measureCapacity(bench: BenchSetup, settings: BenchSettings): Promise<CapacityRow[]> {
   const proxy = await startCapacityProxy(bench.dynamoDbEndpoint);
@@ -36,11 +41,21 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
   let pets = bench.pets;
   try {
     for (const count of settings.petCounts) {
+      /** The pets the create scenarios store: deleted before the next size, whose listings must read the same head. */
+      const created: number[] = [];
       if (pets.length < count) {
         progress(`seeding to ${count.toLocaleString('en')} pets`);
+        const oldest = Date.parse(pets[0]!.createdAt);
         pets = [
+          ...(await seedPets(
+            bench.documents,
+            bench.tables.pets,
+            count - pets.length,
+            pets.length + 1,
+            LOCAL_LISTING.shards,
+            oldest - 1000,
+          )),
           ...pets,
-          ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, LOCAL_LISTING.shards)),
         ];
       }
       const n = settings.capacityRequests;
@@ -82,10 +97,12 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         for (const result of invocation.results) {
           if (outcomeOf(result) !== expected) throw new Error(`${scenario} answered ${JSON.stringify(result)}`);
         }
+        if (name === 'createPet') created.push(...invocation.results.map((result) => JSON.parse((result as { body: string }).body).id));
         const consumed = (kind: string) =>
           sum(units.filter((entry) => entry.kind === kind).map((entry) => entry.capacityUnits)) / events.length;
         capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
       }
+      await deletePets(bench, created);
     }
   } finally {
     await proxy.close();
@@ -99,6 +116,20 @@ export function capacityIndependentOfTableSize(capacity: readonly CapacityRow[])
     const first = capacity.find((other) => other.scenario === row.scenario)!;
     return row.readUnits === first.readUnits && row.writeUnits === first.writeUnits;
   });
+}
+
+/** Deletes pets by id, past the proxy: what it costs is no scenario's. */
+async function deletePets(bench: BenchSetup, ids: readonly number[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  for (let start = 0; start < unique.length; start += 25) {
+    let requests: Record<string, any>[] = unique
+      .slice(start, start + 25)
+      .map((id) => ({ DeleteRequest: { Key: { [PETS_TABLE.partitionKey]: id } } }));
+    while (requests.length > 0) {
+      const { UnprocessedItems } = await bench.documents.send(new BatchWriteCommand({ RequestItems: { [bench.tables.pets]: requests } }));
+      requests = UnprocessedItems?.[bench.tables.pets] ?? [];
+    }
+  }
 }
 
 function sum(values: readonly number[]): number {

@@ -11,7 +11,7 @@ const PARALLEL = 8;
 /**
  * Adds pets to the table, written as the store writes them (toItem) so the indexes hold them as they
  * would hold real ones: statuses in turn (one in five without), one creation per second going back
- * from now. Ids count up from `firstId`, so repeated seeding never collides.
+ * from `newestAt` (now unless told). Ids count up from `firstId`, so repeated seeding never collides.
  */
 export async function seedPets(
   client: DynamoDBDocumentClient,
@@ -19,8 +19,8 @@ export async function seedPets(
   count: number,
   firstId: number,
   shards: number,
+  newestAt: number = Date.now(),
 ): Promise<PetRecord[]> {
-  const now = Date.now();
   const pets: PetRecord[] = Array.from({ length: count }, (_, index) => {
     // Statuses in turn, every fifth pet without: periods of 3 and 5 share no factor with a shard count
     // of 1, 2, 4, 8 or 16, so the pets of one status spread over every listing shard (ids count up).
@@ -29,7 +29,7 @@ export async function seedPets(
       id: firstId + index,
       name: `Bench pet ${firstId + index}`,
       categoryId: 1 + (index % 7),
-      createdAt: new Date(now - (count - index) * 1000).toISOString(),
+      createdAt: new Date(newestAt - (count - 1 - index) * 1000).toISOString(),
       ...(status === undefined ? {} : { status }),
     };
   });
