@@ -28,7 +28,8 @@ export interface LocalApiOptions {
  * bundle-level figures.
  */
 export async function measureLocalApi(options: LocalApiOptions): Promise<LocalApiResult[]> {
-  const api = await startLocalApi({ port: 0, dynamoDbPort: 0 });
+  // No START, END and REPORT lines: thousands of them would bury the bench's tables.
+  const api = await startLocalApi({ port: 0, dynamoDbPort: 0, systemLogLevel: 'WARN' });
   const headers = { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' };
 
   async function timed(request: () => Promise<Response>, expected: number): Promise<number> {
