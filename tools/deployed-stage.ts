@@ -25,16 +25,17 @@ export function findStage(name: string): StageConfig {
  * Finds a deployed stage with the caller's AWS credentials: its stack, in the stage's own region,
  * must exist in the stage's own account (both from infra/stages.ts), so credentials for another
  * account never manage the wrong stage's keys. Needs cloudformation:DescribeStacks on the stack, which
- * the stack's KeyAdministrationPolicy grants.
+ * each operator policy of the stack grants: `policyOutput` names the one for the calling command, so a
+ * refusal says which to attach.
  */
-export async function findDeployedStage(name: string): Promise<DeployedStage> {
+export async function findDeployedStage(name: string, policyOutput?: string): Promise<DeployedStage> {
   const stage = findStage(name);
   const client = new CloudFormationClient({ region: stage.region, maxAttempts: 2 });
   let stack: Stack | undefined;
   try {
     stack = (await client.send(new DescribeStacksCommand({ StackName: stage.stackName }))).Stacks?.[0];
   } catch (error) {
-    throw new StageLookupError(describeFailure(stage, error));
+    throw new StageLookupError(describeFailure(stage, error, policyOutput));
   } finally {
     client.destroy();
   }
@@ -68,7 +69,7 @@ function notFound(stage: StageConfig): string {
   );
 }
 
-function describeFailure(stage: StageConfig, error: unknown): string {
+function describeFailure(stage: StageConfig, error: unknown, policyOutput: string | undefined): string {
   const name = error instanceof Error ? error.name : '';
   const message = error instanceof Error ? error.message : String(error);
   if (name === 'ValidationError' && /does not exist/.test(message)) return notFound(stage);
@@ -76,7 +77,11 @@ function describeFailure(stage: StageConfig, error: unknown): string {
     return `No AWS credentials: set AWS_PROFILE (or the AWS_ACCESS_KEY_ID family) for account ${stage.account}, where the ${stage.name} stage lives.`;
   }
   if (name === 'AccessDenied' || name === 'AccessDeniedException' || /not authorized/i.test(message)) {
-    return `These credentials may not read stack ${stage.stackName}: attach the stack's KeyAdministrationPolicyArn output policy to your role or group. (${message})`;
+    const remedy =
+      policyOutput === undefined
+        ? 'they need cloudformation:DescribeStacks on it'
+        : `attach the stack's ${policyOutput} output policy to your role or group`;
+    return `These credentials may not read stack ${stage.stackName}: ${remedy}. (${message})`;
   }
   return `Could not read stack ${stage.stackName} in ${stage.region}: ${message}`;
 }

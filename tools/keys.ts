@@ -82,7 +82,7 @@ async function resolveTarget(): Promise<Target> {
     };
   }
   if (options.stage !== undefined) {
-    const deployed = await findDeployedStage(options.stage);
+    const deployed = await findDeployedStage(options.stage, 'KeyAdministrationPolicyArn');
     const table = requireOutput(deployed, 'ApiKeysTableName');
     return {
       client: new DynamoDBClient({ region: deployed.region, maxAttempts: 2 }),

@@ -26,8 +26,9 @@ Where (exactly one):
                      or --endpoint <url>; ${LOCAL_LISTING.shards} shards
   --stage <name>     a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its pets table and region come from the
                      stack's PetsTableName output, the shards its creates write from infra/stages.ts
-                     (listing.writeShards, else listing.shards); needs credentials
-                     for the stage's account allowed dynamodb:Scan and dynamodb:UpdateItem on the table
+                     (listing.writeShards, else listing.shards); needs credentials for the
+                     stage's account with the stack's ListingMigrationPolicyArn policy attached
+                     (dynamodb:Scan and dynamodb:UpdateItem on the table)
 
 Options:
   --restart            ignore the checkpoint and scan the table from its start
@@ -171,7 +172,7 @@ async function resolveTarget(options: { local?: boolean; stage?: string; endpoin
     };
   }
   if (options.stage === undefined) fail('Say which table: --local for the running npm start, or --stage <name> for a deployed stage.');
-  const deployed = await findDeployedStage(options.stage);
+  const deployed = await findDeployedStage(options.stage, 'ListingMigrationPolicyArn');
   return {
     // Throttling is expected on a real table: adaptive retry slows the run down instead of failing it.
     client: new DynamoDBClient({ region: deployed.region, retryMode: 'adaptive', maxAttempts: 10 }),

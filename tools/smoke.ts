@@ -133,7 +133,7 @@ async function readSettings(): Promise<Settings> {
   if (chosen.length > 1) fail('Choose --stage or --local, not both.');
   if (options.stage !== undefined) {
     try {
-      const deployed = await findDeployedStage(options.stage);
+      const deployed = await findDeployedStage(options.stage, 'SmokeTestPolicyArn');
       const cleanup = {
         client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })),
         table: requireOutput(deployed, 'PetsTableName'),

@@ -9,6 +9,8 @@ export interface FakeStack {
   readonly outputs: Readonly<Record<string, string>>;
   /** What ListStackResources answers for it. */
   readonly resources?: readonly FakeStackResource[];
+  /** The caller may not read it: every request about it is refused as IAM refuses it. */
+  readonly denied?: boolean;
 }
 
 /** One resource of a stack, as ListStackResources summarizes it. */
@@ -31,7 +33,7 @@ export interface FakeCloudFormation {
 /**
  * Just enough of CloudFormation's query API (DescribeStacks and ListStackResources, XML answers) for the
  * operator tools to find a stage's outputs and resources without an AWS account. Unknown stacks get
- * CloudFormation's own error.
+ * CloudFormation's own error, denied ones IAM's.
  */
 export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Promise<FakeCloudFormation> {
   const requests: string[] = [];
@@ -53,6 +55,16 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
         res.end(
           `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
             `<Code>ValidationError</Code><Message>Stack with id ${escapeXml(name)} does not exist</Message></Error>` +
+            '<RequestId>fake</RequestId></ErrorResponse>',
+        );
+        return;
+      }
+      if (stack.denied) {
+        res.statusCode = 403;
+        res.end(
+          `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
+            `<Code>AccessDenied</Code><Message>User: arn:aws:iam::${stack.account}:user/operator is not authorized to perform: ` +
+            `cloudformation:${action} on resource: ${escapeXml(stack.stackName)}</Message></Error>` +
             '<RequestId>fake</RequestId></ErrorResponse>',
         );
         return;

@@ -314,6 +314,20 @@ describe.each(stages)('operator policies of the $name stage', (config: StageConf
     ]);
     expect(stage.json.Outputs!.SmokeTestPolicyArn!.Value).toEqual({ Ref: logicalId(stage, stage.stack.smokeTestPolicy) });
   });
+
+  it('exports a managed policy for `npm run migrate -- --stage`: read the outputs, scan the pets table and update its pets, nothing else', () => {
+    const stage = synthesis.stage(config.name);
+    const policy = stage.json.Resources[logicalId(stage, stage.stack.listingMigrationPolicy)]!;
+    expect(policy.Properties!.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
+        Resource: { 'Fn::GetAtt': [logicalId(stage, stage.stack.petsTable.table), 'Arn'] },
+      },
+      { Effect: 'Allow', Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } },
+    ]);
+    expect(stage.json.Outputs!.ListingMigrationPolicyArn!.Value).toEqual({ Ref: logicalId(stage, stage.stack.listingMigrationPolicy) });
+  });
 });
 
 /**

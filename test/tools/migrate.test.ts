@@ -385,4 +385,23 @@ describe('npm run migrate (the command)', () => {
       await cloudFormation.close();
     }
   }, 30_000);
+
+  it('names the policy to attach when the credentials may not read the stage’s stack, and touches no table', async () => {
+    const cloudFormation = await startFakeCloudFormation([
+      { stackName: staging.stackName, account: staging.account, region: staging.region, outputs: {}, denied: true },
+    ]);
+    try {
+      const result = await runCli('tools/migrate.ts', ['--stage', staging.name, '--checkpoint', join(workDir, 'denied.json')], {
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
+        AWS_ACCESS_KEY_ID: 'operator',
+        AWS_SECRET_ACCESS_KEY: 'operator',
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("attach the stack's ListingMigrationPolicyArn output policy to your role or group");
+      expect(existsSync(join(workDir, 'denied.json'))).toBe(false);
+    } finally {
+      await cloudFormation.close();
+    }
+  }, 30_000);
 });
