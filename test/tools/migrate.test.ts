@@ -11,6 +11,7 @@ import {
   LOCAL_LISTING,
   LOCAL_TABLES,
   startDynalite,
+  writeInBatches,
   type LocalDynamoDb,
 } from '../../local/dynamodb-local';
 import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
@@ -79,19 +80,11 @@ function oldItem(pet: PetRecord): Record<string, unknown> {
 
 /** Writes the items with BatchWriteItem, several batches at once, as the bench's seeding does. */
 async function seed(table: string, items: readonly Record<string, unknown>[]): Promise<void> {
-  const batches: Record<string, unknown>[][] = [];
-  for (let index = 0; index < items.length; index += 25) batches.push(items.slice(index, index + 25));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < batches.length) {
-        let requests: any[] = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
-        while (requests.length > 0) {
-          const { UnprocessedItems } = await documents.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-          requests = UnprocessedItems?.[table] ?? [];
-        }
-      }
-    }),
+  await writeInBatches(
+    documents,
+    table,
+    items.map((Item) => ({ PutRequest: { Item } })),
+    8,
   );
 }
 

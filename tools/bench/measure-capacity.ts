@@ -1,5 +1,4 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_LISTING } from '../../local/dynamodb-local';
+import { LOCAL_LISTING, writeInBatches } from '../../local/dynamodb-local';
 import { PETS_TABLE } from '../../src/dynamodb/pets-table';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
@@ -120,16 +119,8 @@ export function capacityIndependentOfTableSize(capacity: readonly CapacityRow[])
 
 /** Deletes pets by id, past the proxy: what it costs is no scenario's. */
 async function deletePets(bench: BenchSetup, ids: readonly number[]): Promise<void> {
-  const unique = [...new Set(ids)];
-  for (let start = 0; start < unique.length; start += 25) {
-    let requests: Record<string, any>[] = unique
-      .slice(start, start + 25)
-      .map((id) => ({ DeleteRequest: { Key: { [PETS_TABLE.partitionKey]: id } } }));
-    while (requests.length > 0) {
-      const { UnprocessedItems } = await bench.documents.send(new BatchWriteCommand({ RequestItems: { [bench.tables.pets]: requests } }));
-      requests = UnprocessedItems?.[bench.tables.pets] ?? [];
-    }
-  }
+  const keys = [...new Set(ids)].map((id) => ({ DeleteRequest: { Key: { [PETS_TABLE.partitionKey]: id } } }));
+  await writeInBatches(bench.documents, bench.tables.pets, keys);
 }
 
 function sum(values: readonly number[]): number {

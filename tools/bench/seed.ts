@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { writeInBatches } from '../../local/dynamodb-local';
 import { toItem } from '../../src/dynamodb/dynamo-pet-store';
 import { PET_STATUSES, type PetRecord } from '../../src/domain/pets/pet-schemas';
 
-/** BatchWriteItem's limit. */
-const BATCH = 25;
 /** Batches in flight at once. */
 const PARALLEL = 8;
 
@@ -33,19 +32,11 @@ export async function seedPets(
       ...(status === undefined ? {} : { status }),
     };
   });
-  const batches: PetRecord[][] = [];
-  for (let index = 0; index < pets.length; index += BATCH) batches.push(pets.slice(index, index + BATCH));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < batches.length) {
-        let requests: Record<string, any>[] = batches[next++]!.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), shards) } }));
-        while (requests.length > 0) {
-          const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-          requests = UnprocessedItems?.[tableName] ?? [];
-        }
-      }
-    }),
+  await writeInBatches(
+    client,
+    tableName,
+    pets.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), shards) } })),
+    PARALLEL,
   );
   return pets;
 }
