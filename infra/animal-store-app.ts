@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { PROJECT_ROOT } from '../project-root';
+import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { AnimalStoreStack } from './animal-store-stack';
 import { stages as allStages, type StageConfig } from './stages';
 

@@ -20,13 +20,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routeKey, routes } from '../src/facts/routes';
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../src/http/cors-policy';
+import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routeKey, routes } from '../shared/facts/routes';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../shared/http/cors-policy';
 import { ApiDomain } from './api-domain';
 import type { DomainConfig, ThrottleConfig, ThrottledRoute } from './stages';
 
 export interface AnimalStoreHttpApiProps {
-  /** The function (alias) serving each route, by handler name (src/facts/routes.ts). */
+  /** The function (alias) serving each route, by handler name (shared/facts/routes.ts). */
   readonly routeFunctions: ReadonlyMap<string, IFunction>;
   /** Serves every request no route matches, and CORS preflights when CORS is on. */
   readonly routeNotFoundFunction: IFunction;
@@ -70,7 +70,7 @@ export const ACCESS_LOG_FIELDS = {
 } as const;
 
 /**
- * The HTTP API: every route of src/facts/routes.ts plus the `$default` route, all Lambda integrations
+ * The HTTP API: every route of shared/facts/routes.ts plus the `$default` route, all Lambda integrations
  * behind the Lambda authorizer (checked at synthesis), served on the `$default` stage so the base URL
  * is the API's endpoint plus `/v1`.
  */

@@ -1,9 +1,9 @@
-import { keepsUnshardedStatusIndex } from '../src/facts/listing';
+import { keepsUnshardedStatusIndex } from '../shared/facts/listing';
 import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { metricsNamespace } from '../src/facts/metric-names';
+import { metricsNamespace } from '../shared/facts/metric-names';
 import { ApiFunctions } from './api-functions';
 import { CursorSecret } from './cursor-secret';
 import { Dashboard } from './dashboard';
@@ -11,7 +11,7 @@ import { Monitoring } from './monitoring';
 import { AnimalStoreHttpApi } from './animal-store-http-api';
 import { PreTrafficChecks } from './pre-traffic-checks';
 import type { StageConfig } from './stages';
-import { SyntheticProbe } from './synthetic-probe';
+import { SyntheticProbe } from './scheduled-probe';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
 

@@ -5,13 +5,13 @@ import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Syste
 import { LogLevel as EsbuildLogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HANDLERS_DIR, PROJECT_ROOT } from '../project-root';
-import { ENV } from '../src/facts/environment';
-import { dynamoDbCallBudgetMs } from '../src/dynamodb/dynamodb-client';
-import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
-import { RESPONSE_RESERVE_MS } from '../src/runtime/deadline';
-import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
-import { refuseInvalidConfig } from './function-config';
+import { FUNCTIONS_DIR, PROJECT_ROOT } from '../shared/facts/project-layout';
+import { ENV } from '../shared/facts/environment';
+import { dynamoDbCallBudgetMs } from '../shared/dynamodb/dynamodb-client';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
+import { RESPONSE_RESERVE_MS } from '../shared/runtime/deadline';
+import { FUNCTION_CONFIG, type FunctionHandler } from '../shared/runtime/function-config';
+import { refuseInvalidConfig } from './config-refusal';
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -42,7 +42,7 @@ export const BUNDLE_SHAPE = {
 } as const;
 
 export interface ApiFunctionProps {
-  /** Base name of the handler file in src/handlers/ (see src/facts/routes.ts); its configuration is checked at synthesis. */
+  /** Base name of the handler file in functions/ (see shared/facts/routes.ts); its configuration is checked at synthesis. */
   readonly handler: FunctionHandler;
   /** Function-specific environment, on top of the logging variables every function gets. */
   readonly environment?: Readonly<Record<string, string>>;
@@ -60,11 +60,11 @@ export interface ApiFunctionProps {
   readonly removalPolicy: RemovalPolicy;
 }
 
-/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (src/runtime/logger.ts) that Lambda's application log level also knows. */
+/** Log levels the functions accept in POWERTOOLS_LOG_LEVEL (shared/runtime/logger.ts) that Lambda's application log level also knows. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /**
- * One handler of src/handlers/ as a Lambda function, with the defaults every function of the store
+ * One handler of functions/ as a Lambda function, with the defaults every function of the store
  * shares: Node.js 24 on arm64, an ESM bundle built by the local esbuild, the time budget of
  * time-budget.ts, JSON logs in its own log group, a role that can write to that log group and
  * nothing else until a construct grants it exactly what it needs, and the `live` alias that API
@@ -89,7 +89,7 @@ export class ApiFunction extends Construct {
 
     const environment = { [ENV.logLevel]: props.logLevel, [ENV.metricsNamespace]: props.metricsNamespace, ...props.environment };
     this.function = new NodejsFunction(this, 'Function', {
-      ...functionDefaults(join(HANDLERS_DIR, `${props.handler}.ts`), props.logLevel),
+      ...functionDefaults(join(FUNCTIONS_DIR, `${props.handler}.ts`), props.logLevel),
       memorySize: props.memoryMiB,
       timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
       role: this.role,
@@ -136,7 +136,7 @@ function functionBundling(): BundlingOptions {
     // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
     logLevel: EsbuildLogLevel.WARNING,
     // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, whose cost is in
-    // docs/performance.md): src/runtime/stack-traces.ts reads it when an error is logged.
+    // docs/performance.md): shared/runtime/stack-traces.ts reads it when an error is logged.
     sourceMap: true,
     // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
     sourcesContent: false,
@@ -157,7 +157,7 @@ function functionBundling(): BundlingOptions {
   };
 }
 
-/** Throws when the SDK settings in src/dynamodb/dynamodb-client.ts no longer fit inside the function timeout. */
+/** Throws when the SDK settings in shared/dynamodb/dynamodb-client.ts no longer fit inside the function timeout. */
 function assertTimeBudget(): void {
   const sdk = dynamoDbCallBudgetMs();
   const fn = FUNCTION_TIMEOUT_MS;

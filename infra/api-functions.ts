@@ -1,16 +1,16 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../src/facts/environment';
-import { statusListingIndexOf, writeShardsOf, type ListingConfig } from '../src/facts/listing';
-import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../src/facts/routes';
+import { ENV } from '../shared/facts/environment';
+import { statusListingIndexOf, writeShardsOf, type ListingConfig } from '../shared/facts/listing';
+import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../shared/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
 import { PETS_TABLE_ACCESS } from './pets-table-access';
 import type { LogLevel } from './api-function';
 import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 
-export type { FunctionName } from '../src/facts/routes';
+export type { FunctionName } from '../shared/facts/routes';
 
 export interface ApiFunctionsProps {
   readonly petsTable: PetsTable;
@@ -36,7 +36,7 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * Every function of the API, built from src/facts/routes.ts: one per route, routeNotFound for unmatched
+ * Every function of the API, built from shared/facts/routes.ts: one per route, routeNotFound for unmatched
  * requests, and the authorizer. Each gets the environment and the DynamoDB access it needs, no more.
  */
 export class ApiFunctions extends Construct {

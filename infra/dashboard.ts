@@ -11,11 +11,11 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { API_WATCHES, FUNCTION_WATCHES, INDEX_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
-import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../src/facts/metric-names';
-import { SERVICE_NAME } from '../src/facts/service';
+import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/facts/metric-names';
+import { SERVICE_NAME } from '../shared/facts/service';
 
 export interface DashboardProps extends WatchedResources {
-  /** Namespace of the stage's business metrics (src/facts/metric-names.ts). */
+  /** Namespace of the stage's business metrics (shared/facts/metric-names.ts). */
   readonly metricsNamespace: string;
   /** Alarms whose state heads the dashboard. */
   readonly alarms: readonly IAlarm[];

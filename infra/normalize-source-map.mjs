@@ -1,7 +1,7 @@
 // Rewrites the `sources` of a bundle's source map (the file named by the first argument) from paths
-// relative to the temporary bundling directory (`../../../home/you/animal-store/src/…`, which
+// relative to the temporary bundling directory (`../../../home/you/animal-store/shared/…`, which
 // depend on where the repository is checked out) to paths relative to the repository root
-// (`src/…`). The asset's hash covers the map, so without this every checkout path gave the
+// (`shared/…`). The asset's hash covers the map, so without this every checkout path gave the
 // templates different asset hashes: one commit, different templates on different machines.
 // Plain JavaScript, run by NodejsFunction's afterBundling hook with whatever `node` is on the PATH.
 import { readFileSync, writeFileSync } from 'node:fs';

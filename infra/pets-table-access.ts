@@ -1,4 +1,4 @@
-import type { OperationId } from '../src/facts/routes';
+import type { OperationId } from '../shared/facts/routes';
 
 /** DynamoDB access a route's function may have on the pets table (PetsTable.grantAccess). */
 export type PetsTableAccess = 'query' | 'get' | 'put';

@@ -6,13 +6,13 @@ import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { SOURCE_DIR } from '../project-root';
-import { preTrafficHookTimeoutMs } from '../src/checks/hook-time-budget';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../src/checks/pre-traffic-expectations';
-import { PRE_TRAFFIC_HOOK_CONFIG } from '../src/checks/checks-config';
-import { ENV } from '../src/facts/environment';
+import { FUNCTIONS_DIR } from '../shared/facts/project-layout';
+import { preTrafficHookTimeoutMs } from '../shared/checks/hook-time-budget';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../shared/checks/pre-traffic-expectations';
+import { CHECK_FUNCTION_HANDLERS, PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
+import { ENV } from '../shared/facts/environment';
 import { functionDefaults, type LogLevel } from './api-function';
-import { refuseInvalidConfig } from './function-config';
+import { refuseInvalidConfig } from './config-refusal';
 
 /** The hook spends its time waiting for the functions it invokes, not computing: the stages' smaller function size. */
 const HOOK_MEMORY_MIB = 256;
@@ -24,7 +24,7 @@ export interface GatedDeployment {
 }
 
 export interface PreTrafficChecksProps {
-  /** Every function whose new versions the hook checks, by the name its checks know it by (src/checks/checks.ts). */
+  /** Every function whose new versions the hook checks, by the name its checks know it by (shared/checks/checks.ts). */
   readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
   /** Application log level of the hook. */
   readonly logLevel: LogLevel;
@@ -35,7 +35,7 @@ export interface PreTrafficChecksProps {
 }
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook for every function of the stage (src/checks/): before a
+ * CodeDeploy's BeforeAllowTraffic hook for every function of the stage (shared/checks/): before a
  * deployment moves any traffic to a new version, the hook invokes that version directly with
  * synthetic requests and fails the deployment, which CodeDeploy then rolls back, when an answer is
  * wrong. One hook for every deployment group rather than one each: the deployment says which
@@ -61,7 +61,7 @@ export class PreTrafficChecks extends Construct {
     const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
     const environment = { [ENV.logLevel]: props.logLevel, [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames) };
     this.function = new NodejsFunction(this, 'Function', {
-      ...functionDefaults(join(SOURCE_DIR, 'checks', 'pre-traffic-hook.ts'), props.logLevel),
+      ...functionDefaults(join(FUNCTIONS_DIR, `${CHECK_FUNCTION_HANDLERS.preTrafficHook}.ts`), props.logLevel),
       memorySize: HOOK_MEMORY_MIB,
       timeout: Duration.millis(preTrafficHookTimeoutMs()),
       role: this.role,

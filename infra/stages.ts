@@ -3,15 +3,15 @@ import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-li
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
-import { OPERATION_IDS, type OperationId } from '../src/facts/routes';
+import { OPERATION_IDS, type OperationId } from '../shared/facts/routes';
 import type { RestoredPetsTable } from './tables';
-import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
-import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT, type ListingConfig } from '../src/facts/listing';
-import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../src/http/cors-policy';
+import { FUNCTION_MEMORY_MIB } from '../shared/facts/function-memory';
+import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT, type ListingConfig } from '../shared/facts/listing';
+import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../shared/http/cors-policy';
 
-export type { CorsConfig } from '../src/http/cors-policy';
+export type { CorsConfig } from '../shared/http/cors-policy';
 export type { RestoredPetsTable } from './tables';
-export type { ListingConfig, StatusIndexMigration } from '../src/facts/listing';
+export type { ListingConfig, StatusIndexMigration } from '../shared/facts/listing';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -114,7 +114,7 @@ export interface StageConfig {
   readonly throttle: ThrottleConfig;
   /** Retention of every log group of the stage: function logs and API access logs. */
   readonly logRetention: RetentionDays;
-  /** Memory of each function, in MB: the stage's FUNCTION_MEMORY_MIB (src/facts/function-memory.ts), chosen to meet `latencyGoals`. */
+  /** Memory of each function, in MB: the stage's FUNCTION_MEMORY_MIB (shared/facts/function-memory.ts), chosen to meet `latencyGoals`. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   readonly latencyGoals: LatencyGoals;
   readonly logLevel: LogLevel;

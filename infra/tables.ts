@@ -2,9 +2,9 @@ import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AttributeType, ProjectionType, TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { API_KEYS_TABLE } from '../src/dynamodb/api-keys-table';
-import { IDEMPOTENCY_TABLE } from '../src/dynamodb/idempotency-table';
-import { PETS_TABLE } from '../src/dynamodb/pets-table';
+import { API_KEYS_TABLE } from '../shared/dynamodb/api-keys-table';
+import { IDEMPOTENCY_TABLE } from '../shared/dynamodb/idempotency-table';
+import { PETS_TABLE } from '../shared/dynamodb/pets-table';
 import type { PetsTableAccess } from './pets-table-access';
 
 export interface DataTableProps {
@@ -53,7 +53,7 @@ export interface PetsTableProps extends DataTableProps {
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 /**
- * The pets, keyed as src/dynamodb/pets-table.ts says; its name is generated so stages can share an
+ * The pets, keyed as shared/dynamodb/pets-table.ts says; its name is generated so stages can share an
  * account. During a restore, `table` is the restored table and the stack's own stays (or is detached).
  */
 export class PetsTable extends Construct {
@@ -129,7 +129,7 @@ export class PetsTable extends Construct {
 }
 
 /**
- * The API keys, keyed as src/dynamodb/api-keys-table.ts says. Only the authorizer reads it at run
+ * The API keys, keyed as shared/dynamodb/api-keys-table.ts says. Only the authorizer reads it at run
  * time; ops write it with `npm run keys` under their own credentials.
  */
 export class ApiKeysTable extends Construct {
@@ -159,7 +159,7 @@ export class ApiKeysTable extends Construct {
   }
 
   /**
-   * What `npm run keys` does to the table (src/dynamodb/dynamo-api-key-store.ts): create puts a key,
+   * What `npm run keys` does to the table (shared/dynamodb/dynamo-api-key-store.ts): create puts a key,
    * list scans the table, revoke finds the key by id on the index and updates it. Never reads a
    * key's hash for a lookup and never deletes: a revoked key stays on record.
    */
@@ -173,7 +173,7 @@ export class ApiKeysTable extends Construct {
 }
 
 /**
- * Records of Idempotency-Key requests (src/domain/idempotency/, see docs/idempotency.md).
+ * Records of Idempotency-Key requests (shared/domain/idempotency/, see docs/idempotency.md).
  * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration`, so the table
  * stays small. Nothing in it outlives a day or needs restoring, hence no point-in-time recovery and
  * no retention when the stack goes, on every stage; losing it early only loses the replay marker and

@@ -4,7 +4,7 @@ import { MathExpression, type IMetric, type Metric } from 'aws-cdk-lib/aws-cloud
 import { Operation, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AlarmThresholds } from './stages';
-import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
+import { FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
 
 /**
  * What a stage watches: the alarms (infra/monitoring.ts) and the dashboard (infra/dashboard.ts) are
@@ -24,7 +24,7 @@ export interface WatchedResources {
 /** One global secondary index of a table: DynamoDB publishes its capacity and throttles apart from the table's. */
 export interface TableIndex {
   readonly table: ITableV2;
-  /** As the table's key design names it (src/dynamodb/). */
+  /** As the table's key design names it (shared/dynamodb/). */
   readonly indexName: string;
 }
 

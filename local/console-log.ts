@@ -1,6 +1,6 @@
-import { PROJECT_ROOT } from '../project-root';
-import { matchRoute, routeNotFoundHandler } from '../src/facts/routes';
-import { type OutputDestination, writeLine } from '../src/runtime/output';
+import { PROJECT_ROOT } from '../shared/facts/project-layout';
+import { matchRoute, routeNotFoundHandler } from '../shared/facts/routes';
+import { type OutputDestination, writeLine } from '../shared/runtime/output';
 
 /**
  * How the local API's console reads: `pretty` for a person at a terminal (one line per request,

@@ -1,10 +1,10 @@
-import * as startCorsPolicy from '../src/http/cors-policy';
-import type { CorsConfig } from '../src/http/cors-policy';
+import * as startCorsPolicy from '../shared/http/cors-policy';
+import type { CorsConfig } from '../shared/http/cors-policy';
 import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
 
 /**
  * API Gateway's CORS for HTTP APIs, emulated from the same policy the deployed API is configured
- * with (src/http/cors-policy.ts), as AWS documents it ("Configuring CORS for an HTTP API"):
+ * with (shared/http/cors-policy.ts), as AWS documents it ("Configuring CORS for an HTTP API"):
  * - API Gateway answers a preflight itself, before any route or authorizer: 204 with the allowed
  *   origin, methods, headers and max age when the origin is allowed, and no CORS headers when it is not;
  * - to any other request from an allowed origin it adds `Access-Control-Allow-Origin` and
@@ -13,7 +13,7 @@ import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
  * Not verifiable without an account, and so not emulated: the exact status API Gateway gives a
  * preflight from a disallowed origin (204 here; the browser refuses it either way for lack of headers).
  */
-/** The lists src/http/cors-policy.ts gives API Gateway: methods, request headers and response headers. */
+/** The lists shared/http/cors-policy.ts gives API Gateway: methods, request headers and response headers. */
 export type CorsPolicy = Pick<typeof startCorsPolicy, 'CORS_ALLOW_HEADERS' | 'CORS_ALLOW_METHODS' | 'CORS_EXPOSE_HEADERS'>;
 
 export class CorsEmulation {

@@ -4,7 +4,7 @@ import { open, url } from 'node:inspector';
  * `npm run debug`: npm start (or, with `-- --watch`, npm run dev) with the inspector open on
  * 127.0.0.1:$INSPECT_PORT (9229 by default). It is opened in the server's own process, not through
  * NODE_OPTIONS, which npm's process would take first. Function instances are worker threads of this
- * process, reached through it, and their bundles carry inline source maps: breakpoints in src/ hit.
+ * process, reached through it, and their bundles carry inline source maps: breakpoints in functions/ and shared/ hit.
  */
 const DEFAULT_INSPECT_PORT = 9229;
 

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import * as startOpenApi from '../contract/openapi-document';
-import { BASE_PATH } from '../src/facts/routes';
+import * as startOpenApi from '../shared/contract/openapi-document';
+import { BASE_PATH } from '../shared/facts/routes';
 import type { RequestTarget } from './request-target';
 
 /**

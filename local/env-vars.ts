@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { FUNCTION_CONFIG, type FunctionHandler } from '../src/runtime/function-config';
-import { configVariablesOf } from './function-config';
+import { FUNCTION_CONFIG, type FunctionHandler } from '../shared/runtime/function-config';
+import { configVariablesOf } from './config-check';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
 
 /**
@@ -8,7 +8,7 @@ import { FUNCTION_NAMES, handlerNamed } from './function-names';
  * `{ "Parameters": { VAR: "value" }, "<function>": { VAR: "value" } }`. `Parameters` applies to every
  * function that reads the variable, a function's own entry to that function, over `Parameters`.
  * Functions go by the names invoke takes (listPets, routeNotFound, authorize, ...); a variable must be
- * one its function reads (its schema in src/runtime/function-config.ts), so a typo is refused rather
+ * one its function reads (its schema in shared/runtime/function-config.ts), so a typo is refused rather
  * than silently ignored. The values still pass the functions' own check before anything starts.
  */
 export const EVERY_FUNCTION_KEY = 'Parameters';

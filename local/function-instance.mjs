@@ -6,7 +6,7 @@
 // the worker with nothing compiled.
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { OUTPUT_DESTINATION } from '../src/runtime/output-destination.mjs';
+import { OUTPUT_DESTINATION } from '../shared/runtime/output-destination.mjs';
 import { createLambdaContext } from './lambda-context.mjs';
 
 const { bundleUrl, functionName, timeoutMs, memoryMiB } = workerData;
@@ -16,7 +16,7 @@ const { bundleUrl, functionName, timeoutMs, memoryMiB } = workerData;
 globalThis[OUTPUT_DESTINATION] = (stream, line) => process[stream].write(`${line}\n`);
 
 // Stacks in the TypeScript sources, from the bundle's inline map, for the errors this instance and the
-// function log: deployed functions map theirs only when they log one (src/runtime/stack-traces.ts),
+// function log: deployed functions map theirs only when they log one (shared/runtime/stack-traces.ts),
 // but here the developer reads every stack, and the map is in the bundle anyway.
 process.setSourceMapsEnabled(true);
 

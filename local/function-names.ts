@@ -1,5 +1,5 @@
-import { authorizer, OPERATION_IDS, routeNotFoundHandler, routes } from '../src/facts/routes';
-import type { FunctionHandler } from '../src/runtime/function-config';
+import { authorizer, OPERATION_IDS, routeNotFoundHandler, routes } from '../shared/facts/routes';
+import type { FunctionHandler } from '../shared/runtime/function-config';
 
 /**
  * Every name a developer may give a function locally (invoke, the ENV_VARS file), to its handler

@@ -7,11 +7,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import { build, type BuildFailure } from 'esbuild';
-import { FUNCTION_MEMORY_MIB } from '../src/facts/function-memory';
-import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../src/facts/routes';
-import { FUNCTION_TIMEOUT_MS } from '../src/facts/time-budget';
-import { HANDLERS_DIR, PROJECT_ROOT, SOURCE_DIR } from '../project-root';
-import { type OutputDestination, type OutputStream, writeLine } from '../src/runtime/output';
+import { FUNCTION_MEMORY_MIB } from '../shared/facts/function-memory';
+import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../shared/facts/routes';
+import { FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
+import { FUNCTIONS_DIR, PROJECT_ROOT, SHARED_DIR } from '../shared/facts/project-layout';
+import { type OutputDestination, type OutputStream, writeLine } from '../shared/runtime/output';
 import { systemLogLevelFrom, type SystemLogLevel } from './console-log';
 
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
@@ -20,13 +20,13 @@ const INSTANCE_SCRIPT = new URL('./function-instance.mjs', import.meta.url);
 
 export interface FunctionRuntime {
   /**
-   * Invokes src/handlers/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
+   * Invokes functions/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
    * FunctionTimeoutError when the handler outlives the function timeout.
    */
   invoke(name: string, event: unknown): Promise<unknown>;
   /**
-   * A module of the source root (`src/facts/routes.ts`) as the sources are now, for what the local API
-   * computes from them: `loaded`, the module this process imported at start, until a change under src/
+   * A module of the source root (`shared/facts/routes.ts`) as the sources are now, for what the local API
+   * computes from them: `loaded`, the module this process imported at start, until a change under functions/ or shared/
    * (with `watch`), then a fresh bundle of it, so that the gateway and the functions never disagree.
    */
   sourceModule<T>(path: string, loaded: T): Promise<T>;
@@ -72,7 +72,7 @@ export class FunctionExitedError extends Error {
   }
 }
 
-/** esbuild refused a module of src/: its messages, each `file:line:column: ERROR: text` as esbuild prints them. */
+/** esbuild refused a module of the sources (functions/, shared/): its messages, each `file:line:column: ERROR: text` as esbuild prints them. */
 export class SourceBuildError extends Error {
   constructor(
     readonly entry: string,
@@ -99,7 +99,7 @@ export interface FunctionFailure {
 /** One function instance: a worker thread running local/function-instance.mjs, one invocation at a time. */
 interface Instance {
   readonly worker: Worker;
-  /** The build generation it runs: a change under src/ (with `watch`) starts a new one. */
+  /** The build generation it runs: a change under functions/ or shared/ (with `watch`) starts a new one. */
   readonly generation: number;
   /** The invocation it is running, if any. */
   running?: { readonly id: number; resolve(result: unknown): void; reject(error: Error): void };
@@ -168,7 +168,7 @@ export function heapLimitsOf(memoryMiB: number): { maxYoungGenerationSizeMb: num
 }
 
 /**
- * Runs the handlers in src/handlers/ the way Lambda does: each is bundled on its own with esbuild and
+ * Runs the handlers in functions/ the way Lambda does: each is bundled on its own with esbuild and
  * runs in instances of its own, each a worker thread with its own environment, module instance,
  * config and SDK clients, as a Lambda instance has its own sandbox. As on Lambda, an instance runs one
  * invocation at a time: concurrent invocations get more instances (each a cold start), an idle one is
@@ -176,7 +176,7 @@ export function heapLimitsOf(memoryMiB: number): { maxYoungGenerationSizeMb: num
  * Each instance's heap is bounded as Lambda bounds it by the function's memory size (memorySizeOf):
  * an invocation that runs out fails alone, and its instance is discarded. `environment` is what the
  * stack would set on the function; it is laid over this process's environment, which the instance
- * never writes back to. With `watch`, a change under src/ retires every instance (idle ones at once,
+ * never writes back to. With `watch`, a change under functions/ or shared/ retires every instance (idle ones at once,
  * busy ones after their invocation), so the next request gets a fresh build: the server, and the data
  * in its DynamoDB, stay up.
  */
@@ -189,9 +189,9 @@ export async function createFunctionRuntime(options: {
   environmentOf?: (name: string) => Readonly<Record<string, string>> | undefined;
   /** Told of every invocation that fails and why (its build, its module's load, its handler, its limits). */
   onFunctionError?: (failure: FunctionFailure) => void;
-  /** Folder holding src/; the project itself unless a test says otherwise. */
+  /** Folder holding functions/ and shared/; the project itself unless a test says otherwise. */
   sourceRoot?: string;
-  /** Every function's timeout; the deployed one (src/facts/time-budget.ts) unless a test says otherwise. */
+  /** Every function's timeout; the deployed one (shared/facts/time-budget.ts) unless a test says otherwise. */
   timeoutMs?: number;
   /** Instances one function may have at once; DEFAULT_MAX_INSTANCES unless a test says otherwise. */
   maxInstances?: number;
@@ -228,13 +228,13 @@ export async function createFunctionRuntime(options: {
   const workers = new Set<Worker>();
 
   /** A handler's bundle, or (`entry` given) that module's, relative to the source root. */
-  function bundleOf(name: string, entry = join(HANDLERS_DIR, `${name}.ts`)): Promise<string> {
+  function bundleOf(name: string, entry = join(FUNCTIONS_DIR, `${name}.ts`)): Promise<string> {
     let bundle = bundles.get(name);
     if (!bundle) {
       const outfile = join(buildDir, `${name}.${generation}.mjs`);
       bundle = build({
         entryPoints: [join(sourceRoot, entry)],
-        // esbuild names the files in its messages relative to this: src/handlers/list-pets.ts.
+        // esbuild names the files in its messages relative to this: functions/list-pets.ts.
         absWorkingDir: sourceRoot,
         outfile,
         bundle: true,
@@ -387,7 +387,7 @@ export async function createFunctionRuntime(options: {
   // then never reported that file again, silently (test/local/watch-mode.test.ts).
   let watcher: FSWatcher | undefined;
   if (options.watch) {
-    watcher = watch([join(sourceRoot, SOURCE_DIR)], { ignoreInitial: true });
+    watcher = watch([join(sourceRoot, FUNCTIONS_DIR), join(sourceRoot, SHARED_DIR)], { ignoreInitial: true });
     watcher.on('all', (_event, path) => {
       generation++;
       bundles = new Map();
@@ -472,7 +472,7 @@ export async function createFunctionRuntime(options: {
   };
 }
 
-/** esbuild's one-line form of a message: `src/handlers/list-pets.ts:43:22: ERROR: Unexpected ";"`. */
+/** esbuild's one-line form of a message: `functions/list-pets.ts:43:22: ERROR: Unexpected ";"`. */
 function esbuildLine({ text, location }: BuildFailure['errors'][number]): string {
   return location ? `${location.file}:${location.line}:${location.column}: ERROR: ${text}` : `ERROR: ${text}`;
 }
@@ -493,16 +493,16 @@ function describeFailure(name: string, error: unknown, sourceRoot: string): Func
 }
 
 /**
- * ` (src/runtime/config.ts:57:11)`: the first frame of the stack in the sources, relative to their root,
+ * ` (shared/runtime/config.ts:57:11)`: the first frame of the stack in the sources, relative to their root,
  * where the error was thrown; empty when none is (the instance maps its stack to the TypeScript sources).
  */
 function sourcePosition(error: Error, sourceRoot: string): string {
-  const root = join(sourceRoot, SOURCE_DIR);
+  const roots = [FUNCTIONS_DIR, SHARED_DIR].map((folder) => `${join(sourceRoot, folder)}/`);
   for (const line of error.stack?.split('\n').slice(1) ?? []) {
     const frame = /\(?((?:file:\/\/)?\/[^()\s]+):(\d+):(\d+)\)?$/.exec(line.trim());
     if (!frame) continue;
     const file = frame[1]!.startsWith('file:') ? fileURLToPath(frame[1]!) : frame[1]!;
-    if (file.startsWith(`${root}/`)) return ` (${relative(sourceRoot, file)}:${frame[2]}:${frame[3]})`;
+    if (roots.some((root) => file.startsWith(root))) return ` (${relative(sourceRoot, file)}:${frame[2]}:${frame[3]})`;
   }
   return '';
 }

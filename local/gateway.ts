@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import * as startCorsPolicy from '../src/http/cors-policy';
-import type { CorsConfig } from '../src/http/cors-policy';
-import * as startRouteTable from '../src/facts/routes';
+import * as startCorsPolicy from '../shared/http/cors-policy';
+import type { CorsConfig } from '../shared/http/cors-policy';
+import * as startRouteTable from '../shared/facts/routes';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -18,7 +18,7 @@ import {
 import { CorsEmulation, type CorsPolicy } from './cors';
 import type { FunctionRuntime } from './functions';
 import type { RequestTarget } from './request-target';
-import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../src/facts/time-budget';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../shared/facts/time-budget';
 
 /** API Gateway's own payload limit for HTTP APIs. Our functions enforce a much smaller one. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -38,7 +38,7 @@ export interface GatewayOptions {
   readonly waitsMs?: { readonly authorizer: number; readonly integration: number };
 }
 
-/** What the gateway reads from src/: the route table (routes, authorizer, routeNotFound) and the CORS policy. */
+/** What the gateway reads from shared/: the route table (routes, authorizer, routeNotFound) and the CORS policy. */
 export interface GatewaySources {
   readonly routeTable: typeof startRouteTable;
   readonly corsPolicy: CorsPolicy;
@@ -109,7 +109,7 @@ export function createGateway({
       ...(match && Object.keys(match.pathParameters).length > 0 ? { pathParameters: match.pathParameters } : {}),
     };
 
-    // With CORS on, the stage has an OPTIONS route without the authorizer (src/facts/routes.ts), and
+    // With CORS on, the stage has an OPTIONS route without the authorizer (shared/facts/routes.ts), and
     // OPTIONS requests that are not preflights land there.
     if (cors.enabled && request.method === 'OPTIONS' && !match && rawPath !== '/') {
       return invokeIntegration(routeNotFoundHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
-import { authorizer } from '../src/facts/routes';
-import { ENV } from '../src/facts/environment';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
+import { authorizer } from '../shared/facts/routes';
+import { ENV } from '../shared/facts/environment';
 import {
   createLocalClient,
   DEFAULT_DYNAMODB_PORT,
@@ -14,25 +14,25 @@ import {
   type LocalDynamoDb,
 } from './dynamodb-local';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
-import { functionConfigProblems, localFunctionEnvironment } from './function-config';
+import { functionConfigProblems, localFunctionEnvironment } from './config-check';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
-import { writeLine } from '../src/runtime/output';
+import { writeLine } from '../shared/runtime/output';
 
 /**
  * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, the way
  * `sam local invoke` does, and prints its result. It uses the DynamoDB of a running `npm start`
  * when there is one (so it sees and changes the same data), and an in-memory one otherwise.
  */
-/** The bearer key events/authorize.json carries, which invoke replaces with a key it issues. */
+/** The bearer key local/events/authorize.json carries, which invoke replaces with a key it issues. */
 const SAMPLE_KEY_PLACEHOLDER = 'replace-with-your-dev-api-key';
 
 const usage = `Usage: npm run invoke -- <function> <event.json | -> [--env-vars <file>] [--path-parameter <name>=<value>]
 
   <function>          ${FUNCTION_NAMES.join(', ')} (or a handler file's name, such as route-not-found)
-  <event>             a JSON event file (see events/), or - to read it from standard input
+  <event>             a JSON event file (see local/events/), or - to read it from standard input
   --env-vars <file>   per-function environment overrides, as npm start takes them in ENV_VARS
                       (docs/local-development.md); ENV_VARS is read when this is not given
   --path-parameter    sets one of the event's path parameters and its path, e.g. petId=<an id createPet printed>

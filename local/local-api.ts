@@ -3,21 +3,21 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type ServerResponse, STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { hashApiKey, isUsableApiKey } from '../src/domain/auth/api-keys';
-import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
-import { issueApiKey, revokeKeysNamed } from '../src/domain/auth/manage-api-keys';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
-import * as startRouteTable from '../src/facts/routes';
-import * as startCorsPolicy from '../src/http/cors-policy';
-import { SOURCE_DIR } from '../project-root';
+import { hashApiKey, isUsableApiKey } from '../shared/domain/auth/api-keys';
+import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
+import { issueApiKey, revokeKeysNamed } from '../shared/domain/auth/manage-api-keys';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
+import * as startRouteTable from '../shared/facts/routes';
+import * as startCorsPolicy from '../shared/http/cors-policy';
+import { SHARED_DIR } from '../shared/facts/project-layout';
 import { createLocalClient, LOCAL_TABLES, prepareLocalStage, startDynalite, type LocalDynamoDb } from './dynamodb-local';
 import { createFunctionRuntime, type FunctionFailure, type FunctionRuntime } from './functions';
-import { functionConfigProblems, localFunctionEnvironment, refusalsByFunction } from './function-config';
-import * as startFunctionConfig from '../src/runtime/function-config';
-import * as startOpenApi from '../contract/openapi-document';
+import { functionConfigProblems, localFunctionEnvironment, refusalsByFunction } from './config-check';
+import * as startFunctionConfig from '../shared/runtime/function-config';
+import * as startOpenApi from '../shared/contract/openapi-document';
 import { serveDocs } from './docs-site';
-import type { CorsConfig } from '../src/http/cors-policy';
-import type { OutputDestination } from '../src/runtime/output';
+import type { CorsConfig } from '../shared/http/cors-policy';
+import type { OutputDestination } from '../shared/runtime/output';
 import type { SystemLogLevel } from './console-log';
 import { createGateway } from './gateway';
 import { listen } from './listen';
@@ -174,12 +174,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 }
 
 /** The modules, below the source root, the gateway routes and answers preflights by, as the functions and the stacks do. */
-const ROUTE_TABLE_MODULE = join(SOURCE_DIR, 'facts', 'routes.ts');
-const CORS_POLICY_MODULE = join(SOURCE_DIR, 'http', 'cors-policy.ts');
-
-const FUNCTION_CONFIG_MODULE = join(SOURCE_DIR, 'runtime', 'function-config.ts');
-/** The OpenAPI document's builder, outside src/: it follows the route table's edits, not its own (only src/ is watched). */
-const OPENAPI_MODULE = join('contract', 'openapi-document.ts');
+const ROUTE_TABLE_MODULE = join(SHARED_DIR, 'facts', 'routes.ts');
+const CORS_POLICY_MODULE = join(SHARED_DIR, 'http', 'cors-policy.ts');
+/** The configuration schemas the functions read, rechecked after each edit. */
+const FUNCTION_CONFIG_MODULE = join(SHARED_DIR, 'runtime', 'function-config.ts');
+/** The OpenAPI document's builder: it follows the route table's and the schemas' edits. */
+const OPENAPI_MODULE = join(SHARED_DIR, 'contract', 'openapi-document.ts');
 
 /** How long a recheck waits for the rest of an edit: one save can be several file events (a temporary file, a rename). */
 const RECHECK_DELAY_MS = 100;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PREFLIGHT_MAX_AGE_SECONDS } from '../src/http/cors-policy';
-import { ENV } from '../src/facts/environment';
+import { PREFLIGHT_MAX_AGE_SECONDS } from '../shared/http/cors-policy';
+import { ENV } from '../shared/facts/environment';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom } from './console-log';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
@@ -112,7 +112,7 @@ try {
       `  Local DynamoDB    ${api.dynamoDbEndpoint}`,
       envVarsFile !== undefined ? `  Overrides         ${envVarsFile} (per-function environment)` : '',
       allowOrigins.length > 0 ? `  CORS origins      ${allowOrigins.join(', ')}  (CORS_ALLOW_ORIGINS)` : '',
-      flags.watch ? '  Watching          src/ (handlers reload on change)' : '',
+      flags.watch ? '  Watching          functions/ and shared/ (functions reload on change)' : '',
       '',
       `  curl -H "Authorization: Bearer ${api.apiKey}" ${api.baseUrl}/pets`,
       '',

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { issueApiKey } from '../src/domain/auth/manage-api-keys';
-import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
+import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
 import { LOCAL_TABLES } from './dynamodb-local';
 
 /** A key issued in the local keys table for one run of a tool, and how to end it. */

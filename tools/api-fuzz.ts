@@ -3,11 +3,11 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { LOCAL_LISTING, LOCAL_TABLES } from '../local/dynamodb-local';
-import { DynamoPetStore } from '../src/dynamodb/dynamo-pet-store';
-import { ErrorSchema } from '../src/http/error-schema';
-import { MAX_BODY_BYTES } from '../src/http/request';
-import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../src/domain/pets/pet-schemas';
-import { BASE_PATH, routes } from '../src/facts/routes';
+import { DynamoPetStore } from '../shared/dynamodb/dynamo-pet-store';
+import { ErrorSchema } from '../shared/http/error-schema';
+import { MAX_BODY_BYTES } from '../shared/http/request';
+import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../shared/domain/pets/pet-schemas';
+import { BASE_PATH, routes } from '../shared/facts/routes';
 
 /**
  * The standing fuzz suite's generators and properties, shared by the bounded run in `npm test`

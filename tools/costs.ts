@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { apiThrottle, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
-import { PROJECT_ROOT } from '../project-root';
-import { type METRICS, PROBE_METRICS } from '../src/facts/metric-names';
-import type { FunctionName } from '../src/facts/routes';
+import { PROJECT_ROOT } from '../shared/facts/project-layout';
+import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
+import type { FunctionName } from '../shared/facts/routes';
 import { computeBill, type BillRow } from './bench/bill';
 import { dollars } from './bench/format';
 import type { CapacityRow } from './bench/measure-capacity';
@@ -50,7 +50,7 @@ const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
 };
 
 /**
- * What one run of the synthetic probe uses (src/checks/synthetic-probe.ts): three API requests, each
+ * What one run of the synthetic probe uses (shared/checks/probe-run.ts): three API requests, each
  * through the authorizer and a route function, a few reads, one secret read, and its log lines.
  * Estimates, stated as such on the page.
  */

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
 
 /**

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoApiKeyStore } from '../src/dynamodb/dynamo-api-key-store';
-import { issueApiKey } from '../src/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
+import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**

@@ -4,15 +4,15 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_LISTING, LOCAL_STAGE_NAME, LOCAL_TABLES } from '../local/dynamodb-local';
-import { PROJECT_ROOT } from '../project-root';
-import { LISTING_SHARDS, writeShardsOf } from '../src/facts/listing';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
-import { type BackfillCounts, backfillListing, DEFAULT_BACKFILL_CONCURRENCY, type ScanPosition } from '../src/dynamodb/listing-backfill';
+import { PROJECT_ROOT } from '../shared/facts/project-layout';
+import { LISTING_SHARDS, writeShardsOf } from '../shared/facts/listing';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
+import { type BackfillCounts, backfillListing, DEFAULT_BACKFILL_CONCURRENCY, type ScanPosition } from '../shared/dynamodb/listing-backfill';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
  * `npm run migrate -- --stage <name>` (or `--local`): gives every pet in a stage's pets table the
- * listing attributes of the shards the stage's creates write (src/dynamodb/listing-backfill.ts), resumably: the
+ * listing attributes of the shards the stage's creates write (shared/dynamodb/listing-backfill.ts), resumably: the
  * position after each finished page is kept in a checkpoint file, and the next run starts there.
  */
 const usage = `Usage: npm run migrate -- <where> [options]

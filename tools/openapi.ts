@@ -1,17 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument, type OpenApiServer } from '../contract/openapi-document';
+import { buildOpenApiDocument, type OpenApiServer } from '../shared/contract/openapi-document';
 import { stages, type StageConfig } from '../infra/stages';
-import { PROJECT_ROOT as ROOT } from '../project-root';
-import { BASE_PATH } from '../src/facts/routes';
+import { PROJECT_ROOT as ROOT } from '../shared/facts/project-layout';
+import { BASE_PATH } from '../shared/facts/routes';
 
 /**
  * `npm run openapi`: writes openapi.json from the route table and schemas, and the TypeScript types
  * a client generates from it (used by test/client). Commit both; a test fails when either is stale.
  */
 export const OPENAPI_PATH = resolve(ROOT, 'openapi.json');
-export const CLIENT_TYPES_PATH = resolve(ROOT, 'test/contract/animal-store-api.d.ts');
+export const CLIENT_TYPES_PATH = resolve(ROOT, 'test/shared/contract/animal-store-api.d.ts');
 
 export function renderOpenApiDocument(): string {
   return `${JSON.stringify(buildOpenApiDocument(openApiServers()), null, 2)}\n`;

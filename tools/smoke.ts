@@ -4,13 +4,13 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 import { issueTemporaryLocalKey } from '../local/temporary-key';
-import { documentClientOver } from '../src/dynamodb/dynamodb-client';
-import { PETS_TABLE } from '../src/dynamodb/pets-table';
+import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
+import { PETS_TABLE } from '../shared/dynamodb/pets-table';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
-import { IDEMPOTENCY_KEY_HEADER } from '../src/domain/idempotency/idempotency-key';
-import { PetListSchema, PetSchema } from '../src/domain/pets/pet-output-schemas';
-import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../src/domain/pets/pet-schemas';
-import { BASE_PATH, matchRoute } from '../src/facts/routes';
+import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
+import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
+import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../shared/domain/pets/pet-schemas';
+import { BASE_PATH, matchRoute } from '../shared/facts/routes';
 import {
   anonymousListIsRefused,
   checkSender,
@@ -25,7 +25,7 @@ import {
   type Answer,
   type CheckTarget,
   type Step,
-} from '../src/checks/api-checks';
+} from '../shared/checks/api-checks';
 
 /**
  * `npm run smoke`: a short read/create/read sequence against any stage, run after a deploy (between

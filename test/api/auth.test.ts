@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/domain/auth/api-keys';
-import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../src/domain/auth/authenticate';
-import type { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
-import { issueApiKey, revokeKeysNamed } from '../../src/domain/auth/manage-api-keys';
-import { schemasOf } from '../../contract/route-schemas';
-import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type RequestPart, type Route } from '../../src/facts/routes';
+import { hashApiKey } from '../../shared/domain/auth/api-keys';
+import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/domain/auth/authenticate';
+import type { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import { issueApiKey, revokeKeysNamed } from '../../shared/domain/auth/manage-api-keys';
+import { schemasOf } from '../../shared/contract/route-schemas';
+import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type RequestPart, type Route } from '../../shared/facts/routes';
 import { DEV_KEY_NAME } from '../../local/local-api';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_INSTANCES } from '../../local/functions';
-import { ENV } from '../../src/facts/environment';
-import { METRICS } from '../../src/facts/metric-names';
+import { ENV } from '../../shared/facts/environment';
+import { METRICS } from '../../shared/facts/metric-names';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput } from '../helpers/output';
 import { idempotencyRecords, newPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PET_STATUSES } from '../../src/domain/pets/pet-schemas';
+import { PET_STATUSES } from '../../shared/domain/pets/pet-schemas';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { listedIds, newPet, postPet, type PetBody } from '../helpers/pets';

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/http/json-body';
-import { routes, type Route } from '../../src/facts/routes';
+import { MAX_JSON_DEPTH } from '../../shared/http/json-body';
+import { routes, type Route } from '../../shared/facts/routes';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { postPet, storedPets } from '../helpers/pets';

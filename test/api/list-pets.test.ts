@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PET_STATUSES, type NewPet, type PetStatus } from '../../src/domain/pets/pet-schemas';
-import { createPet, randomCreationToken } from '../../src/domain/pets/pet-operations';
+import { PET_STATUSES, type NewPet, type PetStatus } from '../../shared/domain/pets/pet-schemas';
+import { createPet, randomCreationToken } from '../../shared/domain/pets/pet-operations';
 import { expectError, nextLink } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { expectedOrder, newPet, petStore, walkPets, type PetBody } from '../helpers/pets';

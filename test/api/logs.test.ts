@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
-import { ENV } from '../../src/facts/environment';
-import { writeLine } from '../../src/runtime/output';
+import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
+import { ENV } from '../../shared/facts/environment';
+import { writeLine } from '../../shared/runtime/output';
 import { closedPort } from '../helpers/http';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';

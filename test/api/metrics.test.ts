@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE_NAME } from '../../local/dynamodb-local';
-import { ENV } from '../../src/facts/environment';
-import { METRICS, metricsNamespace, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../../src/facts/metric-names';
-import { SERVICE_NAME } from '../../src/facts/service';
+import { ENV } from '../../shared/facts/environment';
+import { METRICS, metricsNamespace, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../../shared/facts/metric-names';
+import { SERVICE_NAME } from '../../shared/facts/service';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { postPet, postPetWithKey } from '../helpers/pets';

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
-import { ENV } from '../../src/facts/environment';
-import { LIST_HEAD_CACHE_MS } from '../../src/facts/listing';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { ENV } from '../../shared/facts/environment';
+import { LIST_HEAD_CACHE_MS } from '../../shared/facts/listing';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { FaultProxy, PartitionLimits } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
 import { routeFunctionsOnly, startFaultyApi, type FaultyApi } from '../helpers/local-api';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../src/facts/environment';
+import { ENV } from '../../shared/facts/environment';
 import { closedPort, expectError } from '../helpers/http';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
-import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
+import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
-import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
+import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import type { FaultProxy } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
 import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';

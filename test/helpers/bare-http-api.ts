@@ -3,7 +3,7 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AnimalStoreHttpApi, type AnimalStoreHttpApiProps } from '../../infra/animal-store-http-api';
 import { staging } from '../../infra/stages';
-import { routes } from '../../src/facts/routes';
+import { routes } from '../../shared/facts/routes';
 
 /**
  * The AnimalStoreHttpApi construct on its own, on a bare stack, with stand-in functions: staging's

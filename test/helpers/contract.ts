@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { matchRoute } from '../../src/facts/routes';
-import { PROJECT_ROOT } from '../../project-root';
+import { matchRoute } from '../../shared/facts/routes';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 type JsonObject = Record<string, any>;
 

@@ -9,8 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES, createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
-import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import { DRIP_INTERVAL_MS, startFaultProxy, type FaultProxy } from './fault-proxy';
 
 /**

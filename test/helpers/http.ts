@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { expect } from 'vitest';
-import { ERROR_CODES, type ErrorCode } from '../../src/facts/error-codes';
+import { ERROR_CODES, type ErrorCode } from '../../shared/facts/error-codes';
 
 /** What no client-facing message may contain: stack frames, SDK and network error names, table names. */
 const LEAK_PATTERNS: readonly RegExp[] = [

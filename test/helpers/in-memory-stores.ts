@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ApiKeyStore } from '../../src/domain/auth/api-key-store';
+import type { ApiKeyRecord, ApiKeyStore } from '../../shared/domain/auth/api-key-store';
 import {
   isLive,
   type ClaimResult,
@@ -6,10 +6,10 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
   type InProgressRecord,
-} from '../../src/domain/idempotency/idempotency-store';
-import type { PetRecord } from '../../src/domain/pets/pet-schemas';
-import type { InsertResult, ListPage, ListQuery, PetStore } from '../../src/domain/pets/pet-store';
-import { createdKey } from '../../src/dynamodb/pets-table';
+} from '../../shared/domain/idempotency/idempotency-store';
+import type { PetRecord } from '../../shared/domain/pets/pet-schemas';
+import type { InsertResult, ListPage, ListQuery, PetStore } from '../../shared/domain/pets/pet-store';
+import { createdKey } from '../../shared/dynamodb/pets-table';
 
 /** A PetStore for handler unit tests; ordering follows the DynamoDB store's sort key. */
 export class InMemoryPetStore implements PetStore {

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
-import { ENV } from '../../src/facts/environment';
-import { authorizer, findRoute } from '../../src/facts/routes';
+import { ENV } from '../../shared/facts/environment';
+import { authorizer, findRoute } from '../../shared/facts/routes';
 
 const listPetsHandler = findRoute('listPets').handler;
 import { fetchDocumented } from './contract';
-import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
@@ -32,7 +32,7 @@ export function routeFunctionsOnly(
 /**
  * listPets' head cache off: the suites assert what a listing shows the moment after a write, which the
  * cache (on under `npm start`, as in production) lets a first page lag by up to its bound. Its own
- * tests turn it on (test/api/partition-limits.test.ts, test/src/domain/pets/list-head-cache.test.ts).
+ * tests turn it on (test/api/partition-limits.test.ts, test/shared/domain/pets/list-head-cache.test.ts).
  */
 const HEAD_CACHE_OFF = { [ENV.listHeadCacheMs]: '0' };
 

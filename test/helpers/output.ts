@@ -1,5 +1,5 @@
-import type { OutputDestination, OutputStream } from '../../src/runtime/output';
-import { OUTPUT_DESTINATION } from '../../src/runtime/output-destination.mjs';
+import type { OutputDestination, OutputStream } from '../../shared/runtime/output';
+import { OUTPUT_DESTINATION } from '../../shared/runtime/output-destination.mjs';
 
 /** Everything written to stdout and stderr while capturing, split into lines. */
 export interface CapturedOutput {
@@ -14,7 +14,7 @@ export interface CapturedOutput {
 type WithDestination = { [OUTPUT_DESTINATION]?: OutputDestination };
 
 /**
- * Captures the lines this process writes with writeLine (src/runtime/output.ts) until stop(), as
+ * Captures the lines this process writes with writeLine (shared/runtime/output.ts) until stop(), as
  * their destination: the loggers' and metrics' own, the local API's access log, and what the local
  * runtime's function instances write, which it writes on their behalf. Lines still reach the
  * terminal unless `silent`.

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES, createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 /**

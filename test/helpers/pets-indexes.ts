@@ -1,6 +1,6 @@
 import type { StageConfig } from '../../infra/stages';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { keepsUnshardedStatusIndex } from '../../src/facts/listing';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
+import { keepsUnshardedStatusIndex } from '../../shared/facts/listing';
 
 /**
  * The pets table's indexes a stage deploys: the key design's two, and the unsharded status index until

@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
-import type { PetStatus } from '../../src/domain/pets/pet-schemas';
-import { DynamoPetStore } from '../../src/dynamodb/dynamo-pet-store';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import type { PetStatus } from '../../shared/domain/pets/pet-schemas';
+import { DynamoPetStore } from '../../shared/dynamodb/dynamo-pet-store';
 import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
 import { nextLink } from './http';
 import type { TestApi } from './local-api';

@@ -1,10 +1,19 @@
 import { cp, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /** What `npm start`, `npm run dev` and `npm run invoke` read: the sources, the local runtime and what they import. */
-const CHECKED_OUT = ['project-root.ts', 'package.json', 'tsconfig.json', 'openapi.json', 'src', 'local', 'contract', 'events'];
+const CHECKED_OUT = [
+  'shared/facts/project-layout.ts',
+  'package.json',
+  'tsconfig.json',
+  'openapi.json',
+  'src',
+  'local',
+  'contract',
+  'events',
+];
 
 export interface TemporaryCheckout {
   readonly root: string;

@@ -3,9 +3,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpUrlIntegration, HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { describe, expect, it } from 'vitest';
-import type { CorsConfig } from '../../src/http/cors-policy';
+import type { CorsConfig } from '../../shared/http/cors-policy';
 import { buildBareHttpApi } from '../helpers/bare-http-api';
-import { preflightRoute, routeKey, routes } from '../../src/facts/routes';
+import { preflightRoute, routeKey, routes } from '../../shared/facts/routes';
 import type { ThrottleConfig } from '../../infra/stages';
 
 /** A share per route, each different, so a test sees which route got which. */

@@ -7,8 +7,8 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { BARE_FUNCTION_SETTINGS } from '../helpers/bare-function';
 import { ApiFunction } from '../../infra/api-function';
-import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
-import { ENV } from '../../src/facts/environment';
+import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { ENV } from '../../shared/facts/environment';
 import { runtimeNode } from '../../tools/lambda/lambda-runner';
 
 /**

@@ -1,4 +1,4 @@
-import { keepsUnshardedStatusIndex } from '../../src/facts/listing';
+import { keepsUnshardedStatusIndex } from '../../shared/facts/listing';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -6,19 +6,19 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stages, type StageConfig } from '../../infra/stages';
 import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
-import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
-import { issueApiKey } from '../../src/domain/auth/manage-api-keys';
-import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
 import { functionAssets, type FunctionAsset, type FunctionName } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
-import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
-import { runPreTrafficChecks, type LambdaApi } from '../../src/checks/pre-traffic-checks';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../src/checks/pre-traffic-expectations';
-import { generateApiKey } from '../../src/domain/auth/api-keys';
-import { ENV } from '../../src/facts/environment';
+import { preTrafficHookTimeoutMs } from '../../shared/checks/hook-time-budget';
+import { runPreTrafficChecks, type LambdaApi } from '../../shared/checks/pre-traffic-run';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../shared/checks/pre-traffic-expectations';
+import { generateApiKey } from '../../shared/domain/auth/api-keys';
+import { ENV } from '../../shared/facts/environment';
 import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
 
 /**
@@ -122,10 +122,10 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       expect(code.startsWith("import { createRequire } from 'module';"), handler).toBe(true);
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), handler).toBe(true);
       const sources = bundledSources(handler);
-      expect(sources, handler).toContain(`src/handlers/${asset(handler).handler}.ts`);
+      expect(sources, handler).toContain(`functions/${asset(handler).handler}.ts`);
       // Relative to the repository, never to where it is checked out: the map is part of the asset's
       // hash, so a machine-specific path would give every machine different templates.
-      for (const source of sources) expect(source, handler).toMatch(/^(?:src|node_modules)\//);
+      for (const source of sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
     }
   });
 
@@ -138,8 +138,8 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       expect(contractOnly, handler).toEqual([]);
     }
     // Nor another operation's parameters: the route table no longer brings them along.
-    expect(bundledSources('createPet')).not.toContain('src/http/pet-parameters.ts');
-    expect(bundledSources('listPets')).toContain('src/http/pet-parameters.ts');
+    expect(bundledSources('createPet')).not.toContain('shared/http/pet-parameters.ts');
+    expect(bundledSources('listPets')).toContain('shared/http/pet-parameters.ts');
   });
 
   it('lets the authorizer bundle verify a key stored in the keys table', async () => {
@@ -204,8 +204,8 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
     expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
-    // The map read when the error is logged (src/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
-    expect(invocation.stderr).toContain('src/dynamodb/dynamo-pet-store.ts');
+    // The map read when the error is logged (shared/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
+    expect(invocation.stderr).toContain('shared/dynamodb/dynamo-pet-store.ts');
   });
   describe('under the pre-traffic hook', () => {
     const DEPLOYMENT = 'd-BUNDLECHECK';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { stages } from '../../infra/stages';
 
 interface Run {

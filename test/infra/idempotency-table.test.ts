@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { IdempotencyTable } from '../../infra/tables';
-import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
+import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
 
 /** The IdempotencyTable construct on its own, on a bare stack. */
 function build() {

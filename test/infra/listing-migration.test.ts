@@ -1,9 +1,9 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, staging, type ListingConfig, type StageConfig } from '../../infra/stages';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { ENV } from '../../src/facts/environment';
-import { LISTING_SHARDS } from '../../src/facts/listing';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
+import { ENV } from '../../shared/facts/environment';
+import { LISTING_SHARDS } from '../../shared/facts/listing';
 import { resourcesOfType, synthesize, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 
 /**

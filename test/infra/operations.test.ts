@@ -6,9 +6,9 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreApp } from '../../infra/animal-store-app';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
-import { FUNCTION_TIMEOUT_MS } from '../../src/facts/time-budget';
-import { METRICS, metricsNamespace } from '../../src/facts/metric-names';
-import { API_KEYS_TABLE } from '../../src/dynamodb/api-keys-table';
+import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { METRICS, metricsNamespace } from '../../shared/facts/metric-names';
+import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 

@@ -11,7 +11,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staging, stages, type StageConfig } from '../../infra/stages';
-import { routeKey, routes } from '../../src/facts/routes';
+import { routeKey, routes } from '../../shared/facts/routes';
 import {
   endpointsOf,
   findingsOf,

@@ -1,9 +1,9 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, staging, type StageConfig } from '../../infra/stages';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { ENV } from '../../src/facts/environment';
-import { routes } from '../../src/facts/routes';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
+import { ENV } from '../../shared/facts/environment';
+import { routes } from '../../shared/facts/routes';
 import { functionAssets } from '../../tools/lambda/function-assets';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 

@@ -8,10 +8,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { createAnimalStoreApp, type AnimalStoreApp } from '../../infra/animal-store-app';
 import { staging, stages } from '../../infra/stages';
-import { routes } from '../../src/facts/routes';
+import { routes } from '../../shared/facts/routes';
 import { synthesizedApp } from '../helpers/synthesized-app';
 
 // Rules and template checks do not look inside bundles: the apps this file changes skip bundling.

@@ -7,9 +7,9 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PreTrafficChecks } from '../../infra/pre-traffic-checks';
 import { stages, type StageConfig } from '../../infra/stages';
-import { preTrafficHookTimeoutMs } from '../../src/checks/hook-time-budget';
-import { CHECKED_FUNCTIONS } from '../../src/checks/pre-traffic-expectations';
-import { ENV } from '../../src/facts/environment';
+import { preTrafficHookTimeoutMs } from '../../shared/checks/hook-time-budget';
+import { CHECKED_FUNCTIONS } from '../../shared/checks/pre-traffic-expectations';
+import { ENV } from '../../shared/facts/environment';
 import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedStage } from '../helpers/synthesized-app';
 

@@ -1,18 +1,18 @@
 import { petsIndexesOf } from '../helpers/pets-indexes';
-import { keepsUnshardedStatusIndex, writeShardsOf } from '../../src/facts/listing';
+import { keepsUnshardedStatusIndex, writeShardsOf } from '../../shared/facts/listing';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../infra/api-function';
 import { apiThrottle, production, staging, stages, type StageConfig } from '../../infra/stages';
-import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../src/facts/time-budget';
-import { dynamoDbCallBudgetMs } from '../../src/dynamodb/dynamodb-client';
+import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { tableDefinitions } from '../../local/dynamodb-local';
-import { IDEMPOTENCY_TABLE } from '../../src/dynamodb/idempotency-table';
+import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
-import { ENV } from '../../src/facts/environment';
-import { routeKey, routes } from '../../src/facts/routes';
+import { ENV } from '../../shared/facts/environment';
+import { routeKey, routes } from '../../shared/facts/routes';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
@@ -419,7 +419,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy and its hook", () => {
       const hook = stage.stack.preTrafficChecks;
       const probe = stage.stack.syntheticProbe;
-      // The probe's own roles are held to exactly their statements by test/infra/synthetic-probe.test.ts.
+      // The probe's own roles are held to exactly their statements by test/infra/scheduled-probe.test.ts.
       const probeRoles = [probe, { role: probe.schedulerRole }];
       const functionRoles = new Set([...functionsOf(stage).values(), hook, ...probeRoles].map((owner) => logicalId(stage, owner.role)));
       const codeDeployRoles: string[] = [];

@@ -1,7 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staging, type StageConfig } from '../../infra/stages';
-import { routes } from '../../src/facts/routes';
+import { routes } from '../../shared/facts/routes';
 import { synthesize, type Synthesis } from '../../tools/lambda/synth';
 
 /** Variants of a stage config, to check that the settings ops may change do what they say. */

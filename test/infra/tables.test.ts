@@ -3,8 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { ApiKeysTable, PetsTable } from '../../infra/tables';
-import { API_KEYS_TABLE } from '../../src/dynamodb/api-keys-table';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
 
 /** The data tables' constructs on their own, on a bare stack: milliseconds each, no app to synthesize. */

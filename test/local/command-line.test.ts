@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
 
@@ -201,7 +201,7 @@ describe('npm run invoke', () => {
   const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
 
   it('invokes createPet with the sample event and prints an API Gateway result', async () => {
-    const result = await invoke('createPet', 'events/create-pet.json');
+    const result = await invoke('createPet', 'local/events/create-pet.json');
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout.slice(result.stdout.indexOf('{\n'))) as { statusCode: number; body: string };
     expect(output.statusCode).toBe(201);
@@ -209,9 +209,9 @@ describe('npm run invoke', () => {
   });
 
   it.each([
-    ['listPets', 'events/list-pets.json', 200],
-    ['getPet', 'events/get-pet.json', 404],
-    ['route-not-found', 'events/route-not-found.json', 405],
+    ['listPets', 'local/events/list-pets.json', 200],
+    ['getPet', 'local/events/get-pet.json', 404],
+    ['route-not-found', 'local/events/route-not-found.json', 405],
   ])('invokes %s with %s', async (name, event, status) => {
     const result = await invoke(name, event);
     expect(result.code).toBe(0);
@@ -219,20 +219,20 @@ describe('npm run invoke', () => {
   });
 
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
-    const sample = await readFile(join(PROJECT_ROOT, 'events/authorize.json'), 'utf8');
+    const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorize.json'), 'utf8');
     const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
     const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: '1' }, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 
   it('reads the event from standard input with -', async () => {
-    const event = await readFile(join(PROJECT_ROOT, 'events/list-pets.json'), 'utf8');
+    const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
     const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
     expect(result.stdout).toContain('"statusCode": 200');
   });
 
   it('lists the functions when given an unknown one', async () => {
-    const result = await invoke('deletePet', 'events/list-pets.json');
+    const result = await invoke('deletePet', 'local/events/list-pets.json');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('listPets, createPet, getPet');
   });

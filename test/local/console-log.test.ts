@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createConsoleLog, type LogFormat, logFormatFrom, showMetricsFrom } from '../../local/console-log';
-import type { OutputStream } from '../../src/runtime/output';
+import type { OutputStream } from '../../shared/runtime/output';
 import { runCli, startServerProcess } from '../helpers/cli';
 
 /** What the console shows for `lines`, each written to the stream it names. */
@@ -102,7 +102,7 @@ describe('the pretty console', () => {
       level: 'ERROR',
       message: 'list-pets failed to build',
       function: 'list-pets',
-      location: 'src/handlers/list-pets.ts:3:22',
+      location: 'functions/list-pets.ts:3:22',
     };
     const uncaught = {
       timestamp: '2026-11-25T12:00:00.000Z',
@@ -110,7 +110,7 @@ describe('the pretty console', () => {
       requestId: REQUEST_ID,
       errorType: 'Error',
       errorMessage: 'boom',
-      stackTrace: ['Error: boom', '    at handler (src/handlers/get-pet.ts:12:9)'],
+      stackTrace: ['Error: boom', '    at handler (functions/get-pet.ts:12:9)'],
     };
     const lines = shown('pretty', [
       ['stderr', reported],
@@ -118,10 +118,10 @@ describe('the pretty console', () => {
       ['stderr', uncaught],
     ]).map(([, line]) => line);
     expect(lines).toEqual([
-      'ERROR list-pets list-pets failed to build  location=src/handlers/list-pets.ts:3:22',
+      'ERROR list-pets list-pets failed to build  location=functions/list-pets.ts:3:22',
       `START get-pet RequestId: ${REQUEST_ID} Version: $LATEST`,
       'ERROR get-pet Error: boom',
-      '    at handler (src/handlers/get-pet.ts:12:9)',
+      '    at handler (functions/get-pet.ts:12:9)',
     ]);
   });
 
@@ -240,7 +240,7 @@ describe('npm start', () => {
 
 describe('npm run invoke', () => {
   it("prints the result alone on stdout, and the function's START, END and REPORT lines on stderr", async () => {
-    const result = await runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], {
+    const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
       DYNAMODB_PORT: '1',
       LOG_FORMAT: 'pretty',
       SYSTEM_LOG_LEVEL: 'INFO',

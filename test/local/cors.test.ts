@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from '../../src/http/cors-policy';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from '../../shared/http/cors-policy';
 import { parseAllowedOrigins } from '../../local/cors';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';

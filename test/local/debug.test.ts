@@ -82,7 +82,7 @@ describe('npm run debug', () => {
           )
           .filter((message) => message.method === 'Debugger.scriptParsed' && /\/get-pet\.\d+\.mjs$/.test(message.params?.url ?? ''))
           .flatMap((message) => sourcesIn(message.params?.sourceMapURL ?? ''));
-      await expect.poll(sourcesOfBundles, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/src\/handlers\/get-pet\.ts$/));
+      await expect.poll(sourcesOfBundles, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/functions\/get-pet\.ts$/));
     } finally {
       session.close();
     }

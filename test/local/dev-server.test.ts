@@ -4,10 +4,10 @@ import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temp
 
 /** What a developer sees under `npm run dev` and `npm run invoke` while editing: each run in a checkout of its own. */
 
-const LIST_PETS = 'src/handlers/list-pets.ts';
-const FUNCTION_CONFIG = 'src/runtime/function-config.ts';
-const ROUTE_TABLE = 'src/facts/routes.ts';
-const CORS_POLICY = 'src/http/cors-policy.ts';
+const LIST_PETS = 'functions/list-pets.ts';
+const FUNCTION_CONFIG = 'shared/runtime/function-config.ts';
+const ROUTE_TABLE = 'shared/facts/routes.ts';
+const CORS_POLICY = 'shared/http/cors-policy.ts';
 const BROWSER_ORIGIN = 'http://localhost:5173';
 /** A start, an edit or two and the requests that follow them, each edit waiting for the reload. */
 const DEV_TEST_TIMEOUT = 120_000;
@@ -199,7 +199,8 @@ describe('npm run invoke, when a function fails to build or load', () => {
   });
   afterAll(() => checkout?.remove());
 
-  const invoke = () => runCli('local/invoke.ts', ['listPets', 'events/list-pets.json'], { DYNAMODB_PORT: '1' }, undefined, checkout.root);
+  const invoke = () =>
+    runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], { DYNAMODB_PORT: '1' }, undefined, checkout.root);
 
   it(
     "prints esbuild's message with the file, line and column, and fails",

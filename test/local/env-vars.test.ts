@@ -78,7 +78,7 @@ describe('npm run invoke with --env-vars', () => {
 
   it("lays the file's variables over the invoked function's environment", async () => {
     const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });
-    const result = await invoke('getPet', 'events/get-pet.json', '--env-vars', file);
+    const result = await invoke('getPet', 'local/events/get-pet.json', '--env-vars', file);
     // getPet reads a table that does not exist: 500 where the sample otherwise gets 404.
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"statusCode": 500');
@@ -86,7 +86,7 @@ describe('npm run invoke with --env-vars', () => {
 
   it('refuses an unknown function in the file in one line, exit 2, before invoking anything', async () => {
     const file = envVarsFile('invoke-unknown.json', { routeNotFund: {} });
-    const result = await invoke('listPets', 'events/list-pets.json', '--env-vars', file);
+    const result = await invoke('listPets', 'local/events/list-pets.json', '--env-vars', file);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
       `${file}: unknown function "routeNotFund"; the functions are listPets, createPet, getPet, routeNotFound, authorize (or Parameters, for all)`,

@@ -9,9 +9,9 @@ import {
   type FunctionFailure,
   type FunctionRuntime,
 } from '../../local/functions';
-import { HANDLERS_DIR, PROJECT_ROOT } from '../../project-root';
-import { FUNCTION_MEMORY_MIB } from '../../src/facts/function-memory';
-import { routes } from '../../src/facts/routes';
+import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { FUNCTION_MEMORY_MIB } from '../../shared/facts/function-memory';
+import { routes } from '../../shared/facts/routes';
 import { captureOutput } from '../helpers/output';
 import { startGate } from '../helpers/gate';
 
@@ -24,9 +24,9 @@ let runtime: FunctionRuntime;
 let framed: FunctionRuntime;
 
 beforeAll(async () => {
-  await mkdir(join(root, HANDLERS_DIR), { recursive: true });
+  await mkdir(join(root, FUNCTIONS_DIR), { recursive: true });
   await writeFile(
-    join(root, HANDLERS_DIR, 'clock.ts'),
+    join(root, FUNCTIONS_DIR, 'clock.ts'),
     [
       '// Which module instance answered: a cold start makes a new one.',
       'const instance = Math.random();',
@@ -42,7 +42,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   await writeFile(
-    join(root, HANDLERS_DIR, 'hog.ts'),
+    join(root, FUNCTIONS_DIR, 'hog.ts'),
     [
       "import { getHeapStatistics } from 'node:v8';",
       'const instance = Math.random();',
@@ -59,14 +59,14 @@ beforeAll(async () => {
     ].join('\n'),
   );
   await writeFile(
-    join(root, HANDLERS_DIR, 'whoami.ts'),
+    join(root, FUNCTIONS_DIR, 'whoami.ts'),
     'export const handler = async (_event: unknown, context: { awsRequestId: string }) => context.awsRequestId;\n',
   );
-  await writeFile(join(root, HANDLERS_DIR, 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
+  await writeFile(join(root, FUNCTIONS_DIR, 'stage.ts'), 'export const handler = async () => process.env.STAGE_NAME ?? null;\n');
   await writeFile(
-    join(root, HANDLERS_DIR, 'talk.ts'),
+    join(root, FUNCTIONS_DIR, 'talk.ts'),
     [
-      `import { writeLine } from ${JSON.stringify(join(PROJECT_ROOT, 'src/runtime/output.ts'))};`,
+      `import { writeLine } from ${JSON.stringify(join(PROJECT_ROOT, 'shared/runtime/output.ts'))};`,
       "writeLine('stdout', 'cold start');",
       'export const handler = async (event: { lines: number }) => {',
       '  for (let i = 0; i < event.lines; i++) {',
@@ -344,7 +344,7 @@ describe('the local function runtime', () => {
   });
 
   it("tells each failure in a line naming the function, as Lambda's log does: a timeout, a heap run out, an instance that exits", async () => {
-    await writeFile(join(root, HANDLERS_DIR, 'quit.ts'), 'export const handler = async () => process.exit(3);\n');
+    await writeFile(join(root, FUNCTIONS_DIR, 'quit.ts'), 'export const handler = async () => process.exit(3);\n');
     const failures: FunctionFailure[] = [];
     const onFunctionError = (failure: FunctionFailure) => failures.push(failure);
     // A short timeout for the one that hangs; a long one for the others, so that a slow machine still sees them fail their own way.

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../local/gateway';
 import { readRequestTarget, type RequestTarget } from '../../local/request-target';
-import { authorizer, routeNotFoundHandler } from '../../src/facts/routes';
+import { authorizer, routeNotFoundHandler } from '../../shared/facts/routes';
 import { rawRequest, type RawRequest } from '../helpers/http';
 
 /**

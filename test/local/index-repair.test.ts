@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, LOCAL_TABLES, startDynalite } from '../../local/dynamodb-local';
-import { API_KEYS_TABLE } from '../../src/dynamodb/api-keys-table';
-import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
-import { toItem } from '../../src/dynamodb/dynamo-pet-store';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
-import type { PetRecord } from '../../src/domain/pets/pet-schemas';
+import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
+import { toItem } from '../../shared/dynamodb/dynamo-pet-store';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
+import type { PetRecord } from '../../shared/domain/pets/pet-schemas';
 import { interruptWrite } from '../helpers/interrupted-writes';
 import { scanTable } from '../helpers/pets';
 

@@ -10,10 +10,10 @@ describe('npm run invoke takes the names the README uses', () => {
   const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1', ENV_VARS: '' });
 
   it.each([
-    ['routeNotFound', 'events/route-not-found.json', 405],
-    ['route-not-found', 'events/route-not-found.json', 405],
-    ['listPets', 'events/list-pets.json', 200],
-    ['list-pets', 'events/list-pets.json', 200],
+    ['routeNotFound', 'local/events/route-not-found.json', 405],
+    ['route-not-found', 'local/events/route-not-found.json', 405],
+    ['listPets', 'local/events/list-pets.json', 200],
+    ['list-pets', 'local/events/list-pets.json', 200],
   ])('invokes %s', async (name, event, status) => {
     const result = await invoke(name, event);
     expect(result.code, result.stderr).toBe(0);
@@ -21,12 +21,16 @@ describe('npm run invoke takes the names the README uses', () => {
   });
 
   it.each([
-    ['a missing event file', ['getPet', 'events/no-such-event.json'], 'Cannot read the event file events/no-such-event.json: no such file'],
+    [
+      'a missing event file',
+      ['getPet', 'local/events/no-such-event.json'],
+      'Cannot read the event file local/events/no-such-event.json: no such file',
+    ],
     ['an event file that is not JSON', ['getPet', 'README.md'], 'README.md is not JSON: '],
     ['an event that is not an object', ['getPet', '-'], 'The event on standard input must hold a JSON object (an event)'],
     [
       'an unknown function',
-      ['deletePet', 'events/get-pet.json'],
+      ['deletePet', 'local/events/get-pet.json'],
       'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorize.',
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
@@ -46,11 +50,11 @@ describe('the sample events on a fresh npm start', () => {
   const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: server.dynamoDbPort, ENV_VARS: '' });
 
   it('createPet creates a pet, which getPet reads with its id as --path-parameter and the API serves', async () => {
-    const created = await invoke('createPet', 'events/create-pet.json');
+    const created = await invoke('createPet', 'local/events/create-pet.json');
     expect(resultOf(created.stdout).statusCode).toBe(201);
     const { id } = JSON.parse(resultOf(created.stdout).body!) as { id: number };
 
-    const read = await invoke('getPet', 'events/get-pet.json', '--path-parameter', `petId=${id}`);
+    const read = await invoke('getPet', 'local/events/get-pet.json', '--path-parameter', `petId=${id}`);
     expect(resultOf(read.stdout).statusCode).toBe(200);
     expect(JSON.parse(resultOf(read.stdout).body!)).toMatchObject({ id, name: 'Rex' });
     const served = await fetch(`${server.baseUrl}/pets/${id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
@@ -58,7 +62,7 @@ describe('the sample events on a fresh npm start', () => {
   });
 
   it("authorize accepts the sample's placeholder, replaced by a key issued for the invocation and revoked after it", async () => {
-    const result = await invoke('authorize', 'events/authorize.json');
+    const result = await invoke('authorize', 'local/events/authorize.json');
     expect(result.code, result.stderr).toBe(0);
     const { isAuthorized, context } = resultOf(result.stdout);
     expect(isAuthorized).toBe(true);

@@ -22,18 +22,15 @@ async function saveAtomically(path: string, text: string) {
 
 describe('watch mode', () => {
   it('serves the new code of a handler after its source, or a shared module it imports, changes', async () => {
-    await writeSource('src/lib/greeting.ts', "export const greeting = 'hello';\n");
-    await writeSource(
-      'src/handlers/greet.ts',
-      "import { greeting } from '../lib/greeting';\nexport const handler = async () => greeting;\n",
-    );
+    await writeSource('shared/lib/greeting.ts', "export const greeting = 'hello';\n");
+    await writeSource('functions/greet.ts', "import { greeting } from '../shared/lib/greeting';\nexport const handler = async () => greeting;\n");
     const reloaded: string[] = [];
     const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root, onReload: (file) => reloaded.push(file) });
     try {
       expect(await runtime.invoke('greet', {})).toBe('hello');
 
-      await writeSource('src/lib/greeting.ts', "export const greeting = 'hello again';\n");
-      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('src', 'lib', 'greeting.ts'));
+      await writeSource('shared/lib/greeting.ts', "export const greeting = 'hello again';\n");
+      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('shared', 'lib', 'greeting.ts'));
       expect(await runtime.invoke('greet', {})).toBe('hello again');
     } finally {
       await runtime.close();
@@ -41,16 +38,16 @@ describe('watch mode', () => {
   });
 
   it('keeps seeing a file after it is saved atomically (a temporary file renamed over it), then edited again', async () => {
-    await writeSource('src/lib/word.ts', "export const word = 'one';\n");
-    await writeSource('src/handlers/say.ts', "import { word } from '../lib/word';\nexport const handler = async () => word;\n");
+    await writeSource('shared/lib/word.ts', "export const word = 'one';\n");
+    await writeSource('functions/say.ts', "import { word } from '../shared/lib/word';\nexport const handler = async () => word;\n");
     const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root });
     try {
       expect(await runtime.invoke('say', {})).toBe('one');
-      await saveAtomically('src/lib/word.ts', "export const word = 'two';\n");
+      await saveAtomically('shared/lib/word.ts', "export const word = 'two';\n");
       await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('two');
-      await saveAtomically('src/lib/word.ts', "export const word = 'three';\n");
+      await saveAtomically('shared/lib/word.ts', "export const word = 'three';\n");
       await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('three');
-      await writeSource('src/lib/word.ts', "export const word = 'four';\n");
+      await writeSource('shared/lib/word.ts', "export const word = 'four';\n");
       await expect.poll(() => runtime.invoke('say', {}), { timeout: 5_000 }).toBe('four');
     } finally {
       await runtime.close();
@@ -59,11 +56,11 @@ describe('watch mode', () => {
 
   it('lets a busy instance finish its invocation with the code it has, while the next invocations get the new code', async () => {
     const gate = await startGate();
-    await writeSource('src/lib/version.ts', "export const version = 'old';\n");
+    await writeSource('shared/lib/version.ts', "export const version = 'old';\n");
     await writeSource(
-      'src/handlers/versioned.ts',
+      'functions/versioned.ts',
       [
-        "import { version } from '../lib/version';",
+        "import { version } from '../shared/lib/version';",
         'export const handler = async (event: { waitFor?: string }) => {',
         '  if (event.waitFor) await (await fetch(event.waitFor)).text();',
         '  return version;',
@@ -76,7 +73,7 @@ describe('watch mode', () => {
     try {
       const busy = runtime.invoke('versioned', { waitFor: gate.url });
       await expect.poll(gate.waiting, { timeout: 30_000 }).toBe(1);
-      await writeSource('src/lib/version.ts', "export const version = 'new';\n");
+      await writeSource('shared/lib/version.ts', "export const version = 'new';\n");
       await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('src', 'lib', 'version.ts'));
       expect(await runtime.invoke('versioned', {})).toBe('new');
       gate.open();
@@ -90,11 +87,11 @@ describe('watch mode', () => {
   });
 
   it('keeps serving the loaded code when watching is off', async () => {
-    await writeSource('src/handlers/fixed.ts', 'export const handler = async () => 1;\n');
+    await writeSource('functions/fixed.ts', 'export const handler = async () => 1;\n');
     const runtime = await createFunctionRuntime({ sourceRoot: root });
     try {
       expect(await runtime.invoke('fixed', {})).toBe(1);
-      await writeSource('src/handlers/fixed.ts', 'export const handler = async () => 2;\n');
+      await writeSource('functions/fixed.ts', 'export const handler = async () => 2;\n');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await runtime.invoke('fixed', {})).toBe(1);
     } finally {

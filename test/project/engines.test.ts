@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /**
  * `engines` says which Node the toolchain needs, and npm warns (EBADENGINE) on `npm install` when an

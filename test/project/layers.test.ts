@@ -1,40 +1,50 @@
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { findCycles, findViolations, readImportGraph, type LayerRule } from '../helpers/import-graph';
 
 /**
  * The layout is the architecture (README, Project layout): each folder's rule, read from the imports
  * themselves, type-only and dynamic ones included.
  */
+const SHARED_BUT_CONTRACT = ['shared/checks', 'shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'];
 const LAYERS: readonly LayerRule[] = [
-  { folder: 'src/handlers', mayImport: ['src/http', 'src/dynamodb', 'src/domain', 'src/runtime', 'src/facts'] },
-  { folder: 'src/checks', mayImport: ['src/http', 'src/domain', 'src/runtime', 'src/facts'] },
-  { folder: 'src/http', mayImport: ['src/domain', 'src/runtime', 'src/facts'] },
-  { folder: 'src/dynamodb', mayImport: ['src/domain', 'src/runtime', 'src/facts'] },
-  { folder: 'src/domain', mayImport: ['src/runtime', 'src/facts'] },
-  { folder: 'src/runtime', mayImport: ['src/facts'] },
-  { folder: 'src/facts', mayImport: [] },
-  { folder: 'contract', mayImport: ['src'] },
-  { folder: 'infra', mayImport: ['src', 'project-root.ts'] },
-  { folder: 'local', mayImport: ['src', 'contract', 'project-root.ts'] },
-  { folder: 'tools', mayImport: ['src', 'contract', 'infra', 'local', 'project-root.ts'] },
+  { folder: 'functions', mayImport: ['shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'] },
+  // The functions that check a deployed stage reach the tables only through the API and the functions it checks.
+  {
+    folder: 'functions/pre-traffic-hook.ts',
+    mayImport: ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'],
+  },
+  {
+    folder: 'functions/synthetic-probe.ts',
+    mayImport: ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'],
+  },
+  { folder: 'shared/checks', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
+  { folder: 'shared/http', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
+  { folder: 'shared/dynamodb', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
+  { folder: 'shared/domain', mayImport: ['shared/runtime', 'shared/facts'] },
+  { folder: 'shared/runtime', mayImport: ['shared/facts'] },
+  { folder: 'shared/facts', mayImport: [] },
+  { folder: 'shared/contract', mayImport: SHARED_BUT_CONTRACT },
+  { folder: 'infra', mayImport: SHARED_BUT_CONTRACT },
+  { folder: 'local', mayImport: ['shared'] },
+  { folder: 'tools', mayImport: ['functions', 'shared', 'infra', 'local'] },
 ];
 
 const graph = readImportGraph(PROJECT_ROOT);
 
 describe('the import graph', () => {
-  it('reads the repository: the handlers import the HTTP adapter, the stores and the domain', () => {
-    const handlerImports = graph.get('src/handlers/create-pet.ts') ?? [];
-    expect(handlerImports.some((file) => file.startsWith('src/http/'))).toBe(true);
-    expect(handlerImports.some((file) => file.startsWith('src/dynamodb/'))).toBe(true);
-    expect(handlerImports.some((file) => file.startsWith('src/domain/'))).toBe(true);
+  it('reads the repository: the functions import the HTTP adapter, the stores and the domain', () => {
+    const handlerImports = graph.get('functions/create-pet.ts') ?? [];
+    expect(handlerImports.some((file) => file.startsWith('shared/http/'))).toBe(true);
+    expect(handlerImports.some((file) => file.startsWith('shared/dynamodb/'))).toBe(true);
+    expect(handlerImports.some((file) => file.startsWith('shared/domain/'))).toBe(true);
   });
 
   it('has no cycle, type-only imports included', () => {
     expect(findCycles(graph)).toEqual([]);
   });
 
-  it('has every arrow pointing down the layers: handlers → http and dynamodb → domain → runtime → facts', () => {
+  it('has every arrow pointing down the layers: functions → http and dynamodb → domain → runtime → facts', () => {
     expect(findViolations(graph, LAYERS)).toEqual([]);
   });
 
@@ -58,14 +68,14 @@ describe('the checks themselves', () => {
 
   it('find an arrow running back up, and accept one pointing down', () => {
     const upAndDown = new Map([
-      ['src/domain/pets/pet-operations.ts', ['src/http/errors.ts', 'src/facts/routes.ts']],
-      ['src/facts/routes.ts', []],
+      ['shared/domain/pets/pet-operations.ts', ['shared/http/errors.ts', 'shared/facts/routes.ts']],
+      ['shared/facts/routes.ts', []],
     ]);
-    expect(findViolations(upAndDown, LAYERS)).toEqual(['src/domain/pets/pet-operations.ts → src/http/errors.ts']);
+    expect(findViolations(upAndDown, LAYERS)).toEqual(['shared/domain/pets/pet-operations.ts → shared/http/errors.ts']);
   });
 
   it('read a type-only import as an edge', () => {
     // The idempotent operation imports nothing but the deadline's InvocationClock type from the runtime.
-    expect(graph.get('src/domain/idempotency/idempotent-operation.ts')).toContain('src/runtime/deadline.ts');
+    expect(graph.get('shared/domain/idempotency/idempotent-operation.ts')).toContain('shared/runtime/deadline.ts');
   });
 });

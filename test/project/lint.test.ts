@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 const BIOME = resolve(PROJECT_ROOT, 'node_modules/.bin/biome');
 /** Inside the repository, so the repository's settings apply; removed afterwards. */
@@ -12,31 +12,36 @@ const PROBES = join(PROJECT_ROOT, `lint-probe-${process.pid}`);
 const REFUSED: readonly (readonly [string, string, string, string])[] = [
   [
     'a promise nobody awaits',
-    'src/floating-promise.ts',
+    'shared/floating-promise.ts',
     'async function save(): Promise<void> {}\nexport function handle(): void {\n  save();\n}\n',
     'noFloatingPromises',
   ],
   ['a skipped test', 'test/unit/skipped.test.ts', "import { it } from 'vitest';\nit.skip('runs', () => {});\n", 'noSkippedTests'],
   ['a focused test', 'test/unit/focused.test.ts', "import { it } from 'vitest';\nit.only('runs', () => {});\n", 'noFocusedTests'],
-  ['an unused import', 'src/unused-import.ts', "import { readFileSync } from 'node:fs';\nexport const answer = 42;\n", 'noUnusedImports'],
+  [
+    'an unused import',
+    'shared/unused-import.ts',
+    "import { readFileSync } from 'node:fs';\nexport const answer = 42;\n",
+    'noUnusedImports',
+  ],
   [
     'an unused variable',
-    'src/unused-variable.ts',
+    'shared/unused-variable.ts',
     'export function answer(): number {\n  const unused = 1;\n  return 42;\n}\n',
     'noUnusedVariables',
   ],
   [
     '`any` in code that ships',
-    'src/explicit-any.ts',
+    'shared/explicit-any.ts',
     'export function answer(value: any): number {\n  return value;\n}\n',
     'noExplicitAny',
   ],
-  ['code the formatter would change', 'src/unformatted.ts', 'export const answer = { value : "42" }\n', 'format'],
+  ['code the formatter would change', 'shared/unformatted.ts', 'export const answer = { value : "42" }\n', 'format'],
 ];
 
 /** The same code as the house style writes it. */
 const ACCEPTED = [
-  'src/house-style.ts',
+  'shared/house-style.ts',
   'async function save(): Promise<void> {}\nexport async function handle(): Promise<void> {\n  await save();\n}\n',
 ] as const;
 

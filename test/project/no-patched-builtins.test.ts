@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { sourceFiles } from '../helpers/import-graph';
 
 /**

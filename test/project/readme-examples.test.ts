@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /**
  * The README's examples, pasted in order as a reader would, against a running `npm start`: each

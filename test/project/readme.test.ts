@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /**
  * The README is the front door and docs/ the rooms behind it: the README stays short enough to read,
@@ -17,8 +17,8 @@ const DOCUMENTS = [
     .map((name) => `docs/${name}`),
 ];
 
-/** The top folders whose paths the documents cite in code spans (`src/runtime/output.ts`). */
-const CITED_FOLDERS = ['src', 'infra', 'local', 'contract', 'tools', 'test', 'docs', 'events'];
+/** The top folders whose paths the documents cite in code spans (`shared/runtime/output.ts`). */
+const CITED_FOLDERS = ['functions', 'shared', 'infra', 'local', 'tools', 'test', 'docs'];
 
 function read(path: string): string {
   return readFileSync(join(PROJECT_ROOT, path), 'utf8');

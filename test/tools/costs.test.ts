@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { production, stages, type StageConfig } from '../../infra/stages';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import type { BillRow } from '../../tools/bench/bill';
 import { PRICES } from '../../tools/bench/prices';
 import { COSTS_PATH, dailyCapOf, fixedMonthlyOf, renderCostsFromSources } from '../../tools/costs';

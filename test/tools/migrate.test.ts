@@ -14,13 +14,13 @@ import {
   writeInBatches,
   type LocalDynamoDb,
 } from '../../local/dynamodb-local';
-import { documentClientOver } from '../../src/dynamodb/dynamodb-client';
-import { DynamoPetStore, toItem } from '../../src/dynamodb/dynamo-pet-store';
-import { listingAttributes, listingShardKey, listingShardOf, PETS_TABLE } from '../../src/dynamodb/pets-table';
-import { PET_STATUSES, type PetRecord, type PetStatus } from '../../src/domain/pets/pet-schemas';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
+import { DynamoPetStore, toItem } from '../../shared/dynamodb/dynamo-pet-store';
+import { listingAttributes, listingShardKey, listingShardOf, PETS_TABLE } from '../../shared/dynamodb/pets-table';
+import { PET_STATUSES, type PetRecord, type PetStatus } from '../../shared/domain/pets/pet-schemas';
 import { describeMigration, migrateListing, type MigrationOptions } from '../../tools/migrate';
 import { staging } from '../../infra/stages';
-import { writeShardsOf } from '../../src/facts/listing';
+import { writeShardsOf } from '../../shared/facts/listing';
 import { runCli } from '../helpers/cli';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { scanTable } from '../helpers/pets';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
-import { DynamoApiKeyStore } from '../../src/dynamodb/dynamo-api-key-store';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { staging } from '../../infra/stages';
 import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';

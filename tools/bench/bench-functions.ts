@@ -1,5 +1,5 @@
 import type { FunctionName } from '../../infra/api-functions';
-import { routes } from '../../src/facts/routes';
+import { routes } from '../../shared/facts/routes';
 
 /**
  * The functions behind a route, routeNotFound included: what the warm section invokes with HTTP events.

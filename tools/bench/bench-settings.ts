@@ -1,4 +1,4 @@
-import type { LocalApiOptions } from './local-api';
+import type { LocalApiOptions } from './measure-local-api';
 import type { ListingCostOptions } from './measure-listing-cost';
 import type { WarmOptions } from './warm';
 

@@ -1,12 +1,12 @@
 import { production, stages } from '../../infra/stages';
-import { ENV } from '../../src/facts/environment';
+import { ENV } from '../../shared/facts/environment';
 import { ALL_FUNCTIONS } from './bench-functions';
 import { readBenchOptions } from './bench-settings';
 import { setUpBench } from './bench-setup';
 import { computeBill } from './bill';
 import { progress } from './format';
 import { valgrindInstalled } from './instructions';
-import { measureLocalApi } from './local-api';
+import { measureLocalApi } from './measure-local-api';
 import { capacityIndependentOfTableSize, measureCapacity } from './measure-capacity';
 import { measureColdStarts } from './measure-cold-starts';
 import { printListingCost } from './listing-cost-report';
@@ -15,7 +15,7 @@ import { measureWarmRequests } from './measure-warm-requests';
 import { chooseMemory, measuredCostOf } from './memory-sizing';
 import { printReport } from './report';
 import { writeResults } from './results-file';
-import { judgeBench } from './verdicts';
+import { judgeBench } from './bench-verdicts';
 
 /**
  * `npm run bench [-- --quick --instructions --listing]`: what each function costs, measured from the assets

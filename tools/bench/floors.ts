@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLE_SHAPE } from '../../infra/api-function';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { RUNTIME_MAJOR } from '../lambda/lambda-runner';
 
 /** Node's major version of the Lambda runtime, as esbuild's target: `node24`. */

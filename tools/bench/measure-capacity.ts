@@ -1,12 +1,12 @@
 import { LOCAL_LISTING, writeInBatches } from '../../local/dynamodb-local';
-import { PETS_TABLE } from '../../src/dynamodb/pets-table';
+import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
 import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { startCapacityProxy } from './capacity-proxy';
-import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf } from './events';
+import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf } from './bench-events';
 import { progress } from './format';
 import { seedPets } from './seed';
 

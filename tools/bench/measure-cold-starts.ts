@@ -3,7 +3,7 @@ import { ALL_FUNCTIONS, issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
-import { expectedOutcome, outcomeOf, typicalEvent } from './events';
+import { expectedOutcome, outcomeOf, typicalEvent } from './bench-events';
 import { writePaddedFloor } from './floors';
 import { kib, progress } from './format';
 import { compareInstructions, type InstructionComparison } from './instructions';

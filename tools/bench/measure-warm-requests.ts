@@ -4,7 +4,7 @@ import { authorizerEvent, type httpEvent } from '../lambda/events';
 import { ROUTE_FUNCTIONS } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
-import { expectedOutcome, keyEvent, typicalEvent } from './events';
+import { expectedOutcome, keyEvent, typicalEvent } from './bench-events';
 import { progress } from './format';
 import { measureWarm, type WarmResult } from './warm';
 

@@ -6,7 +6,7 @@ import { capacityAt, type BillRow } from './bill';
 import { dollars, kib, ms, round } from './format';
 import type { InstructionComparison } from './instructions';
 import { printListingCost } from './listing-cost-report';
-import type { LocalApiResult } from './local-api';
+import type { LocalApiResult } from './measure-local-api';
 import type { CapacityRow } from './measure-capacity';
 import type { ListingCostResults } from './measure-listing-cost';
 import type { ColdStartResults } from './measure-cold-starts';
@@ -15,7 +15,7 @@ import type { WarmResult } from './warm';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
 import { PRICES } from './prices';
 import { ratio } from './statistics';
-import { addedCpuUs, type BenchVerdicts, MAX_ADDED_CPU_US, MAX_RATIO, mark, type Verdict } from './verdicts';
+import { addedCpuUs, type BenchVerdicts, MAX_ADDED_CPU_US, MAX_RATIO, mark, type Verdict } from './bench-verdicts';
 
 export interface BenchReport {
   readonly options: BenchOptions;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { writeInBatches } from '../../local/dynamodb-local';
-import { toItem } from '../../src/dynamodb/dynamo-pet-store';
-import { PET_STATUSES, type PetRecord } from '../../src/domain/pets/pet-schemas';
+import { toItem } from '../../shared/dynamodb/dynamo-pet-store';
+import { PET_STATUSES, type PetRecord } from '../../shared/domain/pets/pet-schemas';
 
 /** Batches in flight at once. */
 const PARALLEL = 8;

@@ -6,8 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { PROJECT_ROOT } from '../../project-root';
-import { ENV } from '../../src/facts/environment';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { ENV } from '../../shared/facts/environment';
 import { isDeployed } from './bench-functions';
 import { judgeSettling, type Settling } from './settling';
 

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
-import { OUTPUT_DESTINATION } from '../../src/runtime/output-destination.mjs';
+import { OUTPUT_DESTINATION } from '../../shared/runtime/output-destination.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
 const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));

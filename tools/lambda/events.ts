@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { createLambdaContext } from '../../local/lambda-context.mjs';
-import type { AuthorizerContext } from '../../src/domain/auth/authorizer-context';
-import type { HttpEvent } from '../../src/http/handler';
+import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
+import type { HttpEvent } from '../../shared/http/handler';
 
 export interface HttpEventOptions {
   method?: string;

@@ -3,7 +3,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { ApiFunction } from '../../infra/api-function';
 import type { FunctionName } from '../../infra/api-functions';
 import type { TableNames } from '../../local/dynamodb-local';
-import { authorizer, routeNotFoundHandler, routes } from '../../src/facts/routes';
+import { authorizer, routeNotFoundHandler, routes } from '../../shared/facts/routes';
 import type { Synthesis, SynthesizedStage } from './synth';
 
 export type { FunctionName } from '../../infra/api-functions';
@@ -11,7 +11,7 @@ export type { FunctionName } from '../../infra/api-functions';
 /** One function as `cdk deploy` would upload and configure it. */
 export interface FunctionAsset {
   readonly name: FunctionName;
-  /** Base name of its handler file in src/handlers/ (and of its floor in tools/bench/floors/). */
+  /** Base name of its handler file in functions/ (and of its floor in tools/bench/floors/). */
   readonly handler: string;
   /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
   readonly taskRoot: string;

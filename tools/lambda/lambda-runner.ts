@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FUNCTION_RUNTIME } from '../../infra/api-function';
-import { PROJECT_ROOT } from '../../project-root';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /** The major Node.js version of the Lambda runtime (24 for `nodejs24.x`). */
 export const RUNTIME_MAJOR = /^nodejs(\d+)\.x$/.exec(FUNCTION_RUNTIME.name)?.[1] ?? 'unknown';

@@ -2,8 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../project-root';
-import { routes, type Route } from '../../../src/facts/routes';
+import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
+import { routes, type Route } from '../../../shared/facts/routes';
 import { describeInChromium, launchChromium } from '../../helpers/chromium';
 import { startTestApi, type TestApi } from '../../helpers/local-api';
 

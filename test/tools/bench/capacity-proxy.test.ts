@@ -2,8 +2,8 @@ import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCapacityProxy, type CapacityProxy } from '../../../tools/bench/capacity-proxy';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
-import { documentClientOver } from '../../../src/dynamodb/dynamodb-client';
-import { PETS_TABLE } from '../../../src/dynamodb/pets-table';
+import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
+import { PETS_TABLE } from '../../../shared/dynamodb/pets-table';
 
 const tables = { pets: 'metered-pets', apiKeys: 'metered-keys', idempotency: 'metered-idempotency' };
 const item = {

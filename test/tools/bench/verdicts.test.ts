@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FunctionName } from '../../../infra/api-functions';
-import { addedCpuUs, judgeBench, MAX_ADDED_CPU_US, MAX_RATIO, type JudgedMeasurements } from '../../../tools/bench/verdicts';
+import { addedCpuUs, judgeBench, MAX_ADDED_CPU_US, MAX_RATIO, type JudgedMeasurements } from '../../../tools/bench/bench-verdicts';
 
 /** CPU µs per request of each round's batch. */
 const batches = (...cpuUsPerBatch: number[]) => ({ cpuUsPerBatch });

@@ -1,0 +1,44 @@
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import { createAuthenticator } from '../shared/domain/auth/authenticate';
+import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
+import { readConfig } from '../shared/runtime/config';
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
+import { runWithDeadline } from '../shared/runtime/deadline';
+import { createDocumentClient } from '../shared/dynamodb/dynamodb-client';
+import { ENV } from '../shared/facts/environment';
+import { logger } from '../shared/runtime/logger';
+import { countColdStart, countRefusedAuthorization } from '../shared/runtime/metrics';
+
+const config = readConfig(FUNCTION_CONFIG.authorize);
+const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]));
+
+/**
+ * The one place API keys are verified. It always authorizes and passes its verdict on in the
+ * context: the route turns a failed verdict into our 401 Error body, which API Gateway's own
+ * 403 for `isAuthorized: false` could not be. See docs/authentication.md.
+ */
+export const handler = (
+  event: APIGatewayRequestAuthorizerEventV2,
+  context: AuthorizerInvocation,
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => logger.runInvocation(() => authorize(event, context));
+
+type AuthorizerInvocation = { awsRequestId: string; functionName: string; getRemainingTimeInMillis(): number };
+
+async function authorize(
+  event: APIGatewayRequestAuthorizerEventV2,
+  context: AuthorizerInvocation,
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
+  logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
+  countColdStart(context.functionName, event.requestContext.requestId);
+  // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
+  // authorizer, which API Gateway would answer with its own 500.
+  const verdict = await runWithDeadline(context, () => authenticate(event.headers?.authorization));
+  // Refusals are worth an INFO line (probing, leaked or revoked keys); routine successes are not.
+  if (verdict.outcome === 'allowed') logger.debug('API key accepted', { ...verdict });
+  else {
+    logger.info('API key refused', { ...verdict });
+    countRefusedAuthorization(verdict.outcome, event.requestContext.requestId);
+  }
+  return { isAuthorized: true, context: verdict };
+}

@@ -1,0 +1,47 @@
+import { readConfig } from '../shared/runtime/config';
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
+import { createDocumentClient } from '../shared/dynamodb/dynamodb-client';
+import { ENV } from '../shared/facts/environment';
+import { createHttpHandler } from '../shared/http/handler';
+import { ListPetsQuerySchema } from '../shared/http/pet-parameters';
+import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
+import { ok } from '../shared/http/responses';
+import { decodeCursor, encodeCursor } from '../shared/domain/pets/cursor';
+import { DynamoPetStore } from '../shared/dynamodb/dynamo-pet-store';
+import { LIST_LIMIT } from '../shared/domain/pets/pet-schemas';
+import type { PetStore } from '../shared/domain/pets/pet-store';
+import { listPets } from '../shared/domain/pets/pet-operations';
+import { cacheListHead } from '../shared/domain/pets/list-head-cache';
+
+export interface ListPetsDependencies {
+  readonly store: PetStore;
+  /** Signs and verifies pagination cursors. */
+  readonly cursorSecret: string;
+}
+
+export function createListPetsHandler({ store, cursorSecret }: ListPetsDependencies) {
+  return createHttpHandler('listPets', async (event) => {
+    const query = parseInput(ListPetsQuerySchema, queryParameters(event));
+    const filter = { status: query.status };
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, cursorSecret);
+    const limit = query.limit ?? LIST_LIMIT.default;
+    const page = await listPets(store, { ...filter, limit, after });
+    if (page.next === undefined) return ok(page.pets);
+
+    const next = new URLSearchParams({ limit: String(limit) });
+    if (query.status !== undefined) next.set('status', query.status);
+    next.set('cursor', encodeCursor(page.next, filter, cursorSecret));
+    return ok(page.pets, { link: `<${apiUrl(event, event.rawPath, next)}>; rel="next"` });
+  });
+}
+
+const config = readConfig(FUNCTION_CONFIG['list-pets']);
+
+const listing = { shards: config[ENV.listingShards], statusIndex: config[ENV.statusListingIndex] };
+
+export const handler = createListPetsHandler({
+  store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], listing), {
+    maxAgeMs: config[ENV.listHeadCacheMs],
+  }),
+  cursorSecret: config[ENV.cursorSecret],
+});

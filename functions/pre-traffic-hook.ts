@@ -1,0 +1,51 @@
+import {
+  CodeDeployClient,
+  GetDeploymentTargetCommand,
+  ListDeploymentTargetsCommand,
+  PutLifecycleEventHookExecutionStatusCommand,
+} from '@aws-sdk/client-codedeploy';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { Context } from 'aws-lambda';
+import { generateApiKey } from '../shared/domain/auth/api-keys';
+import { petIdFor, randomCreationToken } from '../shared/domain/pets/pet-operations';
+import { ENV } from '../shared/facts/environment';
+import { readConfig } from '../shared/runtime/config';
+import { logger } from '../shared/runtime/logger';
+import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from '../shared/checks/pre-traffic-run';
+import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
+
+/**
+ * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook, one for every deployment group of
+ * the stage (infra/pre-traffic-checks.ts): wiring only. The deployment says which function and
+ * version it moves; the configuration says which functions there are.
+ */
+
+const config = readConfig(PRE_TRAFFIC_HOOK_CONFIG);
+
+const codeDeployClient = new CodeDeployClient({});
+const lambdaClient = new LambdaClient({});
+const codeDeploy: CodeDeployApi = {
+  listDeploymentTargets: (input, options) => codeDeployClient.send(new ListDeploymentTargetsCommand(input), options),
+  getDeploymentTarget: (input, options) => codeDeployClient.send(new GetDeploymentTargetCommand(input), options),
+  putLifecycleEventHookExecutionStatus: (input, options) =>
+    codeDeployClient.send(new PutLifecycleEventHookExecutionStatusCommand(input), options),
+};
+const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
+
+export const handler = (event: unknown, context: Context): Promise<void> => logger.runInvocation(() => checkNewVersion(event, context));
+
+async function checkNewVersion(event: unknown, context: Context): Promise<void> {
+  logger.addContext(context);
+  await runPreTrafficChecks(event, {
+    codeDeploy,
+    lambda,
+    functionNames: config[ENV.preTrafficTargets],
+    clock: context,
+    checkContext: (runId) => ({
+      runId,
+      unknownApiKey: generateApiKey(),
+      unknownPetId: petIdFor(randomCreationToken(), 0),
+      now: new Date(),
+    }),
+  });
+}

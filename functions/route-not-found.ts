@@ -1,0 +1,19 @@
+import { MethodNotAllowedError, NotFoundError } from '../shared/http/errors';
+import { createHttpHandler } from '../shared/http/handler';
+import { allowedMethods } from '../shared/facts/routes';
+import { readConfig } from '../shared/runtime/config';
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
+
+/**
+ * API Gateway's `$default` route: every request no route matched. It sits behind the authorizer
+ * like the others, so an anonymous caller learns nothing about which paths exist.
+ */
+
+// It reads no variable of its own; its logs' and metrics' are refused here, at cold start, as every function's are.
+readConfig(FUNCTION_CONFIG['route-not-found']);
+
+export const handler = createHttpHandler(undefined, async (event) => {
+  const allowed = allowedMethods(event.rawPath);
+  if (allowed.length > 0) throw new MethodNotAllowedError(event.requestContext.http.method, allowed);
+  throw new NotFoundError(`No route matches ${event.requestContext.http.method} ${event.rawPath}.`);
+});

@@ -1,0 +1,14 @@
+import { ENV } from '../shared/facts/environment';
+import { readConfig } from '../shared/runtime/config';
+import { SYNTHETIC_PROBE_CONFIG } from '../shared/checks/checks-config';
+import { createSecretsClient, secretApiKeyReader } from '../shared/checks/probe-api-key';
+import { createProbeHandler } from '../shared/checks/probe-run';
+
+/** The synthetic probe's Lambda entry point (infra/scheduled-probe.ts): configuration read once, at cold start. */
+
+const config = readConfig(SYNTHETIC_PROBE_CONFIG);
+
+export const handler = createProbeHandler({
+  baseUrl: config[ENV.probeBaseUrl],
+  readApiKey: secretApiKeyReader(createSecretsClient(), config[ENV.probeApiKeySecret]),
+});

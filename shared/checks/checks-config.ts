@@ -1,0 +1,32 @@
+import * as v from 'valibot';
+import { ENV } from '../facts/environment';
+import { RequiredString } from '../runtime/config';
+import { withLogsAndMetrics } from '../runtime/function-config';
+import { LOGGER_CONFIG } from '../runtime/log-level';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from './pre-traffic-expectations';
+
+/**
+ * The configuration of the functions that check a deployed stage: the one schema each reads at
+ * cold start and the stacks check at synthesis (infra/config-refusal.ts), as the API's functions
+ * have theirs in shared/runtime/function-config.ts.
+ */
+
+/** The entry points (functions/) of the functions that check a deployed stage, beside the API's own. */
+export const CHECK_FUNCTION_HANDLERS = { preTrafficHook: 'pre-traffic-hook', syntheticProbe: 'synthetic-probe' } as const;
+
+const FunctionNamesSchema = v.strictObject(
+  Object.fromEntries(CHECKED_FUNCTIONS.map((fn) => [fn, RequiredString])) as Record<CheckedFunction, typeof RequiredString>,
+);
+
+/** The pre-traffic hook (functions/pre-traffic-hook.ts): it logs, publishes no metric, and knows each checked function's name. */
+export const PRE_TRAFFIC_HOOK_CONFIG = v.object({
+  ...LOGGER_CONFIG,
+  [ENV.preTrafficTargets]: v.pipe(
+    v.string('is required'),
+    v.parseJson(undefined, () => 'must be JSON'),
+    FunctionNamesSchema,
+  ),
+});
+
+/** The synthetic probe (functions/synthetic-probe.ts): the stage's URL and the secret holding its API key. */
+export const SYNTHETIC_PROBE_CONFIG = withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString });

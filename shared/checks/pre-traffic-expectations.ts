@@ -1,0 +1,134 @@
+import type { AuthorizerContext } from '../domain/auth/authorizer-context';
+import type { ErrorCode } from '../facts/error-codes';
+import { BASE_PATH, findRoute, OPERATION_IDS, routeKey, type OperationId } from '../facts/routes';
+import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
+
+/**
+ * What the pre-traffic hook asks each function's new version before it takes traffic, and what it
+ * must answer. Every check reads at most: none writes, so they can run against the stage's real
+ * tables, and none needs a key that works, so the hook holds no secret.
+ */
+
+/** Every function the hook checks, by the name infra/ gives it: one per operation, routeNotFound, the authorizer. */
+export const CHECKED_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
+export type CheckedFunction = (typeof CHECKED_FUNCTIONS)[number];
+
+/** What a check must get back. */
+export type Expectation =
+  /** An HTTP answer with our Error body of this code, under the status the code always has. */
+  | { readonly kind: 'error'; readonly code: ErrorCode }
+  /** 200 with a JSON array: a page of pets. */
+  | { readonly kind: 'listing' }
+  /** The authorizer's answer: authorized, with this verdict in its context (functions/authorize.ts). */
+  | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome'] };
+
+export interface Check {
+  /** What it shows, as a sentence: it names the check in the log and in its verdict. */
+  readonly name: string;
+  /** The payload the function is invoked with. */
+  readonly event: unknown;
+  readonly expect: Expectation;
+}
+
+/** The caller the checks act as once authenticated: its key id marks every log line they cause. */
+export const CHECK_KEY_ID = 'pre-traffic-check';
+
+export interface CheckContext {
+  /** Prefix of each check's request id, which the function logs: ties its log lines to the deployment. */
+  readonly runId: string;
+  /** A well-formed API key that no table holds: freshly generated, so nobody can have issued it. */
+  readonly unknownApiKey: string;
+  /** A pet id drawn as pet ids are, so no pet has it but by a 2^-53 chance per pet. */
+  readonly unknownPetId: number;
+  readonly now: Date;
+}
+
+const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: CHECK_KEY_ID };
+
+/** The checks of one function, in the order they run. */
+export function checksFor(fn: CheckedFunction, context: CheckContext): Check[] {
+  let sequence = 0;
+  const requestId = () => `${context.runId}-${++sequence}`;
+  const route = (operationId: OperationId, request: Partial<RouteRequest> = {}, pathParameters: Record<string, string> = {}) => {
+    const target = findRoute(operationId);
+    const rawPath = BASE_PATH + target.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParameters[name] ?? ''));
+    return routeEvent(
+      {
+        routeKey: routeKey(target),
+        method: target.method,
+        rawPath,
+        ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
+        ...request,
+        requestId: requestId(),
+      },
+      context.now,
+    );
+  };
+  const unmatched = (request: Partial<RouteRequest> = {}) =>
+    routeEvent(
+      { routeKey: '$default', method: 'GET', rawPath: `${BASE_PATH}/${CHECK_KEY_ID}`, ...request, requestId: requestId() },
+      context.now,
+    );
+  const anonymous = (event: unknown): Check => ({
+    name: 'refuses a request that no authorizer let through with our 401',
+    event,
+    expect: { kind: 'error', code: 'unauthorized' },
+  });
+
+  switch (fn) {
+    case 'listPets':
+      return [
+        anonymous(route('listPets')),
+        {
+          name: 'lists pets to an authenticated caller',
+          event: route('listPets', { caller: AUTHENTICATED, query: { limit: '1' } }),
+          expect: { kind: 'listing' },
+        },
+      ];
+    case 'getPet': {
+      const petId = { petId: String(context.unknownPetId) };
+      return [
+        anonymous(route('getPet', {}, petId)),
+        {
+          name: 'answers 404 for a pet that does not exist',
+          event: route('getPet', { caller: AUTHENTICATED }, petId),
+          expect: { kind: 'error', code: 'not_found' },
+        },
+      ];
+    }
+    case 'createPet':
+      return [
+        anonymous(route('createPet', { headers: { 'content-type': 'application/json' }, body: '{}' })),
+        {
+          // Refused before anything is stored: no Idempotency-Key, so no record either.
+          name: 'refuses a pet without its required fields, storing nothing',
+          event: route('createPet', { caller: AUTHENTICATED, headers: { 'content-type': 'application/json' }, body: '{}' }),
+          expect: { kind: 'error', code: 'invalid_parameter' },
+        },
+      ];
+    case 'routeNotFound':
+      return [
+        anonymous(unmatched()),
+        {
+          name: 'answers 404 for a path no route serves',
+          event: unmatched({ caller: AUTHENTICATED }),
+          expect: { kind: 'error', code: 'not_found' },
+        },
+      ];
+    case 'authorizer':
+      return [
+        {
+          // `invalid` for a well-formed key only comes after the keys table answered: a broken
+          // lookup would be `unavailable`.
+          name: 'refuses a key the keys table does not hold, after looking it up',
+          event: authorizerEvent(`Bearer ${context.unknownApiKey}`, requestId(), context.now),
+          expect: { kind: 'verdict', outcome: 'invalid' },
+        },
+        {
+          name: 'refuses a request without a key',
+          event: authorizerEvent(undefined, requestId(), context.now),
+          expect: { kind: 'verdict', outcome: 'missing' },
+        },
+      ];
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The environment variables the functions read, named once: infra/ sets them on the deployed
+ * functions, local/ on the local stage, and the functions read them, all through these
+ * names, so a misspelt one is a compile error rather than a function refusing its configuration at
+ * cold start. The POWERTOOLS_ names are Powertools' own, kept so its documentation still applies.
+ */
+export const ENV = {
+  /** The pets table (every route function). */
+  petsTable: 'PETS_TABLE_NAME',
+  /** The API keys table (the authorizer). */
+  apiKeysTable: 'API_KEYS_TABLE_NAME',
+  /** The Idempotency-Key records table (createPet). */
+  idempotencyTable: 'IDEMPOTENCY_TABLE_NAME',
+  /** Listing shards of the pets table's indexes (createPet writes to one, listPets reads them all; shared/facts/listing.ts). */
+  listingShards: 'PETS_LISTING_SHARDS',
+  /** The index status listings read, `sharded` or `unsharded` (listPets). */
+  statusListingIndex: 'PETS_STATUS_LISTING_INDEX',
+  /** The most a first page may be served from the instance's cache, in milliseconds; 0 turns it off (listPets). */
+  listHeadCacheMs: 'LIST_HEAD_CACHE_MS',
+  /** Signs pagination cursors (listPets). */
+  cursorSecret: 'CURSOR_SECRET',
+  /** The functions' log level (shared/runtime/logger.ts). */
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+  /** The CloudWatch namespace of the business metrics (shared/runtime/metrics.ts). */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** Turns the business metrics off (the unit tests). */
+  metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
+  /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (shared/checks/). */
+  preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
+  /** The base URL the synthetic probe checks: the stage's own BaseUrl (shared/checks/probe-run.ts). */
+  probeBaseUrl: 'PROBE_BASE_URL',
+  /** The secret that holds the synthetic probe's API key, by ARN. */
+  probeApiKeySecret: 'PROBE_API_KEY_SECRET_ARN',
+} as const;

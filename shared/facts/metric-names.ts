@@ -1,0 +1,43 @@
+/**
+ * The business metrics the functions publish (shared/runtime/metrics.ts, CloudWatch embedded metric
+ * format) and the dashboard and alarms read: one list, so a renamed metric cannot leave a graph
+ * silently empty. Plain constants: infra/ reads them without loading the runtime.
+ */
+
+/** CloudWatch namespace of a stage's metrics: one per stage, so staging never pollutes production's graphs. */
+export function metricsNamespace(stageName: string): string {
+  return `AnimalStore/${stageName}`;
+}
+
+export const METRICS = {
+  /** A pet was stored (replays not counted). Unit: Count. */
+  petsCreated: 'PetsCreated',
+  /** A create with an Idempotency-Key was answered from its record instead of running again. Unit: Count. */
+  idempotentReplays: 'IdempotentReplays',
+  /** The authorizer refused a request; dimension REFUSAL_REASON_DIMENSION says why. Unit: Count. */
+  authorizationsRefused: 'AuthorizationsRefused',
+  /** One per function instance, at its first invocation, dimension `function_name`: the name Lambda tooling expects. Unit: Count. */
+  coldStart: 'ColdStart',
+} as const;
+
+/**
+ * What the synthetic probe publishes (shared/checks/probe-run.ts) and its alarm reads
+ * (infra/scheduled-probe.ts): how the stage answers a client of its own, not what clients did.
+ */
+export const PROBE_METRICS = {
+  /** 1 when every step passed, 0 when one failed or the key could not be read; none while no key is configured. Unit: None. */
+  success: 'ProbeSuccess',
+  /** How long the steps took together, in milliseconds, whether they passed or not. Unit: Milliseconds. */
+  latency: 'ProbeLatency',
+  /** A run found no API key in the probe's secret, so probed nothing. Unit: Count. */
+  notConfigured: 'ProbeNotConfigured',
+} as const;
+
+/** Dimension of `AuthorizationsRefused`: the authorizer's verdict (`missing`, `invalid`, `unavailable`). */
+export const REFUSAL_REASON_DIMENSION = 'reason';
+
+/**
+ * Dimensions every metric carries besides its own: shared/runtime/metrics.ts adds `service` (SERVICE_NAME in
+ * shared/facts/service.ts); the dashboard must name the same set to find a metric.
+ */
+export const SERVICE_DIMENSION = 'service';

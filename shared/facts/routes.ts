@@ -1,0 +1,195 @@
+import type { ErrorCode } from './error-codes';
+
+/**
+ * The route table: the one list of operations that the CDK stack, the local gateway and the
+ * OpenAPI document are all built from. `handler` names the file in functions/ that serves it.
+ * What the infrastructure needs besides (each function's DynamoDB access) lives in infra/, keyed by
+ * OperationId, so an IAM change leaves every bundle, which this file is part of, as it was. So do
+ * each operation's schemas (shared/contract/route-schemas.ts): every function loads this table at cold
+ * start, and only the OpenAPI document and the tests read them.
+ */
+
+/** Every operation of the API, the key by which code elsewhere attaches what it needs to one. */
+export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
+export type OperationId = (typeof OPERATION_IDS)[number];
+
+/** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
+export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
+
+/** Every path is served under this version segment; it is part of the base URL clients use. */
+export const BASE_PATH = '/v1';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Deprecation {
+  /** When the operation was deprecated (RFC 9745 `Deprecation` header). */
+  readonly since: Date;
+  /** When it stops working (RFC 8594 `Sunset` header). */
+  readonly sunset: Date;
+  /** Path, under BASE_PATH, of the operation that replaces it. */
+  readonly successorPath: string;
+}
+
+/** A part of a request besides its headers; an operation's schema for each part it reads is in shared/contract/route-schemas.ts. */
+export type RequestPart = 'query' | 'path' | 'body';
+
+/** Error codes any route can answer: no valid key, a bug, an outage. */
+export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavailable'] as const satisfies readonly ErrorCode[];
+
+export interface Route {
+  /** Public operation name, also the OpenAPI operationId. */
+  readonly operationId: OperationId;
+  readonly method: HttpMethod;
+  /** Path template under BASE_PATH, with `{name}` parameters as API Gateway writes them. */
+  readonly path: string;
+  /** Base name of the handler file in functions/ (the local runtime and infra/ both load it). */
+  readonly handler: string;
+  /** The parts of a request it reads; a query parameter sent to an operation that reads none is refused. */
+  readonly reads: readonly RequestPart[];
+  /** The status of its success response. */
+  readonly successStatus: 200 | 201;
+  /** Error codes this operation can answer besides ROUTE_ERRORS; their statuses follow from the code. */
+  readonly errors: readonly ErrorCode[];
+  /**
+   * Honours an `Idempotency-Key` header (shared/domain/idempotency/): documented as such, and its function
+   * gets the idempotency table (infra/).
+   */
+  readonly idempotent?: boolean;
+  /** Answers in pages linked by signed cursors: its function gets the cursor secret (infra/). */
+  readonly paginated?: boolean;
+  readonly deprecation?: Deprecation;
+}
+
+export const routes = [
+  {
+    operationId: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    handler: 'list-pets',
+    reads: ['query'],
+    successStatus: 200,
+    errors: ['invalid_parameter', 'invalid_cursor'],
+    paginated: true,
+  },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    handler: 'create-pet',
+    reads: ['body'],
+    successStatus: 201,
+    errors: [
+      'invalid_body',
+      'invalid_parameter',
+      'idempotency_key_in_use',
+      'payload_too_large',
+      'unsupported_media_type',
+      'idempotency_key_reused',
+    ],
+    idempotent: true,
+  },
+  {
+    operationId: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    handler: 'get-pet',
+    reads: ['path'],
+    successStatus: 200,
+    errors: ['invalid_parameter', 'not_found'],
+    deprecation: {
+      since: new Date('2026-11-22T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successorPath: '/pets',
+    },
+  },
+] as const satisfies readonly Route[];
+
+/** Serves every request no route matches (API Gateway's `$default` route): 404 or 405. */
+export const routeNotFoundHandler = 'route-not-found';
+
+/**
+ * The Lambda authorizer in front of every route, routeNotFound's included. It has no identity source
+ * on purpose: with one, API Gateway answers a request lacking it with its own 401 before our code
+ * runs, and that body is not our Error. Without one, API Gateway cannot cache its results, so the
+ * authorizer caches key lookups itself (shared/domain/auth/authenticate.ts). See docs/authentication.md.
+ */
+export const authorizer = {
+  handler: 'authorize',
+  identitySource: [] as readonly string[],
+  /** API Gateway's result cache; must stay 0 without an identity source. */
+  resultsCacheTtlSeconds: 0,
+} as const;
+
+/**
+ * The one route without the authorizer, deployed only when a stage allows browser origins: browsers
+ * send CORS preflights without credentials, and behind the authorizer they would get 401 from the
+ * `$default` route, so no browser could call the API. API Gateway answers preflights from the
+ * stage's CORS configuration; whatever reaches the routeNotFound function on this route is answered 204
+ * with no body (shared/http/handler.ts), and API Gateway adds the CORS headers.
+ */
+export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: routeNotFoundHandler } as const;
+
+/** The API Gateway route key (`GET /v1/pets`) of a route. */
+export function routeKey(route: Route): string {
+  return `${route.method} ${BASE_PATH}${route.path}`;
+}
+
+export interface RouteMatch {
+  readonly route: Route;
+  readonly pathParameters: Record<string, string>;
+}
+
+/**
+ * Each route with the pattern its path template matches, made at the first match: only the local
+ * gateway matches paths (API Gateway does it on AWS), and the functions load this file too.
+ */
+let templates: Array<{ route: Route; pattern: RegExp }> | undefined;
+function routeTemplates(): Array<{ route: Route; pattern: RegExp }> {
+  templates ??= routes.map((route) => ({ route, pattern: templatePattern(BASE_PATH + route.path) }));
+  return templates;
+}
+
+function templatePattern(template: string): RegExp {
+  const source = template
+    .split('/')
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment);
+      return parameter ? `(?<${parameter[1]}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/** Finds the route for a method and raw path, as API Gateway does, with decoded path parameters. */
+export function matchRoute(method: string, rawPath: string): RouteMatch | undefined {
+  for (const { route, pattern } of routeTemplates()) {
+    if (route.method !== method) continue;
+    const match = pattern.exec(rawPath);
+    if (!match) continue;
+    const pathParameters: Record<string, string> = {};
+    for (const [name, value] of Object.entries(match.groups ?? {})) pathParameters[name] = safeDecode(value);
+    return { route, pathParameters };
+  }
+  return undefined;
+}
+
+/** The methods served at a raw path, for a 405's `Allow` header; empty when the path is unknown. */
+export function allowedMethods(rawPath: string): HttpMethod[] {
+  return routeTemplates()
+    .filter(({ pattern }) => pattern.test(rawPath))
+    .map(({ route }) => route.method);
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+export function findRoute(operationId: OperationId): Route {
+  const route = routes.find((candidate) => candidate.operationId === operationId);
+  if (!route) throw new Error(`Unknown operation ${operationId}`);
+  return route;
+}

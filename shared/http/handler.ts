@@ -1,0 +1,106 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
+import { runWithDeadline } from '../runtime/deadline';
+import { logger } from '../runtime/logger';
+import { countColdStart } from '../runtime/metrics';
+import { withSourcePositions } from '../runtime/stack-traces';
+import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationId } from '../facts/routes';
+import { deprecationHeaderValues } from './deprecation-headers';
+import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
+import { apiUrl } from './request';
+import { errorResponse, toApiError, type HttpResponse } from './responses';
+
+/** The event as API Gateway delivers it to a route behind our Lambda authorizer. */
+export type HttpEvent = APIGatewayProxyEventV2 & {
+  requestContext: APIGatewayProxyEventV2['requestContext'] & { authorizer?: { lambda?: unknown } };
+};
+
+/** The authenticated client making the request. */
+export interface Caller {
+  readonly keyId: string;
+}
+
+export type RouteLogic = (event: HttpEvent, caller: Caller, context: Context) => Promise<HttpResponse>;
+
+export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
+
+/**
+ * Set (non-enumerable) on every handler createHttpHandler builds, so a test can prove each route's
+ * function authenticates through here rather than by hand (test/functions/entrypoints.test.ts).
+ */
+export const HTTP_HANDLER = Symbol('createHttpHandler');
+
+/**
+ * Wraps a route's logic into a Lambda handler: authentication first, then the logic under the
+ * invocation's deadline (shared/runtime/deadline.ts), with every thrown error mapped to the Error body here
+ * and nowhere else.
+ */
+export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
+  const route = operationId === undefined ? undefined : findRoute(operationId);
+  const deprecated = route?.deprecation;
+  // The same on every response: worked out once per instance, not per request.
+  const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
+  const refusesQuery = route !== undefined && !route.reads.includes('query');
+  // Each invocation's log keys are its own (Logger.runInvocation), whatever else runs in the instance.
+  const handler: HttpHandler = (event, context) => logger.runInvocation(() => invoke(event, context));
+  const invoke: HttpHandler = async (event, context) => {
+    logger.addContext(context);
+    logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
+    countColdStart(context.functionName, event.requestContext.requestId);
+    // Unauthenticated by design, and reads nothing: see preflightRoute.
+    if (event.routeKey === preflightRoute.routeKey) return { statusCode: 204, headers: {} };
+    let response: HttpResponse;
+    try {
+      const caller = requireCaller(event);
+      logger.appendKeys({ keyId: caller.keyId });
+      if (refusesQuery) rejectQueryParameters(event);
+      response = await runWithDeadline(context, () => logic(event, caller, context));
+    } catch (error) {
+      response = errorResponse(reportError(error));
+    }
+    if (deprecated) Object.assign(response.headers, deprecationHeaders, successorLink(deprecated, event));
+    return response;
+  };
+  return Object.defineProperty(handler, HTTP_HANDLER, { value: true });
+}
+
+/**
+ * One rule for every operation: a query parameter outside the contract is 400, naming it, whether
+ * the operation takes others (listPets' schema says so) or none (this), so `POST /v1/pets?status=sold`
+ * cannot create a pet without the status its sender believes it set.
+ */
+function rejectQueryParameters(event: HttpEvent): void {
+  const [name] = Object.keys(event.queryStringParameters ?? {});
+  if (name !== undefined) throw new InvalidParameterError(`${name} is not a query parameter of this operation.`);
+}
+
+function requireCaller(event: HttpEvent): Caller {
+  const verdict = v.safeParse(AuthorizerContextSchema, event.requestContext.authorizer?.lambda);
+  if (!verdict.success) {
+    // Fail closed: a route deployed without the authorizer must not serve anonymous callers.
+    logger.error('Route invoked without a valid authorizer context');
+    throw new UnauthorizedError('missing');
+  }
+  switch (verdict.output.outcome) {
+    case 'allowed':
+      return { keyId: verdict.output.keyId };
+    case 'unavailable':
+      throw new ServiceUnavailableError();
+    default:
+      throw new UnauthorizedError(verdict.output.outcome);
+  }
+}
+
+function reportError(error: unknown): ApiError {
+  const apiError = toApiError(error);
+  const detail = error instanceof Error ? withSourcePositions(error) : String(error);
+  if (apiError.status === 500) logger.error('Request failed', detail);
+  else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
+  return apiError;
+}
+
+/** The `Link` to a deprecated operation's successor that goes with its RFC 9745 and RFC 8594 headers. */
+function successorLink(deprecation: Deprecation, event: HttpEvent): { link: string } {
+  return { link: `<${apiUrl(event, BASE_PATH + deprecation.successorPath)}>; rel="successor-version"` };
+}

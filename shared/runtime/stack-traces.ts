@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Stack traces in the original sources, paid for only when an error is logged. `--enable-source-maps`
+ * would map every trace, but Node then reads and indexes the bundle's map at every cold start, a cost
+ * every request pays for traces only errors need (docs/performance.md). So the map ships beside the
+ * bundle, unread, and the first logged error reads it.
+ *
+ * In a bundle, this module's URL is the bundle's (`/var/task/index.mjs`) and its map sits beside it;
+ * anywhere else (tsx in tests and `npm start`) there is no map and traces are already the sources'.
+ */
+const bundleUrl = import.meta.url;
+const bundlePath = bundleUrl.startsWith('file:') ? fileURLToPath(bundleUrl) : bundleUrl;
+
+/** undefined until an error needs it; null when there is no readable map. */
+let sourceMap: SourceMap | null | undefined;
+
+function loadSourceMap(): SourceMap | null {
+  if (sourceMap === undefined) {
+    try {
+      sourceMap = bundlePath.endsWith('.mjs') ? new SourceMap(JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8'))) : null;
+    } catch {
+      sourceMap = null;
+    }
+  }
+  return sourceMap;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Frames in the bundle, written as a path or a file URL: `…/index.mjs:LINE:COLUMN`. */
+const FRAME = new RegExp(`(?:${escapeRegExp(bundleUrl)}|${escapeRegExp(bundlePath)}):(\\d+):(\\d+)`, 'g');
+
+/**
+ * The error with its stack's bundle positions replaced by source positions
+ * (`shared/domain/pets/pet-operations.ts:42:11`), for the logger to print. Returns anything else unchanged.
+ */
+export function withSourcePositions<T>(error: T): T {
+  if (!(error instanceof Error) || typeof error.stack !== 'string') return error;
+  const map = loadSourceMap();
+  if (map === null) return error;
+  error.stack = error.stack.replace(FRAME, (frame, line: string, column: string) => {
+    const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
+      originalSource?: string;
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    if (entry.originalSource === undefined) return frame;
+    return `${entry.originalSource}:${entry.originalLine! + 1}:${entry.originalColumn! + 1}`;
+  });
+  return error;
+}

@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
+import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction, type Check } from '../../../shared/checks/pre-traffic-expectations';
+import { hookStatus, judge, type InvocationOutcome } from '../../../shared/checks/verdicts';
+
+/**
+ * The answers the staging bundles gave each check, in order, recorded by running the synthesized
+ * assets against dynalite as test/infra/bundles.test.ts does (which checks that live answers still pass).
+ */
+const RECORDED: Record<CheckedFunction, unknown[]> = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
+);
+
+const context = {
+  runId: 'pre-traffic-d-TEST',
+  unknownApiKey: 'pets_unknown-key-for-the-test',
+  unknownPetId: 4_503_599_627_370_497,
+  now: new Date(),
+};
+
+function check(fn: CheckedFunction, index: number): Check {
+  return checksFor(fn, context)[index]!;
+}
+
+function recorded(fn: CheckedFunction, index: number): { statusCode: number; headers: Record<string, string>; body: string } {
+  return structuredClone(RECORDED[fn][index]) as { statusCode: number; headers: Record<string, string>; body: string };
+}
+
+const returned = (payload: unknown): InvocationOutcome => ({ kind: 'returned', payload });
+
+describe('the verdict on a check', () => {
+  it('passes every check of every function on the answers the real bundles gave', () => {
+    for (const fn of CHECKED_FUNCTIONS) {
+      const checks = checksFor(fn, context);
+      expect(checks.length, fn).toBe(RECORDED[fn].length);
+      checks.forEach((each, index) => {
+        const verdict = judge(each, returned(RECORDED[fn][index]));
+        expect(verdict, `${fn}: ${each.name}`).toEqual({ check: each.name, passed: true, detail: expect.any(String) });
+      });
+    }
+  });
+
+  it('says what passed: the status and the code, the list, or the authorizer’s verdict', () => {
+    expect(judge(check('getPet', 1), returned(recorded('getPet', 1))).detail).toBe('answered 404 not_found');
+    expect(judge(check('listPets', 1), returned(recorded('listPets', 1))).detail).toBe('answered 200 with a list');
+    expect(judge(check('authorizer', 0), returned(RECORDED.authorizer[0])).detail).toBe('authorized with the verdict invalid');
+  });
+
+  describe('fails', () => {
+    it('an anonymous request the route served instead of refusing', () => {
+      const verdict = judge(check('listPets', 0), returned(recorded('listPets', 1)));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'answered 200, expected 401' }));
+    });
+
+    it('a listing that failed, naming the error code it answered', () => {
+      const failed = {
+        ...recorded('listPets', 1),
+        statusCode: 500,
+        body: JSON.stringify({ code: 'internal_error', message: 'The service failed to process the request.', status: 500 }),
+      };
+      expect(judge(check('listPets', 1), returned(failed)).detail).toBe('answered 500 internal_error, expected 200');
+    });
+
+    it('a listing that is not a list', () => {
+      const answer = { ...recorded('listPets', 1), body: '{"pets":[]}' };
+      expect(judge(check('listPets', 1), returned(answer))).toEqual(expect.objectContaining({ passed: false }));
+    });
+
+    it('the right status with a body that is not our Error (API Gateway’s own, say)', () => {
+      const answer = { ...recorded('routeNotFound', 0), body: '{"message":"Unauthorized"}' };
+      const verdict = judge(check('routeNotFound', 0), returned(answer));
+      expect(verdict.passed).toBe(false);
+      expect(verdict.detail).toMatch(/^answered 401 without our Error body/);
+    });
+
+    it('the right status with another error code', () => {
+      const answer = {
+        ...recorded('createPet', 1),
+        body: JSON.stringify({ code: 'invalid_body', message: 'The request body must be a JSON object.', status: 400 }),
+      };
+      expect(judge(check('createPet', 1), returned(answer)).detail).toBe('answered 400 invalid_body, expected invalid_parameter');
+    });
+
+    it('an Error body whose status disagrees with the answer’s', () => {
+      const answer = { ...recorded('getPet', 1), body: JSON.stringify({ code: 'not_found', message: 'No pet.', status: 400 }) };
+      expect(judge(check('getPet', 1), returned(answer)).detail).toBe('answered 404 with an Error body saying 400');
+    });
+
+    it('an answer without a JSON content type', () => {
+      const answer = { ...recorded('getPet', 1), headers: {} };
+      expect(judge(check('getPet', 1), returned(answer)).detail).toBe('answered 404 without a JSON content type');
+    });
+
+    it('something that is not an HTTP answer at all', () => {
+      for (const payload of [null, 'OK', { statusCode: '404' }]) {
+        expect(judge(check('getPet', 1), returned(payload)).detail, JSON.stringify(payload)).toMatch(/^not an HTTP answer/);
+      }
+    });
+
+    it('an authorizer whose key lookup failed: unavailable is not a refusal after a lookup', () => {
+      const verdict = judge(check('authorizer', 0), returned({ isAuthorized: true, context: { outcome: 'unavailable' } }));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'the verdict was unavailable, expected invalid' }));
+    });
+
+    it('an authorizer that lets an unknown key in, or answers API Gateway with a refusal of its own', () => {
+      const allowed = judge(check('authorizer', 0), returned({ isAuthorized: true, context: { outcome: 'allowed', keyId: 'key_x' } }));
+      expect(allowed.detail).toBe('the verdict was allowed, expected invalid');
+      const refused = judge(check('authorizer', 0), returned({ isAuthorized: false }));
+      expect(refused.passed).toBe(false);
+      expect(refused.detail).toMatch(/^not an authorizer answer we give/);
+    });
+
+    it('a version that failed to start', () => {
+      const outcome: InvocationOutcome = {
+        kind: 'function-error',
+        errorType: 'Error',
+        errorMessage: 'Invalid configuration: PETS_TABLE_NAME is required',
+      };
+      expect(judge(check('getPet', 1), outcome)).toEqual(
+        expect.objectContaining({
+          passed: false,
+          detail: 'the function failed: Error: Invalid configuration: PETS_TABLE_NAME is required',
+        }),
+      );
+    });
+
+    it('a version that timed out', () => {
+      const outcome: InvocationOutcome = {
+        kind: 'function-error',
+        errorType: 'Sandbox.Timedout',
+        errorMessage: 'RequestId: 0b1a Error: Task timed out after 10.00 seconds',
+      };
+      expect(judge(check('listPets', 1), outcome).detail).toBe(
+        'the function failed: Sandbox.Timedout: RequestId: 0b1a Error: Task timed out after 10.00 seconds',
+      );
+    });
+
+    it('an invocation that threw or never answered', () => {
+      const throttled = judge(check('createPet', 1), { kind: 'no-answer', reason: 'TooManyRequestsException: Rate Exceeded.' });
+      expect(throttled).toEqual(expect.objectContaining({ passed: false, detail: 'no answer: TooManyRequestsException: Rate Exceeded.' }));
+      expect(judge(check('createPet', 1), { kind: 'no-answer', reason: 'nothing within 25000 ms' }).passed).toBe(false);
+    });
+  });
+});
+
+describe('the status reported to CodeDeploy', () => {
+  const pass = { check: 'p', passed: true, detail: 'answered 404 not_found' };
+  const fail = { check: 'q', passed: false, detail: 'answered 500, expected 404' };
+
+  it('is Succeeded when every check passed', () => {
+    expect(hookStatus([pass, pass])).toBe('Succeeded');
+  });
+
+  it('is Failed when any check failed', () => {
+    expect(hookStatus([pass, fail, pass])).toBe('Failed');
+  });
+
+  it('is Failed when nothing was judged', () => {
+    expect(hookStatus([])).toBe('Failed');
+  });
+});

@@ -1,0 +1,275 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../../shared/contract/openapi-document';
+import { CLIENT_TYPES_PATH, OPENAPI_PATH, openApiServers, renderClientTypes, renderOpenApiDocument } from '../../../tools/openapi';
+import { production, staging, type StageConfig } from '../../../infra/stages';
+import { ERROR_CODES } from '../../../shared/facts/error-codes';
+import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/domain/pets/pet-schemas';
+import { routes, type Route } from '../../../shared/facts/routes';
+import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
+import { expectDocumentedResponse } from '../../helpers/contract';
+
+const committed = readFileSync(OPENAPI_PATH, 'utf8');
+const document = JSON.parse(committed) as Record<string, any>;
+const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path));
+const operation = (id: string) => operations.find((candidate) => candidate.operationId === id);
+
+describe('openapi.json', () => {
+  it('is what npm run openapi generates from the current code (run it and commit the result if this fails)', () => {
+    expect(committed).toBe(renderOpenApiDocument());
+  });
+
+  it('comes with the client types openapi-typescript generates from it', async () => {
+    expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await renderClientTypes(committed));
+  });
+
+  it('passes Redocly lint with the recommended rules, warnings counted as errors', () => {
+    const result = redoclyLint('openapi.json');
+    expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
+    expect(result.status).toBe(0);
+  });
+
+  it("passes Spectral with OWASP's API security rules, every rule that does not apply turned off with its reason", () => {
+    const result = spawnSync(
+      `${PROJECT_ROOT}/node_modules/.bin/spectral`,
+      ['lint', 'openapi.json', '--ruleset', '.spectral.yaml', '--fail-severity=hint', '--format=json', '--quiet'],
+      { cwd: PROJECT_ROOT, encoding: 'utf8' },
+    );
+    const findings = JSON.parse(result.stdout || '[]') as Array<{ code: string; path: string[] }>;
+    expect(findings.map((finding) => `${finding.code} at ${finding.path.join('/')}`)).toEqual([]);
+    expect(result.status).toBe(0);
+  });
+
+  it('is OpenAPI 3.1 with production, staging and local servers', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual([
+      'Production',
+      'Staging',
+      'Local',
+    ]);
+    expect(document.servers.every((server: { url: string }) => server.url.endsWith('/v1'))).toBe(true);
+  });
+
+  it('has one operation per route, each under the bearer scheme', () => {
+    expect(operations.map((candidate) => candidate.operationId).sort()).toEqual(routes.map((route) => route.operationId).sort());
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const candidate of operations) expect(candidate.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('marks getPet deprecated, with its sunset date and replacement, and documents the deprecation headers', () => {
+    const getPet = operation('getPet');
+    expect(getPet).toMatchObject({ deprecated: true, 'x-sunset': '2030-12-05', 'x-replacement': 'GET /pets' });
+    for (const response of Object.values(getPet.responses as Record<string, { headers: object; $ref?: string }>)) {
+      // API Gateway's own answers (a $ref to a Gateway response) come from API Gateway, not from getPet.
+      if (response.$ref?.startsWith('#/components/responses/Gateway')) continue;
+      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    }
+  });
+
+  it('carries every limit of the contract', () => {
+    const limit = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default });
+    const { NewPet } = document.components.schemas;
+    expect(NewPet.properties.name).toMatchObject({ minLength: 1, maxLength: NAME_MAX_LENGTH });
+    expect(NewPet.properties.categoryId).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_ID, format: 'int64' });
+    expect(NewPet.additionalProperties).toBe(false);
+  });
+
+  it('documents the next-page Link header and the cursor parameter of listPets', () => {
+    const listPets = operation('listPets');
+    expect(listPets.responses['200'].headers.Link).toBeDefined();
+    expect(listPets.parameters.map((parameter: { name: string }) => parameter.name)).toContain('cursor');
+  });
+
+  it('documents every error response with the Error schema and the codes it can carry', () => {
+    expect(document.components.schemas.Error.properties.code.enum).toEqual(Object.keys(ERROR_CODES));
+    for (const candidate of operations) {
+      const errors = Object.entries(candidate.responses as Record<string, any>).filter(([status]) => Number(status) >= 400);
+      expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['401', '500', '503']));
+      for (const [status, response] of errors) {
+        if (response.$ref) {
+          // Only API Gateway answers it: its own body.
+          expect(response.$ref).toBe(`#/components/responses/Gateway${status}`);
+          continue;
+        }
+        const media = response.content['application/json'];
+        const ours = { $ref: '#/components/schemas/Error' };
+        expect([ours, { oneOf: [ours, { $ref: '#/components/schemas/GatewayError' }] }]).toContainEqual(media.schema);
+        for (const example of Object.values(media.examples as Record<string, { value: { code: string; status: number } }>)) {
+          expect(ERROR_CODES[example.value.code as keyof typeof ERROR_CODES]).toBe(Number(status));
+        }
+      }
+    }
+  });
+
+  it('documents the answers API Gateway gives itself, 429 above all, with their own body on every operation', () => {
+    expect(document.components.schemas.GatewayError).toMatchObject({ required: ['message'], additionalProperties: false });
+    for (const candidate of operations) {
+      expect(candidate.responses['429']).toEqual({ $ref: '#/components/responses/Gateway429' });
+      for (const status of ['500', '503']) {
+        expect(candidate.responses[status].content['application/json'].schema.oneOf).toContainEqual({
+          $ref: '#/components/schemas/GatewayError',
+        });
+      }
+    }
+  });
+
+  it('references the named PetStatus schema from listPets, so generated clients get one status type', () => {
+    const status = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'status');
+    expect(status.schema).toEqual({ $ref: '#/components/schemas/PetStatus' });
+  });
+
+  it('bounds the list response and the cursor as the code does', () => {
+    expect(document.components.schemas.Pets.maxItems).toBe(LIST_LIMIT.max);
+    const cursor = operation('listPets').parameters.find((parameter: { name: string }) => parameter.name === 'cursor');
+    expect(cursor.schema.maxLength).toBe(MAX_CURSOR_LENGTH);
+  });
+
+  it('names the stack output the base URL comes from', () => {
+    for (const server of document.servers.slice(0, 2)) expect(server.description).toContain('the BaseUrl output');
+  });
+
+  it("serves first production's custom domain, a URL without variables, so a generated client's default base URL exists", () => {
+    expect(document.servers[0]).toEqual({
+      url: `https://${production.domain!.domainName}/v1`,
+      description: expect.stringMatching(/^Production: /),
+      'x-internal': false,
+    });
+  });
+
+  it('gives staging, which has no domain, one variable whose description says where to read its value', () => {
+    const [, stagingServer] = document.servers;
+    expect(staging.domain).toBeUndefined();
+    expect(stagingServer.url).toBe(`https://{apiId}.execute-api.${staging.region}.amazonaws.com/v1`);
+    expect(Object.keys(stagingServer.variables)).toEqual(['apiId']);
+    expect(stagingServer.variables.apiId.description).toContain(
+      `aws cloudformation describe-stacks --stack-name ${staging.stackName} --region ${staging.region}`,
+    );
+    expect(stagingServer['x-internal']).toBe(true);
+  });
+
+  it('gives every operation an example response', () => {
+    for (const candidate of operations) {
+      const success = Object.entries(candidate.responses as Record<string, any>).find(([status]) => Number(status) < 300)!;
+      expect(success[1].content['application/json'].example).toBeDefined();
+    }
+  });
+});
+
+describe('the servers of the document', () => {
+  const withDomain = (stage: StageConfig, domainName: string): StageConfig => ({
+    ...stage,
+    domain: { domainName, certificateArn: `arn:aws:acm:${stage.region}:${stage.account}:certificate/example` },
+  });
+
+  it('follow each stage: a stage given a domain is served there, with no variable left to fill in', () => {
+    const servers = openApiServers([withDomain(staging, 'staging.example.org'), production]);
+    expect(servers.map((server) => server.url)).toEqual([
+      `https://${production.domain!.domainName}/v1`,
+      'https://staging.example.org/v1',
+      'http://127.0.0.1:{port}/v1',
+    ]);
+    expect(servers[1]!.variables).toBeUndefined();
+  });
+
+  it('put the last promoted stage first, the only one not marked internal', () => {
+    const servers = openApiServers([staging, { ...production, domain: undefined }]);
+    expect(servers.map((server) => [server.description.split(':')[0], server['x-internal']])).toEqual([
+      ['Production', false],
+      ['Staging', true],
+      ['Local', true],
+    ]);
+    expect(servers[0]!.url).toBe(`https://{apiId}.execute-api.${production.region}.amazonaws.com/v1`);
+  });
+});
+
+/** Redocly's lint of a document, with the repository's configuration (redocly.yaml). */
+function redoclyLint(file: string) {
+  return spawnSync(`${PROJECT_ROOT}/node_modules/.bin/redocly`, ['lint', file, '--format=stylish'], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
+}
+
+describe('the document once the deprecated operation is removed at its sunset (its route deleted from the table)', () => {
+  const table: readonly Route[] = routes.filter((route: Route) => route.deprecation === undefined);
+  const built = buildOpenApiDocument(openApiServers(), table);
+  const text = JSON.stringify(built, null, 2);
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-openapi-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('describes the remaining operations, and no other', () => {
+    const described = Object.values(built.paths as Record<string, Record<string, { operationId: string }>>).flatMap((path) =>
+      Object.values(path),
+    );
+    expect(described.map((candidate) => candidate.operationId).sort()).toEqual(table.map((route) => route.operationId).sort());
+  });
+
+  it('says nothing of deprecation: no deprecated operation, no Deprecation, Sunset or successor header, no removal date', () => {
+    expect(text).not.toMatch(/deprecat|sunset|successor|removed on/i);
+  });
+
+  it('passes Redocly lint as the committed document does: no reference left dangling, no component left unused', () => {
+    const file = join(work, 'openapi.json');
+    writeFileSync(file, text);
+    const result = redoclyLint(file);
+    expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
+    expect(result.status).toBe(0);
+  });
+
+  it('still gives generated clients their types', async () => {
+    expect(await renderClientTypes(text)).toContain('operations');
+  });
+});
+
+describe('the document with more than one deprecated operation', () => {
+  // Every route deprecated, each with its own sunset: the shared header components must admit them all.
+  const sunsets = routes.map((_, index) => new Date(Date.UTC(2031, 0, index + 1)));
+  const table: readonly Route[] = routes.map((route: Route, index) => ({
+    ...route,
+    deprecation: { since: new Date('2026-01-01T00:00:00Z'), sunset: sunsets[index]!, successorPath: '/pets' },
+  }));
+  const built = buildOpenApiDocument(openApiServers(), table) as Record<string, any>;
+
+  it("admits each one's Sunset date in the shared header, and names each in the description with its removal date", () => {
+    expect(built.components.headers.Sunset.schema.enum).toEqual(sunsets.map((sunset) => sunset.toUTCString()));
+    for (const [index, route] of table.entries()) {
+      expect(built.info.description).toContain(
+        `\`${route.method} /v1${route.path}\` is deprecated\nand will be removed on ${sunsets[index]!.toUTCString().slice(5, 16)}.`,
+      );
+    }
+  });
+});
+
+describe('the contract check run on every integration response', () => {
+  // createPet's 201: an operation every version of the route table keeps, with a required header.
+  const response = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    method: 'POST',
+    url: 'http://localhost:3000/v1/pets',
+    status,
+    headers: new Headers({ 'content-type': 'application/json', location: 'http://localhost:3000/v1/pets/1', ...headers }),
+    body: JSON.stringify(body),
+  });
+
+  it('accepts a documented response', () => {
+    expect(() => expectDocumentedResponse(response(201, { id: 1, name: 'Rex', categoryId: 1 }))).not.toThrow();
+  });
+
+  it('rejects a body that drifts from the schema', () => {
+    expect(() => expectDocumentedResponse(response(201, { id: 1, name: 'Rex', categoryId: '1' }))).toThrow(/body/);
+  });
+
+  it('rejects a status the operation does not document', () => {
+    expect(() => expectDocumentedResponse(response(404, { code: 'not_found', message: 'x', status: 404 }))).toThrow(/not documented/);
+  });
+
+  it('rejects a response missing a required header', () => {
+    const withoutLocation = response(201, { id: 1, name: 'Rex', categoryId: 1 });
+    withoutLocation.headers.delete('location');
+    expect(() => expectDocumentedResponse(withoutLocation)).toThrow(/Location/);
+  });
+});

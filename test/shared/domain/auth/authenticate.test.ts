@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../../../shared/domain/auth/api-keys';
+import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../../../shared/domain/auth/authenticate';
+import { issueApiKey } from '../../../../shared/domain/auth/manage-api-keys';
+import { InMemoryApiKeyStore } from '../../../helpers/in-memory-stores';
+
+async function setUp() {
+  const store = new InMemoryApiKeyStore();
+  let clock = 1_000_000;
+  const authenticate = createAuthenticator(store, { now: () => clock });
+  const { apiKey, record } = await issueApiKey(store, 'test');
+  return { store, authenticate, apiKey, record, advance: (ms: number) => (clock += ms) };
+}
+
+describe('API key authentication', () => {
+  it('allows an active key and names it', async () => {
+    const { authenticate, apiKey, record } = await setUp();
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'allowed', keyId: record.keyId });
+  });
+
+  it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the scheme written %s', async (scheme) => {
+    const { authenticate, apiKey } = await setUp();
+    expect((await authenticate(`${scheme} ${apiKey}`)).outcome).toBe('allowed');
+  });
+
+  it.each([undefined, '', '   ', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token abc'])(
+    'reports a missing key for the header %j, which carries no bearer credentials',
+    async (header) => {
+      const { authenticate } = await setUp();
+      expect(await authenticate(header)).toEqual({ outcome: 'missing' });
+    },
+  );
+
+  it.each(['Bearer two tokens', 'Bearer a"b', 'Bearer =abc', 'Bearer\tabc', 'Bearer  abc'])(
+    'rejects the malformed bearer header %j',
+    async (header) => {
+      const { authenticate } = await setUp();
+      expect(await authenticate(header)).toEqual({ outcome: 'invalid' });
+    },
+  );
+
+  it('rejects an unknown key', async () => {
+    const { authenticate } = await setUp();
+    expect(await authenticate('Bearer pets_not-a-key-we-issued')).toEqual({ outcome: 'invalid' });
+  });
+
+  it('stores only the hash of a key', async () => {
+    const { store, apiKey } = await setUp();
+    expect(JSON.stringify([...store.keys.values()])).not.toContain(apiKey);
+    expect(store.keys.has(hashApiKey(apiKey))).toBe(true);
+  });
+
+  it('rejects a revoked key once the cached verdict expires, at most 60 seconds after it was cached', async () => {
+    const { store, authenticate, apiKey, record, advance } = await setUp();
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+    await store.revoke(record.keyId, new Date());
+    advance(60_000);
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+  });
+
+  it('looks a key up once per cache period, not once per request', async () => {
+    const { store, authenticate, apiKey, advance } = await setUp();
+    for (let request = 0; request < 5; request++) await authenticate(`Bearer ${apiKey}`);
+    expect(store.lookups).toBe(1);
+    advance(KEY_CACHE_TTL_MS + 1);
+    await authenticate(`Bearer ${apiKey}`);
+    expect(store.lookups).toBe(2);
+  });
+
+  it('reports an unavailable store without caching the failure', async () => {
+    const { store, authenticate, apiKey } = await setUp();
+    store.failWith = new Error('throttled');
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'unavailable' });
+    store.failWith = undefined;
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+  });
+});
