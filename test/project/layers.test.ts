@@ -48,6 +48,16 @@ describe('the import graph', () => {
     expect(findViolations(graph, LAYERS)).toEqual([]);
   });
 
+  it('gives every module outside test/ a file name no other room uses, so a name says its room', () => {
+    const roomsByName = new Map<string, string[]>();
+    for (const file of graph.keys()) {
+      if (file.startsWith('test/')) continue;
+      const name = file.slice(file.lastIndexOf('/') + 1);
+      roomsByName.set(name, [...(roomsByName.get(name) ?? []), file]);
+    }
+    expect([...roomsByName.values()].filter((files) => files.length > 1)).toEqual([]);
+  });
+
   it('has nothing outside test/ importing from test/', () => {
     const fromOutside = [...graph].flatMap(([file, targets]) =>
       file.startsWith('test/') ? [] : targets.filter((target) => target.startsWith('test/')).map((target) => `${file} → ${target}`),
