@@ -40,6 +40,6 @@ const config = readConfig(FUNCTION_CONFIG['create-pet']);
 const documents = createDocumentClient();
 
 export const handler = createCreatePetHandler({
-  store: new DynamoPetStore(documents, config[ENV.petsTable], { shards: config[ENV.listingShards] }),
+  store: new DynamoPetStore(documents, config[ENV.petsTable], config[ENV.writeShards]),
   idempotency: new DynamoIdempotencyStore(documents, config[ENV.idempotencyTable]),
 });

@@ -22,4 +22,5 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
 const config = readConfig(FUNCTION_CONFIG['get-pet']);
 
 // getPet reads by id alone, so the listing's shards do not matter to it.
-export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], { shards: 1 }) });
+// getPet reads by key and uses no listing shard.
+export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], 1) });

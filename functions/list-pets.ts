@@ -37,10 +37,8 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
 
 const config = readConfig(FUNCTION_CONFIG['list-pets']);
 
-const listing = { shards: config[ENV.listingShards], statusIndex: config[ENV.statusListingIndex] };
-
 export const handler = createListPetsHandler({
-  store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], listing), {
+  store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], config[ENV.listingShards]), {
     maxAgeMs: config[ENV.listHeadCacheMs],
   }),
   cursorSecret: config[ENV.cursorSecret],

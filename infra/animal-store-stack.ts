@@ -1,4 +1,3 @@
-import { keepsUnshardedStatusIndex } from '../shared/facts/listing';
 import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -44,8 +43,6 @@ export class AnimalStoreStack extends Stack {
   readonly keyAdministrationPolicy: ManagedPolicy;
   /** Lets an operator (or a pipeline) run `npm run smoke -- --stage <stage>`, which deletes its own pet. */
   readonly smokeTestPolicy: ManagedPolicy;
-  /** Lets an operator run `npm run migrate -- --stage <stage>`, which scans the pets table and updates its pets. */
-  readonly listingMigrationPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     super(scope, id, {
@@ -69,7 +66,6 @@ export class AnimalStoreStack extends Stack {
     const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', {
       ...data,
-      unshardedStatusIndex: keepsUnshardedStatusIndex(stage.listing.statusIndexMigration),
       ...(stage.restoredPetsTable === undefined ? {} : { restored: stage.restoredPetsTable }),
     });
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
@@ -169,13 +165,6 @@ export class AnimalStoreStack extends Stack {
       description: `Run npm run smoke against the ${stage.name} stage: it deletes the one pet it created.`,
       statements: [new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [this.petsTable.table.tableArn] }), readOutputs],
     });
-    this.listingMigrationPolicy = new ManagedPolicy(this, 'ListingMigrationPolicy', {
-      description: `Give the pets of the ${stage.name} stage their listing shards with npm run migrate: scan the pets table, update its pets.`,
-      statements: [
-        new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:UpdateItem'], resources: [this.petsTable.table.tableArn] }),
-        readOutputs,
-      ],
-    });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the API; every path is under it.' });
     if (this.api.domain) {
@@ -202,10 +191,6 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, 'SmokeTestPolicyArn', {
       value: this.smokeTestPolicy.managedPolicyArn,
       description: 'Managed policy for `npm run smoke -- --stage`: attach it to whoever (or whatever pipeline) runs the smoke test.',
-    });
-    new CfnOutput(this, 'ListingMigrationPolicyArn', {
-      value: this.listingMigrationPolicy.managedPolicyArn,
-      description: 'Managed policy for `npm run migrate -- --stage`: attach it to whoever runs the listing migration.',
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,

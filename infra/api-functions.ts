@@ -2,7 +2,7 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../shared/facts/environment';
-import { statusListingIndexOf, writeShardsOf, type ListingConfig } from '../shared/facts/listing';
+import { writeShardsOf, type ListingConfig } from '../shared/facts/listing';
 import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../shared/facts/routes';
 import { ApiFunction } from './api-function';
 import type { CursorSecret } from './cursor-secret';
@@ -72,12 +72,11 @@ export class ApiFunctions extends Construct {
           handler: route.handler,
           environment: {
             [ENV.petsTable]: pets.tableName,
-            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? { [ENV.listingShards]: String(writeShardsOf(listing)) } : {}),
+            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? { [ENV.writeShards]: String(writeShardsOf(listing)) } : {}),
             ...(paginated
               ? {
                   [ENV.listingShards]: String(listing.shards),
                   [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
-                  [ENV.statusListingIndex]: statusListingIndexOf(listing.statusIndexMigration),
                   [ENV.listHeadCacheMs]: String(listing.headCacheMs),
                 }
               : {}),

@@ -6,12 +6,12 @@ import type { FunctionName } from './api-functions';
 import { OPERATION_IDS, type OperationId } from '../shared/facts/routes';
 import type { RestoredPetsTable } from './tables';
 import { FUNCTION_MEMORY_MIB } from '../shared/facts/function-memory';
-import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT, type ListingConfig } from '../shared/facts/listing';
+import { LISTING, type ListingConfig } from '../shared/facts/listing';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../shared/http/cors-policy';
 
 export type { CorsConfig } from '../shared/http/cors-policy';
 export type { RestoredPetsTable } from './tables';
-export type { ListingConfig, StatusIndexMigration } from '../shared/facts/listing';
+export type { ListingConfig } from '../shared/facts/listing';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -201,14 +201,7 @@ export const staging: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
-  // Production's design, so that staging rehearses it. Step 1 of moving a stage deployed before sharding
-  // (docs/operations.md, "Sharding the listing indexes"): reads every shard, creates still write shard 0.
-  listing: {
-    shards: LISTING_SHARD_COUNT.staging,
-    writeShards: 1,
-    statusIndexMigration: 'backfilling',
-    headCacheMs: LIST_HEAD_CACHE_MS.default,
-  },
+  listing: LISTING,
   // Staging holds test data only: `cdk destroy` removes it completely.
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
@@ -265,14 +258,7 @@ export const production: StageConfig = {
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
-  // Step 1 of moving a stage deployed before sharding (docs/operations.md, "Sharding the listing
-  // indexes"): reads every shard, creates still write shard 0.
-  listing: {
-    shards: LISTING_SHARD_COUNT.production,
-    writeShards: 1,
-    statusIndexMigration: 'backfilling',
-    headCacheMs: LIST_HEAD_CACHE_MS.default,
-  },
+  listing: LISTING,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,

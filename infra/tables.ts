@@ -43,8 +43,6 @@ export interface RestoredPetsTable {
 }
 
 export interface PetsTableProps extends DataTableProps {
-  /** Keeps the unsharded status index, which status listings read until a stage's backfill is done (docs/operations.md, "Sharding the listing indexes"). */
-  readonly unshardedStatusIndex: boolean;
   /** A restored table the functions use instead of the stack's own, by name; none outside a restore. */
   readonly restored?: RestoredPetsTable;
 }
@@ -57,7 +55,7 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
  * account. During a restore, `table` is the restored table and the stack's own stays (or is detached).
  */
 export class PetsTable extends Construct {
-  /** The table's indexes, all read by listings only: the two of the key design, and the unsharded status index while kept. */
+  /** The table's indexes, both read by listings only. */
   readonly indexNames: readonly string[];
   /** The stack's own table, under its pinned logical id; undefined while a restore detaches it. */
   readonly stackTable: TableV2 | undefined;
@@ -68,8 +66,7 @@ export class PetsTable extends Construct {
     super(scope, id);
     const { restored } = props;
     if (restored) this.refuseRestoredName(restored.tableName);
-    const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
-    const indexes = props.unshardedStatusIndex ? [allPetsIndex, byStatusIndex, unshardedByStatusIndex] : [allPetsIndex, byStatusIndex];
+    const indexes = [PETS_TABLE.allPetsIndex, PETS_TABLE.byStatusIndex];
     this.indexNames = indexes.map((index) => index.name);
     this.stackTable = restored?.detachStackTable
       ? undefined

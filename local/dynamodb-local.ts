@@ -14,11 +14,8 @@ import { ENV } from '../shared/facts/environment';
 import { IDEMPOTENCY_TABLE } from '../shared/dynamodb/idempotency-table';
 import { metricsNamespace } from '../shared/facts/metric-names';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
-import { LIST_HEAD_CACHE_MS, LISTING_SHARD_COUNT } from '../shared/facts/listing';
-import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
-import { backfillListing } from '../shared/dynamodb/listing-backfill';
+import { LISTING, writeShardsOf } from '../shared/facts/listing';
 import { describeIndexRepairs, repairIndexes } from './index-repair';
-import { describeTableRebuilds, rebuildIfIndexesDiffer, type TableRebuild } from './table-rebuild';
 import { listen } from './listen';
 
 /** Table names of the local stage; a deployed stage gets CloudFormation-generated names instead. */
@@ -63,19 +60,10 @@ export async function startDynalite(options: {
   };
 }
 
-/** What a stage's tables have beyond the design's end state. */
-export interface TableOptions {
-  /**
-   * The unsharded status index, which a stage keeps until its migration is complete: a synthesized
-   * stage's functions run locally (the bench, the bundle tests) read it while the stage is backfilling.
-   */
-  readonly unshardedStatusIndex?: boolean;
-}
-
 /** The tables as infra/ defines them: same keys and indexes, so queries behave as on AWS. */
-export function tableDefinitions(names: TableNames = LOCAL_TABLES, options: TableOptions = {}): CreateTableCommandInput[] {
-  const { allPetsIndex, byStatusIndex, unshardedByStatusIndex } = PETS_TABLE;
-  const petsIndexes = options.unshardedStatusIndex ? [allPetsIndex, byStatusIndex, unshardedByStatusIndex] : [allPetsIndex, byStatusIndex];
+export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableCommandInput[] {
+  const { allPetsIndex, byStatusIndex } = PETS_TABLE;
+  const petsIndexes = [allPetsIndex, byStatusIndex];
   return [
     {
       TableName: names.pets,
@@ -127,15 +115,9 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES, options: Tabl
  * Creates the tables unless they exist (an on-disk store keeps them between runs), and returns once
  * every one is ACTIVE: dynalite, like DynamoDB, answers a request to a table still CREATING with
  * ResourceNotFoundException, and it flips the status on a timer after CreateTable has answered.
- * A kept table whose indexes predate tableDefinitions() is rebuilt under them (./table-rebuild.ts),
- * the pets given their listing attributes as `npm run migrate` gives them; `onRebuild` is told so.
  */
-export async function ensureTables(
-  client: DynamoDBClient,
-  names: TableNames = LOCAL_TABLES,
-  options: TableOptions & { readonly onRebuild?: (message: string) => void } = {},
-): Promise<void> {
-  const tables = tableDefinitions(names, options);
+export async function ensureTables(client: DynamoDBClient, names: TableNames = LOCAL_TABLES): Promise<void> {
+  const tables = tableDefinitions(names);
   for (const table of tables) {
     try {
       await client.send(new CreateTableCommand(table));
@@ -148,18 +130,6 @@ export async function ensureTables(
       await setTimeout(10);
     }
   }
-  const rebuilds: TableRebuild[] = [];
-  for (const table of tables) {
-    const backfill = async () => {
-      if (table.TableName === names.pets) await backfillListing(documentClientOver(client), names.pets, { shards: LOCAL_LISTING.shards });
-    };
-    const rebuild = await rebuildIfIndexesDiffer(client, table, backfill);
-    if (rebuild !== undefined) rebuilds.push(rebuild);
-  }
-  const petsNote = rebuilds.some((rebuild) => rebuild.table === names.pets)
-    ? ` (the pets given the listing attributes of ${LOCAL_LISTING.shards} shards, as npm run migrate does)`
-    : '';
-  if (rebuilds.length > 0) options.onRebuild?.(describeTableRebuilds(rebuilds, petsNote));
 }
 
 /** The stage name of everything local: its metrics go to the `AnimalStore/local` namespace. */
@@ -212,13 +182,9 @@ export function localDynamoDbEnvironment(endpoint: string): Record<string, strin
   };
 }
 
-/** How the local stage spreads and reads its listings: production's shards, at the design's end state. */
-export const LOCAL_LISTING = { shards: LISTING_SHARD_COUNT.production, statusIndex: 'sharded' } as const;
-
 /**
  * What the local stage sets on its functions besides their DynamoDB endpoint, as the CDK stack sets
- * the deployed ones': table names, cursor secret, production's listing shards with the design's end
- * state (no unsharded status index), and metrics namespace.
+ * the deployed ones': table names, cursor secret, the listing every stage runs, and metrics namespace.
  */
 export function localStageVariables(cursorSecret: string): Record<string, string> {
   return {
@@ -226,9 +192,9 @@ export function localStageVariables(cursorSecret: string): Record<string, string
     [ENV.apiKeysTable]: LOCAL_TABLES.apiKeys,
     [ENV.idempotencyTable]: LOCAL_TABLES.idempotency,
     [ENV.cursorSecret]: cursorSecret,
-    [ENV.listingShards]: String(LOCAL_LISTING.shards),
-    [ENV.statusListingIndex]: LOCAL_LISTING.statusIndex,
-    [ENV.listHeadCacheMs]: String(LIST_HEAD_CACHE_MS.default),
+    [ENV.listingShards]: String(LISTING.shards),
+    [ENV.writeShards]: String(writeShardsOf(LISTING)),
+    [ENV.listHeadCacheMs]: String(LISTING.headCacheMs),
     [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
   };
 }
@@ -238,14 +204,10 @@ export function localStageVariables(cursorSecret: string): Record<string, string
  * stack gives the deployed ones theirs: its DynamoDB and localStageVariables. Nothing is written to
  * this process's environment: each function instance gets its own (local/functions.ts).
  */
-export async function prepareLocalStage(
-  endpoint: string,
-  cursorSecret: string,
-  onTableRebuild?: (message: string) => void,
-): Promise<Record<string, string>> {
+export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<Record<string, string>> {
   const client = createLocalClient(endpoint);
   try {
-    await ensureTables(client, LOCAL_TABLES, { onRebuild: onTableRebuild });
+    await ensureTables(client, LOCAL_TABLES);
   } finally {
     client.destroy();
   }

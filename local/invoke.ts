@@ -106,7 +106,7 @@ try {
     endpoint = store.endpoint;
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
-  const environment = await prepareLocalStage(endpoint, cursorSecret, (message) => process.stderr.write(`${message}\n`));
+  const environment = await prepareLocalStage(endpoint, cursorSecret);
   if (handler === authorizer.handler) revokeSampleKey = await replaceSampleKey(event, endpoint);
 
   const runtime = await createFunctionRuntime({

@@ -63,8 +63,6 @@ export interface LocalApiOptions {
   readonly onFunctionError?: (failure: FunctionFailure) => void;
   /** Told, in one line, what start-up repaired in `dataDir`'s indexes after a crash; never called when nothing was. */
   readonly onIndexRepair?: (message: string) => void;
-  /** Told, in one line, which kept tables start-up rebuilt because their indexes predate the current design; never called when none was. */
-  readonly onTableRebuild?: (message: string) => void;
 }
 
 export interface LocalApi {
@@ -99,7 +97,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       ? await startDynalite({ port: options.dynamoDbPort, dataDir: options.dataDir, onIndexRepair: options.onIndexRepair })
       : existingDynamoDb(options.dynamoDbEndpoint);
   try {
-    const environment = await prepareLocalStage(dynamoDb.endpoint, cursorSecret, options.onTableRebuild);
+    const environment = await prepareLocalStage(dynamoDb.endpoint, cursorSecret);
     const client = createLocalClient(dynamoDb.endpoint);
     const keys = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
     const keyFile =

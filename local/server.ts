@@ -97,7 +97,6 @@ try {
     accessLog: (line) => output('stdout', line),
     onReload: (file) => output('stdout', JSON.stringify({ message: 'Source changed; handlers reload on next request', file })),
     onIndexRepair: (message) => output('stdout', JSON.stringify({ message })),
-    onTableRebuild: (message) => output('stdout', JSON.stringify({ message })),
     // What API Gateway answers with a bare 500, said where the developer is looking.
     onFunctionError: ({ message, ...where }) => output('stderr', JSON.stringify({ level: 'ERROR', message, ...where })),
   });

@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { LOCAL_LISTING, LOCAL_TABLES } from '../local/dynamodb-local';
+import { LOCAL_TABLES } from '../local/dynamodb-local';
+import { LISTING } from '../shared/facts/listing';
 import { DynamoPetStore } from '../shared/dynamodb/dynamo-pet-store';
 import { ErrorSchema } from '../shared/http/error-schema';
 import { MAX_BODY_BYTES } from '../shared/http/request';
@@ -224,7 +225,7 @@ export function send(baseUrl: string, apiKey: string, request: FuzzRequest): Pro
 
 /** The newest pet's id: what a request that stored a pet changes (one page of one, read as listPets reads it). */
 export async function newestPetId(client: DynamoDBDocumentClient): Promise<number | undefined> {
-  const { pets } = await new DynamoPetStore(client, LOCAL_TABLES.pets, LOCAL_LISTING).list({ limit: 1 });
+  const { pets } = await new DynamoPetStore(client, LOCAL_TABLES.pets, LISTING.shards).list({ limit: 1 });
   return pets[0]?.id;
 }
 

@@ -4,22 +4,17 @@ import { callStore } from './dynamodb-client';
 import { readNewestFirst, type ListingPartition } from './newest-first';
 import { petFieldsOf, type PetRecord, type PetStatus } from '../domain/pets/pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../domain/pets/pet-store';
-import type { StatusListingIndex } from '../facts/listing';
 import { createdKey, listingAttributes, listingShardKey, PETS_TABLE } from './pets-table';
 
-/** How the listing indexes are spread (shared/dynamodb/pets-table.ts): the stage's configuration. */
-export interface PetListing {
-  /** Listing shards: every create writes to one, every page reads them all. */
-  readonly shards: number;
-  /** The index status listings read: `unsharded` only while a stage's backfill runs; `sharded` when omitted. */
-  readonly statusIndex?: StatusListingIndex;
-}
-
 export class DynamoPetStore implements PetStore {
+  /**
+   * @param shards the listing shards (shared/dynamodb/pets-table.ts) this function uses: those new pets
+   * go to (createPet), or those every page reads (listPets).
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly listing: PetListing,
+    private readonly shards: number,
   ) {}
 
   async insert(pet: PetRecord, creationToken: string): Promise<InsertResult> {
@@ -28,7 +23,7 @@ export class DynamoPetStore implements PetStore {
       { [PETS_TABLE.partitionKey]: pet.id },
       {
         TableName: this.tableName,
-        Item: toItem(pet, creationToken, this.listing.shards),
+        Item: toItem(pet, creationToken, this.shards),
         // Ids are spread at random, not counted: this condition is what makes one unique.
         ConditionExpression: 'attribute_not_exists(#id)',
         ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
@@ -63,13 +58,9 @@ export class DynamoPetStore implements PetStore {
 
   /** The index partitions a listing merges: every shard of its index. */
   private partitionsOf(status: PetStatus | undefined): ListingPartition[] {
-    if (status !== undefined && this.listing.statusIndex === 'unsharded') {
-      const { name, partitionKey } = PETS_TABLE.unshardedByStatusIndex;
-      return [{ indexName: name, partitionKey, value: status }];
-    }
     const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
     const base = status ?? PETS_TABLE.collection;
-    return Array.from({ length: this.listing.shards }, (_, shard) => ({
+    return Array.from({ length: this.shards }, (_, shard) => ({
       indexName: index.name,
       partitionKey: index.partitionKey,
       value: listingShardKey(base, shard),

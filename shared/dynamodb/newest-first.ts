@@ -1,7 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { callStore } from './dynamodb-client';
 
-/** One partition of an index that a listing reads: a shard, or the whole listing when unsharded. */
+/** One partition of an index that a listing reads: one of its shards. */
 export interface ListingPartition {
   readonly indexName: string;
   readonly partitionKey: string;
@@ -83,9 +83,7 @@ export async function readNewestFirst(
         newest = reader;
     }
     if (newest === undefined) break;
-    const item = newest.items[newest.position++]!;
-    // An item moving between shards (the backfill) may briefly be in two of an index's partitions.
-    if (merged.at(-1)?.[sortKey] !== item[sortKey]) merged.push(item);
+    merged.push(newest.items[newest.position++]!);
   }
   return merged;
 }

@@ -1,6 +1,6 @@
 /**
- * Key design of the pets table, shared by the DynamoDB store, the CDK construct, the local tables and
- * the backfill (tools/migrate.ts) so none can disagree. Access patterns are in docs/data-model.md.
+ * Key design of the pets table, shared by the DynamoDB store, the CDK construct and the local tables
+ * so none can disagree. Access patterns are in docs/data-model.md.
  */
 export const PETS_TABLE = {
   partitionKey: 'id',
@@ -8,11 +8,6 @@ export const PETS_TABLE = {
   allPetsIndex: { name: 'pets-by-creation', partitionKey: 'collection', sortKey: 'createdKey' },
   /** Pets of one status, newest first, spread over the listing shards: `statusShard` is `listingShardKey(status, shard)`. Sparse. */
   byStatusIndex: { name: 'pets-by-status-shard', partitionKey: 'statusShard', sortKey: 'createdKey' },
-  /**
-   * Pets of one status in one partition, the design before sharding: kept on a stage until the backfill
-   * has given every pet its `statusShard` (docs/operations.md, "Sharding the listing indexes").
-   */
-  unshardedByStatusIndex: { name: 'pets-by-status', partitionKey: 'status', sortKey: 'createdKey' },
   /** The base of `collection` on every pet item. */
   collection: 'pets',
   /** Identifies the create request that wrote the item (shared/domain/pets/pet-operations.ts); never returned to clients. */
@@ -20,17 +15,14 @@ export const PETS_TABLE = {
 } as const;
 
 /**
- * The shard a pet's listing entries live in. Ids are uniformly spread, so shards fill evenly; and since
- * `id % n` is below every larger count, raising the count never strands a pet outside the shards read.
+ * The shard a pet's listing entries live in, for good. Ids are uniformly spread, so shards fill evenly;
+ * and since `id % n` is below every larger count, raising the count moves no pet and strands none.
  */
 export function listingShardOf(id: number, shards: number): number {
   return id % shards;
 }
 
-/**
- * A listing shard's partition-key value. Shard 0 keeps the unsharded value (`pets`, not `pets#0`): pets
- * written before sharding are in shard 0 until the backfill moves them, so listings miss none meanwhile.
- */
+/** A listing shard's partition-key value: shard 0 is the bare value (`pets`), so one shard is the plain listing. */
 export function listingShardKey(base: string, shard: number): string {
   return shard === 0 ? base : `${base}#${shard}`;
 }
@@ -43,7 +35,7 @@ export function createdKey(createdAt: string, id: number): string {
   return `${createdAt}#${id.toString().padStart(16, '0')}`;
 }
 
-/** The index attributes a pet item carries for `shards` listing shards; the backfill sets the same. */
+/** The index attributes a pet item carries when new pets go to `shards` listing shards. */
 export function listingAttributes(pet: { readonly id: number; readonly status?: string; readonly createdAt: string }, shards: number) {
   const shard = listingShardOf(pet.id, shards);
   return {

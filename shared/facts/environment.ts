@@ -11,10 +11,10 @@ export const ENV = {
   apiKeysTable: 'API_KEYS_TABLE_NAME',
   /** The Idempotency-Key records table (createPet). */
   idempotencyTable: 'IDEMPOTENCY_TABLE_NAME',
-  /** Listing shards of the pets table's indexes (createPet writes to one, listPets reads them all; shared/facts/listing.ts). */
+  /** The listing shards every page reads (listPets; shared/facts/listing.ts). */
   listingShards: 'PETS_LISTING_SHARDS',
-  /** The index status listings read, `sharded` or `unsharded` (listPets). */
-  statusListingIndex: 'PETS_STATUS_LISTING_INDEX',
+  /** The listing shards a new pet goes to, one chosen by its id (createPet): fewer than listPets reads only while a raise rolls out. */
+  writeShards: 'PETS_WRITE_SHARDS',
   /** The most a first page may be served from the instance's cache, in milliseconds; 0 turns it off (listPets). */
   listHeadCacheMs: 'LIST_HEAD_CACHE_MS',
   /** Signs pagination cursors (listPets). */

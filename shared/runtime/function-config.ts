@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
-import { LIST_HEAD_CACHE_MS, LISTING_SHARDS, STATUS_LISTING_INDEXES } from '../facts/listing';
+import { LIST_HEAD_CACHE_MS, LISTING_SHARDS } from '../facts/listing';
 import type { authorizer, routeNotFoundHandler, routes } from '../facts/routes';
 import { RequiredString } from './config';
 import { LOGGER_CONFIG } from './log-level';
@@ -49,13 +49,12 @@ export const FUNCTION_CONFIG = {
     [ENV.petsTable]: RequiredString,
     [ENV.cursorSecret]: CursorSecret,
     [ENV.listingShards]: ListingShards,
-    [ENV.statusListingIndex]: v.picklist(STATUS_LISTING_INDEXES, `must be one of ${STATUS_LISTING_INDEXES.join(', ')}`),
     [ENV.listHeadCacheMs]: integerIn(0, LIST_HEAD_CACHE_MS.max),
   }),
   'create-pet': withLogsAndMetrics({
     [ENV.petsTable]: RequiredString,
     [ENV.idempotencyTable]: RequiredString,
-    [ENV.listingShards]: ListingShards,
+    [ENV.writeShards]: ListingShards,
   }),
   'get-pet': withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
   'route-not-found': withLogsAndMetrics({}),

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { ENV } from '../../shared/facts/environment';
 import { LIST_HEAD_CACHE_MS } from '../../shared/facts/listing';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
@@ -113,12 +114,12 @@ async function createdAndStored(answers: Answered[], tables: DynamoDBDocumentCli
   return { created: created.sort((a, b) => a - b), stored: stored.sort((a, b) => a - b) };
 }
 
-describe('the design before sharding: one listing shard, no head cache', () => {
+describe('the listing without sharding: one listing shard, no head cache', () => {
   let unsharded: FaultyApi;
   beforeAll(async () => {
     unsharded = await startFaultyApi({
       // Through the functions' environment, as a stage would set it: no code is changed.
-      functionEnvironment: routeFunctionsOnly({ [ENV.listingShards]: '1', [ENV.listHeadCacheMs]: '0' }),
+      functionEnvironment: routeFunctionsOnly({ [ENV.listingShards]: '1', [ENV.writeShards]: '1', [ENV.listHeadCacheMs]: '0' }),
     });
     await warmUp(unsharded, [
       [CLIENTS, listHead(1)],
@@ -229,8 +230,8 @@ describe('the local stage: production’s listing shards, the head cache on', ()
     const queries = proxy.requests
       .slice(requestsBefore)
       .filter((request) => request.operation === 'Query' && request.table === LOCAL_TABLES.pets);
-    expect(queries.length).toBeGreaterThanOrEqual(LOCAL_LISTING.shards);
-    expect(queries.length).toBeLessThanOrEqual(LIST_CLIENTS * headReads * LOCAL_LISTING.shards);
+    expect(queries.length).toBeGreaterThanOrEqual(LISTING.shards);
+    expect(queries.length).toBeLessThanOrEqual(LIST_CLIENTS * headReads * LISTING.shards);
     expect(await storedPets(tables)).toEqual(storedBefore);
   });
 });

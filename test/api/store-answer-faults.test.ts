@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { DYNAMODB_MAX_ATTEMPTS, dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
@@ -98,7 +99,7 @@ describe.each(ANSWER_FAULTS)('when DynamoDB’s answer is broken (%s)', (fault) 
   it('answers listPets 503 with Retry-After in time, and changes nothing', async () => {
     const petsBefore = await storedPets(tables);
     proxy.inject({ fault, operation: 'Query', table: LOCAL_TABLES.pets });
-    await expectUnavailableInTime(fault, () => api.request('/pets'), LOCAL_LISTING.shards);
+    await expectUnavailableInTime(fault, () => api.request('/pets'), LISTING.shards);
     expect(await storedPets(tables)).toEqual(petsBefore);
   });
 

@@ -41,7 +41,7 @@ beforeAll(async () => {
     IDEMPOTENCY_TABLE_NAME: 'entrypoints-idempotency',
     CURSOR_SECRET: 'entrypoints-cursor-secret-of-32-characters',
     PETS_LISTING_SHARDS: '8',
-    PETS_STATUS_LISTING_INDEX: 'sharded',
+    PETS_WRITE_SHARDS: '8',
     LIST_HEAD_CACHE_MS: '1000',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'entrypoints',

@@ -10,7 +10,7 @@ vi.hoisted(() => {
   process.env.IDEMPOTENCY_TABLE_NAME = 'unit-test-idempotency';
   process.env.CURSOR_SECRET = 'unit-test-cursor-secret-of-32-characters';
   process.env.PETS_LISTING_SHARDS = '8';
-  process.env.PETS_STATUS_LISTING_INDEX = 'sharded';
+  process.env.PETS_WRITE_SHARDS = '8';
   process.env.LIST_HEAD_CACHE_MS = '1000';
 });
 const { createListPetsHandler } = await import('../../functions/list-pets');

@@ -21,7 +21,7 @@ import { httpEvent, lambdaContext } from '../../tools/lambda/events';
 vi.hoisted(() => {
   process.env.PETS_TABLE_NAME = 'time-budget-pets';
   process.env.IDEMPOTENCY_TABLE_NAME = 'time-budget-idempotency';
-  process.env.PETS_LISTING_SHARDS = '8';
+  process.env.PETS_WRITE_SHARDS = '8';
 });
 const { createCreatePetHandler } = await import('../../functions/create-pet');
 
@@ -78,7 +78,7 @@ describe('createPet, facing a store that never answers', () => {
   const handler = () => {
     const documents = createDocumentClient();
     return createCreatePetHandler({
-      store: new DynamoPetStore(documents, 'pets', { shards: 1 }),
+      store: new DynamoPetStore(documents, 'pets', 1),
       idempotency: new DynamoIdempotencyStore(documents, 'idempotency'),
     });
   };

@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import type { PetStatus } from '../../shared/domain/pets/pet-schemas';
 import { DynamoPetStore } from '../../shared/dynamodb/dynamo-pet-store';
-import { LOCAL_LISTING, LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { nextLink } from './http';
 import type { TestApi } from './local-api';
 
@@ -77,7 +78,7 @@ export async function listedIds(api: Pick<TestApi, 'request'>, status?: PetStatu
 }
 
 export function petStore(client: DynamoDBDocumentClient): DynamoPetStore {
-  return new DynamoPetStore(client, LOCAL_TABLES.pets, LOCAL_LISTING);
+  return new DynamoPetStore(client, LOCAL_TABLES.pets, LISTING.shards);
 }
 
 export function apiKeyStore(client: DynamoDBDocumentClient): DynamoApiKeyStore {

@@ -4,16 +4,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /** What `npm start`, `npm run dev` and `npm run invoke` read: the sources, the local runtime and what they import. */
-const CHECKED_OUT = [
-  'shared/facts/project-layout.ts',
-  'package.json',
-  'tsconfig.json',
-  'openapi.json',
-  'src',
-  'local',
-  'contract',
-  'events',
-];
+const CHECKED_OUT = ['package.json', 'tsconfig.json', 'openapi.json', 'functions', 'shared', 'local'];
 
 export interface TemporaryCheckout {
   readonly root: string;

@@ -1,4 +1,3 @@
-import { keepsUnshardedStatusIndex } from '../../shared/facts/listing';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -60,7 +59,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
       region: 'us-east-1',
       credentials: { accessKeyId: 'bundle-check', secretAccessKey: 'bundle-check' },
     });
-    await ensureTables(client, tables, { unshardedStatusIndex: keepsUnshardedStatusIndex(config.listing.statusIndexMigration) });
+    await ensureTables(client, tables);
     const issued = await issueApiKey(new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys), 'bundle-check');
     apiKey = issued.apiKey;
     keyId = issued.record.keyId;

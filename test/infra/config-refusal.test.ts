@@ -9,7 +9,7 @@ import { synthesize } from '../../tools/lambda/synth';
 // What is checked is the environment, not the bundle: skip bundling to keep this file fast.
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 /** What listPets reads besides its table and cursor secret. */
-const LISTING = { [ENV.listingShards]: '8', [ENV.statusListingIndex]: 'sharded', [ENV.listHeadCacheMs]: '1000' };
+const LISTING = { [ENV.listingShards]: '8', [ENV.listHeadCacheMs]: '1000' };
 
 /** Synthesizes one listPets ApiFunction on a bare stack; the error `cdk synth` would print, or undefined. */
 function synthesisError(overrides: Partial<ApiFunctionProps> = {}): string | undefined {

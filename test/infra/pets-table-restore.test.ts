@@ -97,17 +97,12 @@ describe.each([staging, production])('the $name stage pointed at a restored pets
     expect(table!.DeletionPolicy).toBe(config === production ? 'Retain' : 'Delete');
   });
 
-  it('points the smoke-test and listing-migration policies, the PetsTableName output, the throttling alarm and the dashboard at the restored table', () => {
+  it('points the smoke-test policy, the PetsTableName output, the throttling alarm and the dashboard at the restored table', () => {
     const statements = (policy: { node: { defaultChild?: unknown } }) =>
       stage.json.Resources[logicalId(stage, policy)]!.Properties!.PolicyDocument.Statement;
     expect(statements(stage.stack.smokeTestPolicy)).toContainEqual({
       Effect: 'Allow',
       Action: 'dynamodb:DeleteItem',
-      Resource: restoredArn(config),
-    });
-    expect(statements(stage.stack.listingMigrationPolicy)).toContainEqual({
-      Effect: 'Allow',
-      Action: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
       Resource: restoredArn(config),
     });
     expect(stage.json.Outputs!.PetsTableName!.Value).toBe(RESTORED_NAME);

@@ -1,5 +1,4 @@
-import { petsIndexesOf } from '../helpers/pets-indexes';
-import { keepsUnshardedStatusIndex, writeShardsOf } from '../../shared/facts/listing';
+import { PETS_INDEXES } from '../helpers/pets-indexes';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -8,7 +7,7 @@ import type { ApiFunction } from '../../infra/api-function';
 import { apiThrottle, production, staging, stages, type StageConfig } from '../../infra/stages';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../shared/facts/time-budget';
 import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
-import { tableDefinitions } from '../../local/dynamodb-local';
+import { localStageVariables, tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
 import type { PetsTableAccess } from '../../infra/pets-table-access';
 import { ENV } from '../../shared/facts/environment';
@@ -84,8 +83,7 @@ function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
       return {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
-        Resource: petsIndexesOf(stage.stack.config)
-          .map((index) => index.name)
+        Resource: PETS_INDEXES.map((index) => index.name)
           .sort()
           .map((index) => ({ 'Fn::Join': ['', [table, `/index/${index}`]] })),
       };
@@ -107,11 +105,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('data', () => {
-    it('keys every table exactly as the shared key designs (and the local tables, with the unsharded status index while kept) say', () => {
-      const [pets, apiKeys, idempotency] = tableDefinitions(
-        { pets: 'pets', apiKeys: 'api-keys', idempotency: 'idempotency' },
-        { unshardedStatusIndex: keepsUnshardedStatusIndex(config.listing.statusIndexMigration) },
-      );
+    it('keys every table exactly as the shared key designs and the local tables do, indexes included', () => {
+      const [pets, apiKeys, idempotency] = tableDefinitions({ pets: 'pets', apiKeys: 'api-keys', idempotency: 'idempotency' });
       for (const [table, local] of [
         [stage.stack.petsTable.table, pets!],
         [stage.stack.apiKeysTable.table, apiKeys!],
@@ -317,19 +312,18 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         ).Properties!.Environment.Variables;
         return own;
       };
-      const shards = String(config.listing.shards);
-      const writeShards = String(writeShardsOf(config.listing));
+      // The listing as the local stage runs it: the same shards, written and read, and the same head cache.
+      const local = localStageVariables('unused');
       expect(variables('list-pets')).toEqual({
         PETS_TABLE_NAME: pets,
         CURSOR_SECRET: expect.anything(),
-        PETS_LISTING_SHARDS: shards,
-        PETS_STATUS_LISTING_INDEX: expect.stringMatching(/^(un)?sharded$/),
-        LIST_HEAD_CACHE_MS: String(config.listing.headCacheMs),
+        PETS_LISTING_SHARDS: local[ENV.listingShards],
+        LIST_HEAD_CACHE_MS: local[ENV.listHeadCacheMs],
       });
       expect(variables('create-pet')).toEqual({
         PETS_TABLE_NAME: pets,
         IDEMPOTENCY_TABLE_NAME: ref(stage, stage.stack.idempotencyTable.table),
-        PETS_LISTING_SHARDS: writeShards,
+        PETS_WRITE_SHARDS: local[ENV.writeShards],
       });
       expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
       expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });

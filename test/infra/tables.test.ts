@@ -14,8 +14,8 @@ function bare() {
   return { stack, role };
 }
 
-const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, unshardedStatusIndex: false };
-const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false, unshardedStatusIndex: false };
+const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true };
+const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
 
 /** The statements of the one policy a test's role was given. */
 function statementsOf(template: Template): unknown[] {

@@ -17,7 +17,7 @@ const VALID = {
   [ENV.idempotencyTable]: 'config-idempotency',
   [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters',
   [ENV.listingShards]: '8',
-  [ENV.statusListingIndex]: 'sharded',
+  [ENV.writeShards]: '8',
   [ENV.listHeadCacheMs]: '1000',
   [ENV.metricsNamespace]: 'AnimalStore/config-test',
   [ENV.logLevel]: 'SILENT',

@@ -23,7 +23,10 @@ async function saveAtomically(path: string, text: string) {
 describe('watch mode', () => {
   it('serves the new code of a handler after its source, or a shared module it imports, changes', async () => {
     await writeSource('shared/lib/greeting.ts', "export const greeting = 'hello';\n");
-    await writeSource('functions/greet.ts', "import { greeting } from '../shared/lib/greeting';\nexport const handler = async () => greeting;\n");
+    await writeSource(
+      'functions/greet.ts',
+      "import { greeting } from '../shared/lib/greeting';\nexport const handler = async () => greeting;\n",
+    );
     const reloaded: string[] = [];
     const runtime = await createFunctionRuntime({ watch: true, sourceRoot: root, onReload: (file) => reloaded.push(file) });
     try {
@@ -74,7 +77,7 @@ describe('watch mode', () => {
       const busy = runtime.invoke('versioned', { waitFor: gate.url });
       await expect.poll(gate.waiting, { timeout: 30_000 }).toBe(1);
       await writeSource('shared/lib/version.ts', "export const version = 'new';\n");
-      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('src', 'lib', 'version.ts'));
+      await expect.poll(() => reloaded, { timeout: 5_000 }).toContain(join('shared', 'lib', 'version.ts'));
       expect(await runtime.invoke('versioned', {})).toBe('new');
       gate.open();
       expect(await busy).toBe('old');

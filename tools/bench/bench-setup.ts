@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FunctionName } from '../../infra/api-functions';
 import { ENV } from '../../shared/facts/environment';
-import { production, stages, type StageConfig } from '../../infra/stages';
-import { createLocalClient, ensureTables, LOCAL_LISTING, startDynalite } from '../../local/dynamodb-local';
+import { production, stages } from '../../infra/stages';
+import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import type { PetRecord } from '../../shared/domain/pets/pet-schemas';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
@@ -48,10 +49,7 @@ export interface BenchSetup {
 export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
   const node = runtimeNode();
   progress(`synthesizing the app (Node ${process.version} here, the functions run on ${node})`);
-  // Each stage at the end of its listing rollout (docs/operations.md, "Sharding the listing indexes"): the
-  // bench judges the design, not a release that lasts until the next (release 1 writes every new pet to
-  // shard 0, so each page of it queries that shard twice).
-  const synthesis = synthesize({ stages: stages.map(atRolloutEnd) });
+  const synthesis = synthesize({ stages });
   const dynamo = await startDynalite({ port: 0 });
   const client = createLocalClient(dynamo.endpoint);
   const close = async () => {
@@ -63,7 +61,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     await ensureTables(client, TABLES);
     const documents = documentClientOver(client);
     const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
-    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1, LOCAL_LISTING.shards);
+    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1, LISTING.shards);
     const { apiKey } = await issueApiKey(keyStore, 'bench');
     const assets = new Map(stages.map((stage) => [stage.name, withoutHeadCache(functionAssets(synthesis, synthesis.stage(stage.name)))]));
     const productionAssets = assets.get(production.name)!;
@@ -114,9 +112,4 @@ function withoutHeadCache(assets: ReadonlyMap<FunctionName, FunctionAsset>): Rea
         : asset,
     ]),
   );
-}
-
-/** A stage as it lists once its listing rollout is complete: creates write every shard read, the unsharded status index gone. */
-function atRolloutEnd(stage: StageConfig): StageConfig {
-  return { ...stage, listing: { ...stage.listing, writeShards: undefined, statusIndexMigration: 'complete' } };
 }

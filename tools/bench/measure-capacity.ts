@@ -1,4 +1,5 @@
-import { LOCAL_LISTING, writeInBatches } from '../../local/dynamodb-local';
+import { writeInBatches } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
@@ -46,14 +47,7 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         progress(`seeding to ${count.toLocaleString('en')} pets`);
         const oldest = Date.parse(pets[0]!.createdAt);
         pets = [
-          ...(await seedPets(
-            bench.documents,
-            bench.tables.pets,
-            count - pets.length,
-            pets.length + 1,
-            LOCAL_LISTING.shards,
-            oldest - 1000,
-          )),
+          ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, LISTING.shards, oldest - 1000)),
           ...pets,
         ];
       }

@@ -176,7 +176,7 @@ export async function measureListingCost(options: ListingCostOptions): Promise<L
           progress(`listing cost: seeding ${pets.toLocaleString('en')} pets in ${shards} shard${shards === 1 ? '' : 's'}`);
           table.pets.push(...(await seedPets(documents, table.name, pets - table.pets.length, table.pets.length + 1, shards)));
         }
-        const store = new DynamoPetStore(documents, table.name, { shards, statusIndex: 'sharded' });
+        const store = new DynamoPetStore(documents, table.name, shards);
         for (const limit of options.limits) {
           const readPage = async (query: ListQuery, pageStore: PetStore = store) => {
             await pageStore.list(query);
@@ -231,7 +231,7 @@ async function measureCreates(
 ): Promise<CreateCostRow> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   const indexKeys = indexKeysOf(Table);
-  const store = new DynamoPetStore(documents, tableName, { shards });
+  const store = new DynamoPetStore(documents, tableName, shards);
   const charged = { withStatus: [] as number[], withoutStatus: [] as number[], entry: [] as number[] };
   metered.takeWriteUnits();
   for (let index = 0; index < count; index++) {

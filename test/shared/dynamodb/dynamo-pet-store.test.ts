@@ -1,6 +1,7 @@
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalClient, ensureTables, LOCAL_LISTING, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
+import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
+import { LISTING } from '../../../shared/facts/listing';
 import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { DynamoPetStore } from '../../../shared/dynamodb/dynamo-pet-store';
 import { firstQueryLimit } from '../../../shared/dynamodb/newest-first';
@@ -39,7 +40,7 @@ afterAll(async () => {
 async function newStore() {
   const names = { pets: `pets-${++tableCount}`, apiKeys: `keys-${tableCount}`, idempotency: `idempotency-${tableCount}` };
   await ensureTables(client, names);
-  return new DynamoPetStore(documentClientOver(client), names.pets, LOCAL_LISTING);
+  return new DynamoPetStore(documentClientOver(client), names.pets, LISTING.shards);
 }
 
 function pet(id: number, overrides: Partial<PetRecord> = {}): PetRecord {
@@ -139,8 +140,8 @@ describe('the DynamoDB pet store', () => {
     };
     const small = await costOfAPage(120);
     const large = await costOfAPage(600);
-    expect(large.queries).toBe(LOCAL_LISTING.shards);
-    expect(large.itemsRead).toBe(LOCAL_LISTING.shards * firstQueryLimit(21, LOCAL_LISTING.shards));
+    expect(large.queries).toBe(LISTING.shards);
+    expect(large.itemsRead).toBe(LISTING.shards * firstQueryLimit(21, LISTING.shards));
     expect(large.capacityUnits).toBeGreaterThan(0);
     expect(large).toEqual(small);
   });

@@ -9,7 +9,7 @@ import { answer, required } from './floor';
 
 const client = createDocumentClient();
 const tableName = required(ENV.petsTable);
-const shards = Number(required(ENV.listingShards));
+const shards = Number(required(ENV.writeShards));
 
 /** createPet's floor: the body parsed as it comes, one conditional PutItem of the same item. */
 export const handler = async (event: APIGatewayProxyEventV2) => {
