@@ -8,7 +8,6 @@ import { apiUrl, parseInput, queryParameters } from '../shared/http/request';
 import { ok } from '../shared/http/responses';
 import { decodeCursor, encodeCursor } from '../shared/domain/pets/cursor';
 import { DynamoPetStore } from '../shared/dynamodb/dynamo-pet-store';
-import { LIST_LIMIT } from '../shared/domain/pets/pet-schemas';
 import type { PetStore } from '../shared/domain/pets/pet-store';
 import { listPets } from '../shared/domain/pets/pet-operations';
 import { cacheListHead } from '../shared/domain/pets/list-head-cache';
@@ -24,11 +23,10 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
     const query = parseInput(ListPetsQuerySchema, queryParameters(event));
     const filter = { status: query.status };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, cursorSecret);
-    const limit = query.limit ?? LIST_LIMIT.default;
-    const page = await listPets(store, { ...filter, limit, after });
+    const page = await listPets(store, { ...filter, limit: query.limit, after });
     if (page.next === undefined) return ok(page.pets);
 
-    const next = new URLSearchParams({ limit: String(limit) });
+    const next = new URLSearchParams({ limit: String(query.limit) });
     if (query.status !== undefined) next.set('status', query.status);
     next.set('cursor', encodeCursor(page.next, filter, cursorSecret));
     return ok(page.pets, { link: `<${apiUrl(event, event.rawPath, next)}>; rel="next"` });

@@ -1,4 +1,10 @@
-import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
+import {
+  toJsonSchema,
+  toJsonSchemaDefs,
+  type ConversionConfig,
+  type JsonSchema,
+  type OverrideSchemaContext,
+} from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import {
   ApiError,
@@ -52,8 +58,16 @@ const conversion: ConversionConfig = {
 };
 
 function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonObject {
-  const { $schema: _, $defs: __, ...json } = toJsonSchema(schema, { ...conversion, typeMode }) as JsonObject;
+  const overrideSchema = typeMode === 'output' ? parsedDefault : undefined;
+  const { $schema: _, $defs: __, ...json } = toJsonSchema(schema, { ...conversion, typeMode, overrideSchema }) as JsonObject;
   return json;
+}
+
+/** An optional value's default as the schema parses it (the limit's 20), not as the text it is given in (`"20"`). */
+function parsedDefault({ valibotSchema, jsonSchema }: OverrideSchemaContext): JsonSchema | undefined {
+  if (valibotSchema.type !== 'optional' || (valibotSchema as v.OptionalSchema<v.GenericSchema, unknown>).default === undefined)
+    return undefined;
+  return { ...jsonSchema, default: v.parse(valibotSchema, undefined) as JsonSchema['default'] };
 }
 
 /** Prose and examples per operation; everything structural comes from the route table. */

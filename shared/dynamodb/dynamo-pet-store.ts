@@ -4,7 +4,7 @@ import { callStore } from './dynamodb-client';
 import { readNewestFirst, type ListingPartition } from './newest-first';
 import { petFieldsOf, type PetRecord, type PetStatus } from '../domain/pets/pet-schemas';
 import type { InsertResult, ListPage, ListQuery, PetStore } from '../domain/pets/pet-store';
-import { createdKey, listingAttributes, listingShardKey, PETS_TABLE } from './pets-table';
+import { listingAttributes, listingShardKey, PETS_TABLE } from './pets-table';
 
 export class DynamoPetStore implements PetStore {
   /**
@@ -51,9 +51,13 @@ export class DynamoPetStore implements PetStore {
       sortKey: PETS_TABLE.allPetsIndex.sortKey,
       // One item beyond the page tells whether a next page exists, so the last page has no next link.
       wanted: limit + 1,
-      before: after === undefined ? undefined : createdKey(after.createdAt, after.id),
+      before: after,
     });
-    return { pets: items.slice(0, limit).map(toRecord), hasMore: items.length > limit };
+    const pets = items.slice(0, limit);
+    // The position of the page's last pet is its sort key: where the next page's queries start below.
+    return items.length > limit
+      ? { pets: pets.map(toRecord), next: pets.at(-1)![PETS_TABLE.allPetsIndex.sortKey] as string }
+      : { pets: pets.map(toRecord) };
   }
 
   /** The index partitions a listing merges: every shard of its index. */

@@ -13,6 +13,7 @@ const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.
  */
 export const ListPetsQuerySchema = v.strictObject(
   {
+    // The default is the query's text, parsed like a client's: the handler and the document read it here.
     limit: v.optional(
       v.pipe(
         v.string(limitMessage),
@@ -24,9 +25,10 @@ export const ListPetsQuerySchema = v.strictObject(
         v.integer(),
         v.minValue(LIST_LIMIT.min, limitMessage),
         v.maxValue(LIST_LIMIT.max, limitMessage),
-        v.metadata({ default: LIST_LIMIT.default, format: 'int32' }),
+        v.metadata({ format: 'int32' }),
         v.description('Maximum number of pets to return.'),
       ),
+      String(LIST_LIMIT.default),
     ),
     // The named schema itself, so generated clients get one PetStatus type, not a second inline enum.
     status: v.optional(PetStatusSchema),

@@ -41,8 +41,9 @@ export class InMemoryPetStore implements PetStore {
     const matching = [...this.pets.values()]
       .filter((pet) => status === undefined || pet.status === status)
       .sort((a, b) => key(b).localeCompare(key(a)))
-      .filter((pet) => after === undefined || key(pet) < key(after));
-    return { pets: matching.slice(0, limit), hasMore: matching.length > limit };
+      .filter((pet) => after === undefined || key(pet) < after);
+    const pets = matching.slice(0, limit);
+    return matching.length > limit ? { pets, next: key(pets.at(-1)!) } : { pets };
   }
 
   private throwIfFailing(): void {

@@ -8,6 +8,7 @@ import { cacheListHead } from '../../shared/domain/pets/list-head-cache';
 import type { PetRecord } from '../../shared/domain/pets/pet-schemas';
 import type { ListQuery, PetStore } from '../../shared/domain/pets/pet-store';
 import { DynamoPetStore, toItem } from '../../shared/dynamodb/dynamo-pet-store';
+import { createdKey } from '../../shared/dynamodb/pets-table';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { entryWriteUnits, indexKeysOf, indexWriteUnits } from './write-units';
 import { progress } from './format';
@@ -186,7 +187,7 @@ export async function measureListingCost(options: ListingCostOptions): Promise<L
           const later: PageCost[] = [];
           for (let page = 0; page < options.laterPages; page++) {
             const after = table.pets[Math.floor(Math.random() * table.pets.length)]!;
-            later.push(await readPage({ limit, after: { id: after.id, createdAt: after.createdAt } }));
+            later.push(await readPage({ limit, after: createdKey(after.createdAt, after.id) }));
           }
           const cachedFirstPage: ListingCostRow['cachedFirstPage'][number][] = [];
           for (const rate of options.cacheRates) {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { MAX_CURSOR_LENGTH, MAX_ID, PetStatusSchema, type PetStatus } from './pet-schemas';
+import { MAX_CURSOR_LENGTH, PetStatusSchema, type PetStatus } from './pet-schemas';
 import { InvalidCursorError } from './pet-errors';
 import type { ListPosition } from './pet-store';
 
@@ -10,8 +10,8 @@ const CursorPayloadSchema = v.strictObject({
   v: v.literal(1),
   /** The status filter the cursor was issued for; '' for none. */
   s: v.union([v.literal(''), PetStatusSchema]),
-  i: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID)),
-  t: v.pipe(v.string(), v.isoTimestamp()),
+  /** The position the store issued, as it issued it. */
+  p: v.pipe(v.string(), v.nonEmpty()),
 });
 
 /**
@@ -20,9 +20,7 @@ const CursorPayloadSchema = v.strictObject({
  * binding the filter into it means a cursor from one listing can never page through another.
  */
 export function encodeCursor(position: ListPosition, filter: { status?: PetStatus }, secret: string): string {
-  const payload = Buffer.from(JSON.stringify({ v: 1, s: filter.status ?? '', i: position.id, t: position.createdAt })).toString(
-    'base64url',
-  );
+  const payload = Buffer.from(JSON.stringify({ v: 1, s: filter.status ?? '', p: position })).toString('base64url');
   return `${payload}.${sign(payload, secret).toString('base64url')}`;
 }
 
@@ -50,7 +48,7 @@ export function decodeCursor(cursor: string, filter: { status?: PetStatus }, sec
   }
   const parsed = v.safeParse(CursorPayloadSchema, decoded);
   if (!parsed.success || parsed.output.s !== (filter.status ?? '')) throw new InvalidCursorError();
-  return { id: parsed.output.i, createdAt: parsed.output.t };
+  return parsed.output.p;
 }
 
 function sign(payload: string, secret: string): Buffer {

@@ -64,17 +64,13 @@ export async function createPet(store: PetStore, input: NewPet, options: CreateP
 
 export interface PetsPage {
   readonly pets: Pet[];
-  /** Where the next page starts; absent on the last page. */
+  /** Where the next page starts, as the store said; absent on the last page. */
   readonly next?: ListPosition;
 }
 
 export async function listPets(store: PetStore, query: { status?: PetStatus; limit: number; after?: ListPosition }): Promise<PetsPage> {
-  const page = await store.list(query);
-  const last = page.pets.at(-1);
-  return {
-    pets: page.pets.map(toPet),
-    ...(page.hasMore && last ? { next: { id: last.id, createdAt: last.createdAt } } : {}),
-  };
+  const { pets, next } = await store.list(query);
+  return { pets: pets.map(toPet), ...(next === undefined ? {} : { next }) };
 }
 
 export async function getPet(store: PetStore, id: number): Promise<Pet> {

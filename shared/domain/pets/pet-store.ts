@@ -1,10 +1,10 @@
 import type { PetRecord, PetStatus } from './pet-schemas';
 
-/** Where a listing page ended: the last pet returned. */
-export interface ListPosition {
-  readonly id: number;
-  readonly createdAt: string;
-}
+/**
+ * Where a listing page ended, as the store issues it and takes it back: opaque everywhere else, carried
+ * as it is from the store's page to the signed cursor and from the cursor to the next query.
+ */
+export type ListPosition = string;
 
 export interface ListQuery {
   readonly status?: PetStatus;
@@ -16,8 +16,8 @@ export interface ListQuery {
 export interface ListPage {
   /** Newest first. */
   readonly pets: PetRecord[];
-  /** Whether more pets match after the last one returned. */
-  readonly hasMore: boolean;
+  /** Where the next page starts; absent when no pet matches after the last one returned. */
+  readonly next?: ListPosition;
 }
 
 /** What became of an insert. */

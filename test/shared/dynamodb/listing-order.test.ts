@@ -6,12 +6,11 @@ import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } fr
 import { LISTING } from '../../../shared/facts/listing';
 import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { DynamoPetStore } from '../../../shared/dynamodb/dynamo-pet-store';
-import { listingShardKey, PETS_TABLE } from '../../../shared/dynamodb/pets-table';
+import { createdKey, listingShardKey, PETS_TABLE } from '../../../shared/dynamodb/pets-table';
 import { decodeCursor, encodeCursor } from '../../../shared/domain/pets/cursor';
 import { InvalidCursorError } from '../../../shared/domain/pets/pet-errors';
 import { listPets, type PetsPage } from '../../../shared/domain/pets/pet-operations';
 import { MAX_ID, PET_STATUSES, toPet, type PetRecord, type PetStatus } from '../../../shared/domain/pets/pet-schemas';
-import type { ListPosition } from '../../../shared/domain/pets/pet-store';
 
 /**
  * Issue 23, outcome 4: sharding changed how a listing is read, not what it returns. A fixed seed, so a
@@ -67,18 +66,28 @@ async function newTable(): Promise<string> {
   return names.pets;
 }
 
+/** A pet's place in the reference model. */
+type Place = Pick<PetRecord, 'id' | 'createdAt'>;
+
 /** The reference order: newest first, then the larger id first, compared as numbers. */
-function isBefore(a: ListPosition, b: ListPosition): boolean {
+function isBefore(a: Place, b: Place): boolean {
   return a.createdAt !== b.createdAt ? a.createdAt > b.createdAt : a.id > b.id;
 }
 
 /** What a listing page must be, read from the reference model: every matching pet after `after`, in order. */
-function expectedPage(pets: readonly PetRecord[], query: { status?: PetStatus; limit: number; after?: ListPosition }): PetsPage {
+function expectedPage(pets: readonly PetRecord[], query: { status?: PetStatus; limit: number; after?: Place }): PetsPage {
   const { status, limit, after } = query;
   const matching = pets.filter((pet) => (status === undefined || pet.status === status) && (after === undefined || isBefore(after, pet)));
   const page = matching.slice(0, limit);
   const last = page.at(-1);
-  return { pets: page.map(toPet), ...(matching.length > limit && last ? { next: { id: last.id, createdAt: last.createdAt } } : {}) };
+  // The store's position is the sort key of the page's last pet.
+  return { pets: page.map(toPet), ...(matching.length > limit && last ? { next: createdKey(last.createdAt, last.id) } : {}) };
+}
+
+/** The pet the model's page ended on: where the walk goes on from. */
+function lastOf(pets: readonly PetRecord[], page: PetsPage): Place {
+  const last = page.pets.at(-1)!;
+  return pets.find((candidate) => candidate.id === last.id)!;
 }
 
 /** A page as the handler serves it: the cursor it would put in the next link, signed and bound to the filter. */
@@ -97,7 +106,7 @@ function pet(id: number, millisecond: number, status?: PetStatus): PetRecord {
 interface Walk {
   readonly status?: PetStatus;
   /** Where the model says the next page starts. */
-  after: ListPosition;
+  after: Place;
   /** The cursor the store's last page handed out. */
   cursor: string;
 }
@@ -143,7 +152,8 @@ class StartWalk implements fc.AsyncCommand<Model, Real> {
     const { page, cursor } = await servePage(store, { status: this.status, limit: this.limit });
     const expected = expectedPage(model.pets, { status: this.status, limit: this.limit });
     expect(page).toEqual(expected);
-    if (expected.next !== undefined && cursor !== undefined) model.walks.push({ status: this.status, after: expected.next, cursor });
+    if (expected.next !== undefined && cursor !== undefined)
+      model.walks.push({ status: this.status, after: lastOf(model.pets, expected), cursor });
   }
   toString(): string {
     return `walk status=${this.status ?? 'any'} limit=${this.limit}`;
@@ -173,7 +183,7 @@ class NextPage implements fc.AsyncCommand<Model, Real> {
     const expected = expectedPage(model.pets, { status: walk.status, limit: this.limit, after: walk.after });
     expect(page).toEqual(expected);
     if (expected.next !== undefined && cursor !== undefined) {
-      walk.after = expected.next;
+      walk.after = lastOf(model.pets, expected);
       walk.cursor = cursor;
     } else {
       model.walks.splice(index, 1);

@@ -3,7 +3,7 @@ import { InvalidCursorError } from '../../../../shared/domain/pets/pet-errors';
 import { decodeCursor, encodeCursor } from '../../../../shared/domain/pets/cursor';
 
 const secret = 'a-secret-of-at-least-thirty-two-characters';
-const position = { id: 42, createdAt: '2026-11-22T12:00:00.000Z' };
+const position = '2026-11-22T12:00:00.000Z#0000000000000042';
 
 describe('pagination cursors', () => {
   it('decode to the position they were issued for', () => {
@@ -13,8 +13,8 @@ describe('pagination cursors', () => {
 
   it('cannot be forged: a cursor rewritten to start at another position is rejected', () => {
     const [payload, signature] = encodeCursor(position, {}, secret).split('.') as [string, string];
-    const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { i: number };
-    const forged = Buffer.from(JSON.stringify({ ...fields, i: fields.i + 1 })).toString('base64url');
+    const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p: string };
+    const forged = Buffer.from(JSON.stringify({ ...fields, p: fields.p.replace('42', '43') })).toString('base64url');
     expect(() => decodeCursor(`${forged}.${signature}`, {}, secret)).toThrow(InvalidCursorError);
   });
 
