@@ -4,6 +4,7 @@ import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { LISTING } from '../../shared/facts/listing';
 import { ENV } from '../../shared/facts/environment';
 import { LIST_HEAD_CACHE_MS } from '../../shared/facts/listing';
+import { HOT_HEAD_PAGES_PER_SECOND } from '../../shared/domain/pets/list-head-cache';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { FaultProxy, PartitionLimits } from '../helpers/fault-proxy';
 import { expectError } from '../helpers/http';
@@ -37,7 +38,8 @@ const UNITS_PER_QUERY = 0.5;
  * to a shard for more, and every shard is charged exactly half a unit per page read from the store.
  */
 const LIST_CLIENTS = 2;
-const HEAD_PAGE = '/pets?limit=2';
+/** The default first page: 20 pets. */
+const HEAD_PAGE = '/pets';
 /** 1.5 read units a second per partition: one partition serves 3 head pages a second, 9 over a drive (bucket included). */
 const READ_LIMITS: PartitionLimits = { ...DYNAMODB_PARTITION, scale: 1 / 2_000 };
 const readsPerSecond = READ_LIMITS.readUnitsPerSecond * READ_LIMITS.scale;
@@ -175,9 +177,7 @@ describe('the listing without sharding: one listing shard, no head cache', () =>
 describe('the local stage: production’s listing shards, the head cache on', () => {
   let localStage: FaultyApi;
   beforeAll(async () => {
-    localStage = await startFaultyApi({
-      functionEnvironment: routeFunctionsOnly({ [ENV.listHeadCacheMs]: String(LIST_HEAD_CACHE_MS.default) }),
-    });
+    localStage = await startFaultyApi();
     await warmUp(localStage, [
       [CLIENTS, createOne({ name: 'warm-up' })],
       [LIST_CLIENTS, listHead(1)],
@@ -210,23 +210,25 @@ describe('the local stage: production’s listing shards, the head cache on', ()
     expect(stored).toEqual(created);
   });
 
-  it('lists the head at several times one partition’s read limit without a throttle reaching a client, reading it at most once a second per instance', async () => {
+  it('lists the head at four times one partition’s read limit, answering at least 99 % with 200: each instance reads it once a second once hot', async () => {
     const { api, proxy, tables } = localStage;
-    // Each instance reads the head from the store at most once per cache period (1 s), each read one
-    // query per shard: over a drive of about 2 s, at most 3 reads per instance, 2 instances, half a unit
-    // each: 3 units per shard, below the 4.5 its bucket lets through, however many pages are served.
-    // Uncached, every page would cost every shard half a unit (the cache-off sibling below).
+    // An instance reads a first page from the store until it is asked for it HOT_HEAD_PAGES_PER_SECOND
+    // times within a second, then at most once per cache period (1 s), each read one query per shard:
+    // over a drive of about 2 s, at most 9 + 3 reads per instance, 2 instances, half a unit each. The
+    // shards' buckets (4.5 units each over the drive) refuse a few of the first reads; uncached, every
+    // page would cost every shard half a unit (the cache-off sibling below).
     const requestsBefore = proxy.requests.length;
-    const throttledBefore = throttledSoFar(proxy);
     const storedBefore = await storedPets(tables);
     proxy.limitPartitions(READ_LIMITS);
     const { answers, seconds } = await drive(() => api.request(HEAD_PAGE), { clients: LIST_CLIENTS });
     proxy.unlimitPartitions();
 
-    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200]));
-    expect(throttledSoFar(proxy)).toBe(throttledBefore);
-    expect(answers.length / seconds).toBeGreaterThanOrEqual(3 * pagesPerSecondOfOnePartition);
-    const headReads = 1 + Math.floor((seconds * 1000) / LIST_HEAD_CACHE_MS.default);
+    const listed = answers.filter((answer) => answer.status === 200);
+    expect(answers.filter(({ status }) => status !== 200 && status !== 503)).toEqual([]);
+    expect(listed.length / answers.length).toBeGreaterThanOrEqual(0.99);
+    await expectUnavailable(answers);
+    expect(answers.length / seconds).toBeGreaterThanOrEqual(4 * pagesPerSecondOfOnePartition);
+    const headReads = HOT_HEAD_PAGES_PER_SECOND + Math.floor((seconds * 1000) / LIST_HEAD_CACHE_MS.default);
     const queries = proxy.requests
       .slice(requestsBefore)
       .filter((request) => request.operation === 'Query' && request.table === LOCAL_TABLES.pets);

@@ -1,9 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
-import { ENV } from '../../shared/facts/environment';
-import { authorizer, findRoute } from '../../shared/facts/routes';
-
-const listPetsHandler = findRoute('listPets').handler;
+import { authorizer } from '../../shared/facts/routes';
 import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
@@ -29,27 +26,9 @@ export function routeFunctionsOnly(
   return (handler) => (handler === authorizer.handler ? everyFunction : { ...everyFunction, ...environment });
 }
 
-/**
- * listPets' head cache off: the suites assert what a listing shows the moment after a write, which the
- * cache (on under `npm start`, as in production) lets a first page lag by up to its bound. Its own
- * tests turn it on (test/api/partition-limits.test.ts, test/shared/domain/pets/list-head-cache.test.ts).
- */
-const HEAD_CACHE_OFF = { [ENV.listHeadCacheMs]: '0' };
-
-/**
- * Starts the local API on free ports with an in-memory store, as `npm start` does, but for listPets'
- * head cache, off unless `functionEnvironment` turns it on.
- */
+/** Starts the local API on free ports with an in-memory store, as `npm start` does: the local stage as it ships. */
 export async function startTestApi(options: Partial<LocalApiOptions> = {}): Promise<TestApi> {
-  const api = await startLocalApi({
-    port: 0,
-    dynamoDbPort: 0,
-    ...options,
-    functionEnvironment: (handler) => ({
-      ...(handler === listPetsHandler ? HEAD_CACHE_OFF : {}),
-      ...options.functionEnvironment?.(handler),
-    }),
-  });
+  const api = await startLocalApi({ port: 0, dynamoDbPort: 0, ...options });
   const request: TestApi['request'] = (path, init = {}) => {
     const headers = new Headers(init.headers);
     if (!init.anonymous && !headers.has('authorization')) headers.set('authorization', `Bearer ${api.apiKey}`);

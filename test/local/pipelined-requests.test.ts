@@ -25,8 +25,13 @@ function createRequest(name: string): string {
   );
 }
 
-function listRequest(): string {
-  return `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.apiKey}\r\n\r\n`;
+/**
+ * A listing of its own limit: pipelined listings come faster than HOT_HEAD_PAGES_PER_SECOND, and the
+ * same first page asked for that often may be a second old (docs/contract-decisions.md); each of these
+ * is another first page, read from the index.
+ */
+function listRequest(limit: number): string {
+  return `GET /v1/pets?limit=${limit} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.apiKey}\r\n\r\n`;
 }
 
 describe('pipelined requests on one connection', () => {
@@ -34,7 +39,7 @@ describe('pipelined requests on one connection', () => {
     const names = Array.from({ length: PAIRS }, (_, index) => `Pipelined ${index}`);
     const answers = await sendPipelined(
       api.port,
-      names.flatMap((name) => [createRequest(name), listRequest()]),
+      names.flatMap((name, index) => [createRequest(name), listRequest(100 - index)]),
     );
 
     const created = answers

@@ -40,7 +40,7 @@ const FULL: BenchSettings = {
     shardCounts: [1, 4, 8, 16],
     limits: [20, 100],
     laterPages: 40,
-    cacheRates: [10, 100],
+    cacheRates: [5, 10, 100],
     creates: 20,
   },
 };
@@ -52,7 +52,7 @@ const QUICK: BenchSettings = {
   petCounts: [1_000],
   capacityRequests: 3,
   local: { requests: 60, concurrency: 4, seed: 50 },
-  listing: { petCounts: [1_000], shardCounts: [1, 4, 8, 16], limits: [20, 100], laterPages: 10, cacheRates: [10, 100], creates: 4 },
+  listing: { petCounts: [1_000], shardCounts: [1, 4, 8, 16], limits: [20, 100], laterPages: 10, cacheRates: [5, 10, 100], creates: 4 },
 };
 
 /** The options of `npm run bench [-- --quick --instructions --listing]`, from its command line. */

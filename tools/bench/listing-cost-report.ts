@@ -1,6 +1,7 @@
 import { dollars, round } from './format';
 import { PARTITION_LIMITS, pagesPerSecondOfPartition, type ListingCostResults } from './measure-listing-cost';
 import { PRICES } from './prices';
+import { HOT_HEAD_PAGES_PER_SECOND } from '../../shared/domain/pets/list-head-cache';
 
 /** The listing table's rows, one per pet count, shard count and limit, as `npm run bench` prints them. */
 export function listingCostRows({ rows }: ListingCostResults): Record<string, string | number>[] {
@@ -34,7 +35,7 @@ export function printListingCost(results: ListingCostResults): void {
   console.log(
     `\nListing cost: read units (RRU) per page as DynamoDB charges them (per Query, the items' total size rounded up to 4 KB, halved; at least half a unit), ` +
       `first page and ${options.laterPages} later pages from random cursors ("second round": the share of those whose merge queried a shard again). ` +
-      `Cached: first-page RRU per request at that rate to one instance, cache ${cacheMaxAgeMs} ms. Uncached head pages/s: what the hottest shard's ` +
+      `Cached: first-page RRU per request at that rate to one instance, cache ${cacheMaxAgeMs} ms, engaged from ${HOT_HEAD_PAGES_PER_SECOND} a second (below, every first page reads the index). Uncached head pages/s: what the hottest shard's ` +
       `${PARTITION_LIMITS.readUnitsPerSecond.toLocaleString('en')} RRU/s allow. Priced at ${PRICES.region}'s on-demand read price (tools/bench/prices.ts).`,
   );
   console.table(listingCostRows(results));

@@ -17,8 +17,10 @@ export interface paths {
          *     The body is always a bare array. Cursors are opaque and belong to the listing that issued them: a changed
          *     cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.
          *
-         *     A listing may lag a create by about a second: the first page (no `cursor`) may be served from a cache for up
-         *     to a second, and listings read indexes that DynamoDB updates shortly after the write. `getPet` reads the pet itself.
+         *     After a create: listings read indexes that DynamoDB updates shortly after the write (usually within tens of
+         *     milliseconds), so a pet answered `201` is listed that soon. A first page (no `cursor`) asked for 10 or more times
+         *     a second may be served from a cache up to a second old, so under that load a new pet may take up to a second
+         *     more to appear. `getPet` reads the pet itself.
          *
          *     Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.
          */

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cacheListHead } from '../../../../shared/domain/pets/list-head-cache';
+import { cacheListHead, HOT_HEAD_PAGES_PER_SECOND } from '../../../../shared/domain/pets/list-head-cache';
 import type { PetRecord, PetStatus } from '../../../../shared/domain/pets/pet-schemas';
 import type { PetStore } from '../../../../shared/domain/pets/pet-store';
+import { StoreUnavailableError } from '../../../../shared/domain/store-errors';
 import { InMemoryPetStore } from '../../../helpers/in-memory-stores';
 
 const MAX_AGE_MS = 1_000;
@@ -38,23 +39,55 @@ beforeEach(async () => {
   await addPet();
 });
 
+/** Asks for the first page `times` times at `perSecond` on the test clock, as one instance would serve them; the last answer's ids. */
+async function askAtRate(query: Parameters<PetStore['list']>[0], times: number, perSecond: number): Promise<number[]> {
+  let ids: number[] = [];
+  for (let ask = 0; ask < times; ask++) {
+    if (ask > 0) clock += 1000 / perSecond;
+    ids = await listedIds(query);
+  }
+  return ids;
+}
+
 describe('the list head cache', () => {
-  it('serves a first page from memory until it is maxAgeMs old, then reads the store again', async () => {
-    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+  it(`reads the store for every first page at half the hot rate: a pet just stored is in the next one`, async () => {
+    for (let ask = 0; ask < 3 * HOT_HEAD_PAGES_PER_SECOND; ask++) {
+      const id = await addPet();
+      expect((await listedIds({ limit: 10 }))[0]).toBe(id);
+      clock += 1000 / (HOT_HEAD_PAGES_PER_SECOND / 2);
+    }
+  });
+
+  it(`serves a hot first page (${HOT_HEAD_PAGES_PER_SECOND} a second or more) from memory until it is maxAgeMs old, then reads the store again`, async () => {
+    // At 100 a second the tenth ask, at 90 ms, is the first hot one: the store last answered the ninth, at 80 ms.
+    expect(await askAtRate({ limit: 10 }, HOT_HEAD_PAGES_PER_SECOND, 100)).toEqual([2, 1]);
+    const readAt = clock - 10;
     await addPet();
-    clock += MAX_AGE_MS - 1;
-    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
-    clock += 1;
+    while (clock + 10 < readAt + MAX_AGE_MS) {
+      clock += 10;
+      expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+    }
+    clock = readAt + MAX_AGE_MS;
     expect(await listedIds({ limit: 10 })).toEqual([3, 2, 1]);
   });
 
-  it('keeps one first page per status filter and limit', async () => {
+  it('reads the store again as soon as the listing cools below the rate', async () => {
+    await askAtRate({ limit: 10 }, 2 * HOT_HEAD_PAGES_PER_SECOND, 100);
+    await addPet();
     expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
-    expect(await listedIds({ limit: 10, status: 'available' })).toEqual([2, 1]);
+    // A second with no ask: the oldest of the last asks is more than a second old.
+    clock += 1000;
+    expect(await listedIds({ limit: 10 })).toEqual([3, 2, 1]);
+  });
+
+  it('judges and keeps each status filter and limit on its own', async () => {
+    await askAtRate({ limit: 10 }, HOT_HEAD_PAGES_PER_SECOND, 100);
+    await askAtRate({ limit: 10, status: 'available' }, HOT_HEAD_PAGES_PER_SECOND, 100);
     await addPet('available');
     await addPet('sold');
     expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
     expect(await listedIds({ limit: 10, status: 'available' })).toEqual([2, 1]);
+    // Quiet, these read the store.
     expect(await listedIds({ limit: 9 })).toEqual([4, 3, 2, 1]);
     expect(await listedIds({ limit: 10, status: 'sold' })).toEqual([4]);
   });
@@ -65,6 +98,32 @@ describe('the list head cache', () => {
     expect(await listedIds({ limit: 10, after })).toEqual([1]);
     const older = await addPet('available', 60);
     expect(await listedIds({ limit: 10, after })).toEqual([1, older]);
+  });
+
+  it('answers with a copy younger than maxAgeMs when the store refuses a read, and goes on doing so until a read succeeds', async () => {
+    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+    await addPet();
+    clock += 500;
+    store.failWith = new StoreUnavailableError(new Error('throttled'));
+    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+    // Quiet, but refused: no read until the copy is maxAgeMs old.
+    store.failWith = undefined;
+    clock += 400;
+    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+    clock += 100;
+    expect(await listedIds({ limit: 10 })).toEqual([3, 2, 1]);
+    await addPet();
+    clock += 100;
+    expect(await listedIds({ limit: 10 })).toEqual([4, 3, 2, 1]);
+  });
+
+  it('passes the refusal on when no copy is younger than maxAgeMs, and any other failure always', async () => {
+    expect(await listedIds({ limit: 10 })).toEqual([2, 1]);
+    store.failWith = new Error('a bug');
+    await expect(cached.list({ limit: 10 })).rejects.toThrow('a bug');
+    clock += MAX_AGE_MS;
+    store.failWith = new StoreUnavailableError(new Error('throttled'));
+    await expect(cached.list({ limit: 10 })).rejects.toThrow(StoreUnavailableError);
   });
 
   it('never caches a failure: the next listing reads the store, at once', async () => {
