@@ -21,6 +21,5 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
 
 const config = readConfig(FUNCTION_CONFIG['get-pet']);
 
-// getPet reads by id alone, so the listing's shards do not matter to it.
 // getPet reads by key and uses no listing shard.
 export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], 1) });

@@ -15,9 +15,8 @@ import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from '../shar
 import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
 
 /**
- * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook, one for every deployment group of
- * the stage (infra/pre-traffic-checks.ts): wiring only. The deployment says which function and
- * version it moves; the configuration says which functions there are.
+ * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook (infra/pre-traffic-checks.ts): wiring
+ * only. The deployment says which function and version it moves; the configuration which functions exist.
  */
 
 const config = readConfig(PRE_TRAFFIC_HOOK_CONFIG);

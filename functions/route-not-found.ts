@@ -9,7 +9,7 @@ import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
  * like the others, so an anonymous caller learns nothing about which paths exist.
  */
 
-// It reads no variable of its own; its logs' and metrics' are refused here, at cold start, as every function's are.
+// It reads no variable of its own, but a bad log or metrics setting still fails its cold start, as in every function.
 readConfig(FUNCTION_CONFIG['route-not-found']);
 
 export const handler = createHttpHandler(undefined, async (event) => {

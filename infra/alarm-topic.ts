@@ -10,12 +10,9 @@ export interface AlarmTopicProps {
 }
 
 /**
- * The SNS topic a stage's CloudWatch alarms notify. A topic policy replaces SNS's default one, and
- * `enforceSSL` writes a policy with nothing but its Deny: without the Allow below, every alarm would
- * fail with "not authorized to perform: SNS:Publish", visible only in the alarm's history. CloudWatch
- * may publish for alarms of this account and region only (aws:SourceAccount and aws:SourceArn, against
- * the confused deputy): the alarms have generated names, and CloudFormation promises nothing about
- * their shape, so a name pattern could silently stop matching them.
+ * The SNS topic a stage's CloudWatch alarms notify. `enforceSSL` replaces SNS's default policy with a
+ * lone Deny, so without the Allow below every alarm would silently fail to publish. The Allow is scoped
+ * by account and region, not alarm name, since generated names have no promised shape.
  */
 export class AlarmTopic extends Topic {
   constructor(scope: Construct, id: string, props: AlarmTopicProps = {}) {

@@ -27,9 +27,8 @@ export interface AnimalStoreApp {
 }
 
 /**
- * The CDK app: one stack per stage, checked by cdk-nag's AwsSolutions and Serverless packs at
- * synthesis. The CLI (infra/app.ts) and the tests build it here, with cdk.json's context either
- * way, so the tests synthesize exactly what `cdk synth` does.
+ * The CDK app: one stack per stage, checked by cdk-nag at synthesis. The CLI and the tests both build it
+ * here with cdk.json's context, so the tests synthesize exactly what `cdk synth` does.
  */
 export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): AnimalStoreApp {
   const app = new App({

@@ -70,9 +70,8 @@ export const ACCESS_LOG_FIELDS = {
 } as const;
 
 /**
- * The HTTP API: every route of shared/facts/routes.ts plus the `$default` route, all Lambda integrations
- * behind the Lambda authorizer (checked at synthesis), served on the `$default` stage so the base URL
- * is the API's endpoint plus `/v1`.
+ * The HTTP API: every route of the route table plus `$default`, all Lambda integrations behind the
+ * Lambda authorizer (checked at synthesis).
  */
 export class AnimalStoreHttpApi extends Construct {
   readonly httpApi: HttpApi;
@@ -98,11 +97,8 @@ export class AnimalStoreHttpApi extends Construct {
       disableExecuteApiEndpoint: props.domain !== undefined,
     });
 
-    // Under /aws/vendedlogs/: API Gateway delivers access logs as a vended log source, which needs no
-    // entry in the account's CloudWatch Logs resource policy. Any other name adds one per stage, the
-    // policy is capped at 5,120 characters, and stage creation fails once it is full. The suffix comes
-    // from the stack id, so a stack created again after a deletion that retained the old group gets a
-    // group of its own; the prefix finds every group the stack ever had.
+    // Under /aws/vendedlogs/, which needs no entry in the account's size-capped CloudWatch Logs resource
+    // policy. The stack-id suffix gives a re-created stack its own group beside a retained old one.
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       logGroupName: `${accessLogGroupPrefix(Stack.of(this).stackName)}access-${stackCreationId()}`,
       retention: props.logRetention,
@@ -217,9 +213,8 @@ function unguardedRoutes(api: HttpApi): string[] {
 }
 
 /**
- * Gives every route its own share of the throttle. API Gateway applies a stage's default throttle to
- * each route separately, so only explicit shares make the API's total the sum the stage states. The
- * stage depends on the routes: API Gateway refuses route settings for a route key it does not know yet.
+ * Gives every route its own share of the throttle, as a stage's default applies to each route separately.
+ * The stage depends on the routes: API Gateway refuses settings for a route key it does not know yet.
  */
 function throttleEachRoute(stage: HttpStage, throttled: ReadonlyMap<string, ThrottledRoute>, throttle: ThrottleConfig): void {
   const settings = Object.fromEntries(
@@ -257,11 +252,8 @@ function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
 }
 
 /**
- * The authorizer must have no identity source. With one, API Gateway answers a request lacking it
- * with its own 401 `{"message":"Unauthorized"}` before our authorizer runs; without one, every
- * request reaches the authorizer and the route answers with our Error body. HttpLambdaAuthorizer
- * falls back to the Authorization header when given none and renders an empty list as
- * `IdentitySource: []`; removing the property states "no identity source" the documented way.
+ * Removes the authorizer's identity source (see `authorizer` in shared/facts/routes.ts): HttpLambdaAuthorizer
+ * falls back to the Authorization header or renders `[]`, and only a missing property means none.
  */
 function removeIdentitySource(api: HttpApi): void {
   if (authorizerSpec.identitySource.length > 0) return;

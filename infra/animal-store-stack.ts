@@ -19,11 +19,7 @@ export interface AnimalStoreStackProps extends Omit<StackProps, 'env'> {
   readonly stage: StageConfig;
 }
 
-/**
- * One complete, self-contained deployment of the animal store, pinned to its stage's account and
- * region: nothing is shared with other stages, and the CDK CLI refuses to deploy it with credentials
- * for another account.
- */
+/** One self-contained deployment of the animal store, pinned to its stage's account and region; nothing is shared between stages. */
 export class AnimalStoreStack extends Stack {
   /** The stage this stack deploys. */
   readonly config: StageConfig;

@@ -16,9 +16,8 @@ export interface ApiDomainProps {
 }
 
 /**
- * A custom domain for the HTTP API: a regional API Gateway domain name over TLS 1.2 mapped to the
- * stage, with its ACM certificate (imported, or requested and validated by DNS in the hosted zone)
- * and, when a hosted zone is given, the alias record that points the name at it.
+ * A custom domain for the HTTP API: a regional domain name mapped to the stage, with its ACM certificate
+ * and, when a hosted zone is given, the alias record (docs/operations.md, "Custom domain").
  */
 export class ApiDomain extends Construct {
   readonly domainName: DomainName;

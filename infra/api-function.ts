@@ -20,18 +20,12 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 export const LIVE_ALIAS_NAME = 'live';
 
 /**
- * An ESM file has no `require`, yet CommonJS code bundled into it calls `require` for Node's
- * built-ins: the AWS SDK's CommonJS builds do it for node:https, and such a bundle fails on its first
- * cold start with 'Dynamic require of "node:https" is not supported'. The `mainFields` below make
- * esbuild pick the SDK's ESM builds, which avoids that today; the banner keeps any CommonJS
- * dependency working (the bundle check fails without both).
+ * Gives the ESM bundle a `require`: CommonJS code bundled into it requires Node's built-ins, which
+ * otherwise fails at cold start with 'Dynamic require of "node:https" is not supported'.
  */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
-/**
- * The esbuild choices that shape what a function loads at cold start, shared with the benchmark's
- * floor (tools/bench/floors/), which must be built exactly as the functions are to be a fair comparison.
- */
+/** The esbuild choices that shape what a function loads at cold start, shared with the bench's floors for a fair comparison. */
 export const BUNDLE_SHAPE = {
   format: OutputFormat.ESM,
   minify: true,
@@ -64,11 +58,8 @@ export interface ApiFunctionProps {
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /**
- * One handler of functions/ as a Lambda function, with the defaults every function of the store
- * shares: Node.js 24 on arm64, an ESM bundle built by the local esbuild, the time budget of
- * time-budget.ts, JSON logs in its own log group, a role that can write to that log group and
- * nothing else until a construct grants it exactly what it needs, and the `live` alias that API
- * Gateway invokes, so a new version takes traffic only when CodeDeploy shifts it there.
+ * One handler of functions/ as a Lambda function, with its own log group, a role that may write only
+ * there until granted more, and the `live` alias, so a new version takes traffic only when CodeDeploy shifts it.
  */
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
@@ -104,10 +95,8 @@ export class ApiFunction extends Construct {
 }
 
 /**
- * What every function of the stack shares, whoever deploys it (ApiFunction, the pre-traffic hook, the
- * synthetic probe): its entry file below the repository, Node.js 24 on arm64, the bundling, and JSON
- * logs at `logLevel`. Lambda's own START/END/REPORT lines are JSON too, so one query language reads the
- * whole log; the application level filters at the source what the functions' logger would print.
+ * What every function of the stack shares, whoever deploys it. JSON logging makes Lambda's own
+ * START/END/REPORT lines JSON too, so one query language reads the whole log.
  */
 export function functionDefaults(entry: string, logLevel: LogLevel) {
   return {
@@ -124,29 +113,22 @@ export function functionDefaults(entry: string, logLevel: LogLevel) {
   } as const;
 }
 
-/**
- * How every function of the stack is bundled, the API's, the pre-traffic hook's (infra/pre-traffic-checks.ts)
- * and the synthetic probe's: BUNDLE_SHAPE, source maps beside the bundle, the SDK inside it.
- */
+/** How every function of the stack is bundled: BUNDLE_SHAPE, source maps beside the bundle, the SDK inside it. */
 function functionBundling(): BundlingOptions {
   return {
     ...BUNDLE_SHAPE,
     mainFields: [...BUNDLE_SHAPE.mainFields],
-    // Warnings and errors only: esbuild's size summary, once per function and stage, filled
-    // `cdk synth` and `npm test` with lines nobody reads; `npm run bench` reports the sizes.
+    // Warnings and errors only: esbuild's per-bundle size summary is noise; `npm run bench` reports sizes.
     logLevel: EsbuildLogLevel.WARNING,
-    // Shipped beside the bundle but not loaded at cold start (no --enable-source-maps, whose cost is in
-    // docs/performance.md): shared/runtime/stack-traces.ts reads it when an error is logged.
+    // Not loaded at cold start: shared/runtime/stack-traces.ts reads it when an error is logged.
     sourceMap: true,
     // Stack traces need the mappings, not the sources: keeps the uploaded asset small.
     sourcesContent: false,
-    // The SDK is bundled, not taken from the runtime: larger bundles, the same import time
-    // (docs/performance.md). What decides: the SDK version we test is the one that runs, and the
-    // asset is self-contained, so the bundle check can prove it loads with nothing but itself.
+    // The SDK is bundled, not taken from the runtime, so the version we test is the one that runs and
+    // the bundle check can prove the asset loads with nothing but itself.
     bundleAwsSDK: true,
     externalModules: [],
-    // Source paths in the map relative to the repository, not to wherever it is checked out, so
-    // every machine synthesizes the same asset hashes and so the same templates.
+    // Source paths relative to the repository, so every machine synthesizes the same asset hashes.
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],

@@ -36,8 +36,8 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * Every function of the API, built from shared/facts/routes.ts: one per route, routeNotFound for unmatched
- * requests, and the authorizer. Each gets the environment and the DynamoDB access it needs, no more.
+ * Every function of the API, built from the route table; each gets the environment and the DynamoDB
+ * access it needs, no more.
  */
 export class ApiFunctions extends Construct {
   /** The function of each route, by handler name. */

@@ -1,7 +1,6 @@
 import { createAnimalStoreApp } from './animal-store-app';
 
-// Reads nothing from the environment: each stage's account and region are in infra/stages.ts, so
-// every machine synthesizes the same templates, with or without credentials, and one assembly can
-// be deployed to staging, smoke-tested, then deployed unchanged to production.
+// Reads nothing from the environment, so every machine synthesizes the same templates and one
+// assembly can be deployed to staging, then unchanged to production.
 const { app } = createAnimalStoreApp();
 app.synth();

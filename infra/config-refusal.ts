@@ -3,12 +3,9 @@ import type { IConstruct } from 'constructs';
 import { configProblems, describeConfigProblem, type ConfigSchema } from '../shared/runtime/config';
 
 /**
- * Fails synthesis when a function's environment breaks the configuration the function reads at cold
- * start (shared/runtime/function-config.ts, shared/checks/checks-config.ts): `cdk synth` names the function
- * (its construct path), the variable and the rule, rather than a deployed function failing every
- * request. Only literal values can be checked: a value CloudFormation resolves at deploy time (a
- * table name, a secret's dynamic reference, an ARN) is a token here, and its rule is left to the
- * function. A variable missing altogether is always refused.
+ * Fails synthesis when a function's environment breaks the configuration it reads at cold start, rather
+ * than a deployed function failing every request. Only literal values can be checked: a token resolved
+ * at deploy time is left to the function, though a missing variable is always refused.
  */
 export function refuseInvalidConfig(fn: IConstruct, schema: ConfigSchema, environment: Readonly<Record<string, string>>): void {
   fn.node.addValidation({ validate: () => literalConfigProblems(schema, environment) });

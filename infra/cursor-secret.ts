@@ -37,11 +37,9 @@ export class CursorSecret extends Construct {
   }
 
   /**
-   * The value for the function's environment, as a CloudFormation dynamic reference resolved at
-   * deploy time. Trade-off: whoever can read the function's configuration (lambda:GetFunctionConfiguration)
-   * sees the key. That only lets them forge cursors, and a cursor only selects a position in a
-   * listing the caller may read anyway; in exchange the function needs no Secrets Manager call at
-   * cold start: no added latency, no permission, no extension, no failure mode.
+   * The value for the function's environment, a dynamic reference resolved at deploy time. Whoever can
+   * read the function's configuration sees the key, but could only forge cursors into listings they may
+   * read anyway; in exchange no cold start calls Secrets Manager.
    */
   environmentValue(): string {
     return this.secret.secretValue.unsafeUnwrap();

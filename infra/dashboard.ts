@@ -24,11 +24,7 @@ export interface DashboardProps extends WatchedResources {
 const PERIOD = Duration.minutes(1);
 const WIDTH = 24;
 
-/**
- * The stage's CloudWatch dashboard, named after the stack: alarm states first, then a row for the
- * API, the functions, the tables and their indexes, a graph per watch (infra/watched-metrics.ts), and last the
- * business metrics the functions publish.
- */
+/** The stage's CloudWatch dashboard, named after the stack: alarm states, a graph per watch, then the business metrics. */
 export class Dashboard extends Construct {
   readonly dashboard: CloudWatchDashboard;
 

@@ -16,10 +16,8 @@ export interface MonitoringProps extends WatchedResources {
 }
 
 /**
- * The stage's alarms and the topic they notify: an alarm for every watch with an alarm rule
- * (infra/watched-metrics.ts), on what means clients are failing or about to. Every alarm notifies
- * the topic when it fires and when it clears. Alarm names are generated, so two stages can share
- * an account.
+ * The stage's alarms, one for every watch with an alarm rule (infra/watched-metrics.ts), and the topic
+ * they notify. Alarm names are generated, so two stages can share an account.
  */
 export class Monitoring extends Construct {
   /** Every alarm of the stage. */

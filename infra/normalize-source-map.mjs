@@ -1,9 +1,6 @@
-// Rewrites the `sources` of a bundle's source map (the file named by the first argument) from paths
-// relative to the temporary bundling directory (`../../../home/you/animal-store/shared/…`, which
-// depend on where the repository is checked out) to paths relative to the repository root
-// (`shared/…`). The asset's hash covers the map, so without this every checkout path gave the
-// templates different asset hashes: one commit, different templates on different machines.
-// Plain JavaScript, run by NodejsFunction's afterBundling hook with whatever `node` is on the PATH.
+// Rewrites a bundle's source map `sources` (the file named by the first argument) relative to the
+// repository root: the asset hash covers the map, so checkout-dependent paths would make one commit's
+// templates differ between machines. Plain JavaScript, run by NodejsFunction's afterBundling hook.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -24,7 +24,7 @@ export interface GatedDeployment {
 }
 
 export interface PreTrafficChecksProps {
-  /** Every function whose new versions the hook checks, by the name its checks know it by (shared/checks/checks.ts). */
+  /** Every function whose new versions the hook checks, by the name its checks know it by (shared/checks/pre-traffic-expectations.ts). */
   readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
   /** Application log level of the hook. */
   readonly logLevel: LogLevel;
@@ -35,12 +35,8 @@ export interface PreTrafficChecksProps {
 }
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook for every function of the stage (shared/checks/): before a
- * deployment moves any traffic to a new version, the hook invokes that version directly with
- * synthetic requests and fails the deployment, which CodeDeploy then rolls back, when an answer is
- * wrong. One hook for every deployment group rather than one each: the deployment says which
- * function and version it moves, so the hook needs no per-group configuration, and one function,
- * one role and one log group cover the stage.
+ * CodeDeploy's BeforeAllowTraffic hook for every function of the stage (docs/operations.md, "Pre-traffic
+ * checks"). One hook serves every deployment group, since each deployment says which function and version it moves.
  */
 export class PreTrafficChecks extends Construct {
   /** The hook CodeDeploy invokes. */
@@ -99,10 +95,8 @@ export class PreTrafficChecks extends Construct {
   }
 
   /**
-   * Makes the hook the BeforeAllowTraffic hook of each deployment group: CDK lets it report to those
-   * groups and lets their role invoke it; here it may also read which function and version each
-   * deployment moves, in those groups only. Each alias waits for all of it: the update of an alias
-   * is what starts a deployment, and its hook must already be there, up to date, with its permissions.
+   * Makes the hook the BeforeAllowTraffic hook of each deployment group, allowed to read those groups'
+   * deployments. Each alias depends on it, since an alias update starts a deployment that needs the hook ready.
    */
   gate(deployments: Iterable<GatedDeployment>): void {
     const gated = [...deployments];

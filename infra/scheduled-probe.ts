@@ -42,12 +42,8 @@ export interface SyntheticProbeProps {
 const PROBE_MEMORY_MIB = 256;
 
 /**
- * The stage's synthetic probe (shared/checks/probe-run.ts): an EventBridge Scheduler schedule
- * invokes a function that calls the stage's public URL with an API key of its own, kept in a
- * secret the stack creates holding a placeholder until an operator stores a key there. Its alarm
- * fires when a run fails and when runs stop arriving: missing data is breaching, since a probe
- * that does not run watches nothing. The function may read that one secret and write its own log
- * group, nothing else: it touches no table.
+ * The stage's synthetic probe (shared/checks/probe-run.ts) on an EventBridge Scheduler schedule, with its
+ * key secret and its alarm, which also fires when runs stop, since a probe that does not run watches nothing.
  */
 export class SyntheticProbe extends Construct {
   /** Holds the probe's API key: the stack writes the placeholder, an operator the key. */
@@ -66,8 +62,7 @@ export class SyntheticProbe extends Construct {
 
     this.apiKeySecret = new Secret(this, 'ApiKey', {
       description: 'API key of the synthetic probe: create one with npm run keys and store it here (docs/operations.md).',
-      // A fixed value, not a generated one: CloudFormation writes it once, and leaves the secret alone
-      // on later deploys as long as this value does not change, so the operator's key stays.
+      // A fixed value: CloudFormation leaves the secret alone while it does not change, so the operator's key stays.
       secretStringValue: SecretValue.unsafePlainText(PROBE_KEY_PLACEHOLDER),
       removalPolicy: props.removalPolicy,
     });
@@ -137,9 +132,8 @@ export class SyntheticProbe extends Construct {
     this.schedule = new Schedule(this, 'Schedule', {
       description: `Runs the synthetic probe of ${stack.stackName}.`,
       schedule: ScheduleExpression.rate(props.interval),
-      // $LATEST by name, so the role may invoke exactly that (the function itself would grant every
-      // version and alias too). A tick Scheduler cannot deliver within a minute is dropped, not
-      // retried late: see configureAsyncInvoke.
+      // $LATEST by name, so the role may invoke exactly that, not every version and alias. A late tick is
+      // dropped, not retried: see configureAsyncInvoke.
       target: new LambdaInvoke(this.function.latestVersion, {
         role: this.schedulerRole,
         retryAttempts: 0,

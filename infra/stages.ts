@@ -36,9 +36,8 @@ export interface RouteThrottle {
 export type ThrottledRoute = OperationId | 'routeNotFound' | 'preflight';
 
 /**
- * Each route's share of the stage's requests. API Gateway throttles every route of an HTTP API on its
- * own (a stage's default throttle is a limit per route, not for the API), so the whole API admits at
- * most the sum of its routes' shares: that sum (`apiThrottle`) is the cap, and what bounds the bill.
+ * Each route's share of the stage's requests. API Gateway's stage throttle is a limit per route, not for
+ * the API, so the sum of the shares (`apiThrottle`) is the cap that bounds the bill.
  */
 export type ThrottleConfig = Readonly<Record<ThrottledRoute, RouteThrottle>>;
 
@@ -57,10 +56,7 @@ export interface AlarmThresholds {
   readonly p99LatencyMs: number;
   /** A function's maximum duration over one period, as a percentage of its timeout. */
   readonly durationPercentOfTimeout: number;
-  /**
-   * Requests in one period below which the 4xx-rate and latency alarms stay quiet: over a handful of
-   * requests a rate or a p99 says nothing (one 404 is 100 %, one cold start is the p99).
-   */
+  /** Requests in one period below which the 4xx-rate and latency alarms stay quiet: over a handful a rate or a p99 says nothing. */
   readonly minimumRequests: number;
   /** Length of one evaluation period. */
   readonly periodMinutes: number;
@@ -101,9 +97,8 @@ export interface StageConfig {
   /** CloudFormation stack name; unique per account and region. */
   readonly stackName: string;
   /**
-   * The AWS account the stage deploys to, fixed here so every machine synthesizes the same template
-   * and the CDK CLI refuses to deploy it with another account's credentials. One account per stage
-   * is the recommendation (see docs/operations.md, "Prerequisites").
+   * The AWS account the stage deploys to, fixed so every machine synthesizes the same template and the
+   * CDK CLI refuses another account's credentials (docs/operations.md, "Prerequisites").
    */
   readonly account: string;
   /** The AWS region the stage deploys to. */
@@ -132,10 +127,9 @@ export interface StageConfig {
    */
   readonly deploymentConfig: ILambdaDeploymentConfig;
   /**
-   * Concurrent executions reserved for the authorizer, which fronts every route, so nothing else in
-   * the account can starve it. Undefined reserves none: Lambda refuses a reservation that leaves the
-   * account fewer than 100 unreserved executions, which rules it out in a fresh account (quota 10);
-   * raise the account's quota first (docs/operations.md, "Reserved concurrency for the authorizer").
+   * Concurrent executions reserved for the authorizer, which fronts every route, so nothing else can starve
+   * it. Undefined reserves none, as a fresh account's quota cannot spare any (docs/operations.md,
+   * "Reserved concurrency for the authorizer").
    */
   readonly authorizerReservedConcurrency?: number;
   readonly cors: CorsConfig;
@@ -164,7 +158,7 @@ export const staging: StageConfig = {
   region: 'eu-west-1',
   // No custom domain, so staging deploys without owning one; it is called at its execute-api URL (the
   // BaseUrl output). Add one as production does once clients depend on it.
-  // 20 requests/s, burst 40, for the whole API; allowing a browser origin adds the preflight route's share.
+  // Allowing a browser origin adds the preflight route's share to the API's cap.
   throttle: {
     listPets: { rateLimit: 9, burstLimit: 18 },
     createPet: { rateLimit: 5, burstLimit: 10 },
@@ -174,8 +168,7 @@ export const staging: StageConfig = {
   },
   logRetention: RetentionDays.TWO_WEEKS,
   memoryMiB: FUNCTION_MEMORY_MIB.staging,
-  // Staging serves tests and smoke runs, not customers: a request meeting two cold functions stays
-  // within its 2 s p99 alarm.
+  // Staging serves tests, not customers: a request meeting two cold functions stays within its p99 alarm.
   latencyGoals: { coldStartMs: 1_000, warmP99Ms: 100 },
   logLevel: 'DEBUG',
   alarms: {
@@ -195,9 +188,8 @@ export const staging: StageConfig = {
   },
   alarmSubscriptions: [],
   requiresAlarmSubscription: false,
-  // Production's canary: all at once was over before any alarm could fire, so staging never saw a
-  // rollback; now each deploy rehearses production's sequence, and a rollback can be drilled in its
-  // five minutes (docs/operations.md, "Pre-traffic checks").
+  // Production's canary, so each deploy rehearses production's sequence and a rollback can be drilled
+  // (docs/operations.md, "Pre-traffic checks").
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
@@ -221,8 +213,7 @@ export const production: StageConfig = {
     domainName: 'api.animal-store.example',
     hostedZone: { hostedZoneId: 'Z0123456789EXAMPLE', zoneName: 'animal-store.example' },
   },
-  // 200 requests/s, burst 400, for the whole API; allowing a browser origin adds the preflight route's
-  // share. Listings are most of the traffic and unknown paths the least, so a flood of them gets 429 early.
+  // Listings are most of the traffic and unknown paths the least, so a flood of those gets 429 early.
   throttle: {
     listPets: { rateLimit: 90, burstLimit: 180 },
     createPet: { rateLimit: 50, burstLimit: 100 },
@@ -232,8 +223,8 @@ export const production: StageConfig = {
   },
   logRetention: RetentionDays.THREE_MONTHS,
   memoryMiB: FUNCTION_MEMORY_MIB.production,
-  // A request meeting two cold functions (the authorizer and its route) answers within the 1 s p99
-  // alarm, with room for Lambda's own environment start and API Gateway.
+  // A request meeting two cold functions (the authorizer and its route) answers within the p99 alarm,
+  // with room for Lambda's own environment start and API Gateway.
   latencyGoals: { coldStartMs: 450, warmP99Ms: 50 },
   logLevel: 'INFO',
   alarms: {
@@ -254,7 +245,7 @@ export const production: StageConfig = {
   // Example value: the on-call address or your ChatOps topic ({ topicArn: 'arn:aws:sns:…' }).
   alarmSubscriptions: [{ email: 'animal-store-oncall@example.com' }],
   requiresAlarmSubscription: true,
-  // 10 % of requests on the new version for 5 minutes, then all; any alarm in between rolls back.
+  // Any alarm during the canary rolls back.
   deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,

@@ -15,9 +15,8 @@ export interface DataTableProps {
 }
 
 /**
- * Settings every table of the store gets. On-demand billing: traffic is spiky and small, and the
- * API's throttling, not table capacity, is what bounds it. Point-in-time recovery on every stage:
- * staging data is disposable, but restoring it is how ops rehearse a production restore.
+ * Settings every table of the store gets. On-demand billing, since the API's throttling bounds the
+ * traffic; point-in-time recovery on every stage, so a production restore can be rehearsed on staging.
  */
 function tableDefaults(props: DataTableProps) {
   return {
@@ -28,9 +27,8 @@ function tableDefaults(props: DataTableProps) {
 }
 
 /**
- * A pets table restored outside the stack (docs/operations.md, "Restoring the pets table"): every
- * function, the smoke-test policy, the alarms, the dashboard and the PetsTableName output use it by
- * name, in the stack's account and region, while the stack's own pets table stays where it is.
+ * A pets table restored outside the stack, which everything then uses by name in place of the stack's
+ * own (docs/operations.md, "Restoring the pets table").
  */
 export interface RestoredPetsTable {
   /** The restored table's name, as given to `aws dynamodb restore-table-to-point-in-time --target-table-name`. */
@@ -84,11 +82,7 @@ export class PetsTable extends Construct {
     this.table = restored ? TableV2.fromTableName(this, 'Restored', restored.tableName) : this.stackTable!;
   }
 
-  /**
-   * Grants exactly the access infra/pets-table-access.ts gives an operation on the table in use and
-   * nothing else: listing only queries the indexes (it cannot read items by key, let alone write),
-   * reading one pet is a GetItem on the table, creating one a PutItem.
-   */
+  /** Grants exactly the access infra/pets-table-access.ts gives an operation on the table in use, and nothing else. */
   grantAccess(grantee: IGrantable, access: readonly PetsTableAccess[]): void {
     for (const kind of access) grantee.grantPrincipal.addToPrincipalPolicy(this.statementFor(kind));
   }
@@ -155,11 +149,7 @@ export class ApiKeysTable extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }));
   }
 
-  /**
-   * What `npm run keys` does to the table (shared/dynamodb/dynamo-api-key-store.ts): create puts a key,
-   * list scans the table, revoke finds the key by id on the index and updates it. Never reads a
-   * key's hash for a lookup and never deletes: a revoked key stays on record.
-   */
+  /** What `npm run keys` does to the table; never deletes, so a revoked key stays on record. */
   keyAdministrationStatements(): PolicyStatement[] {
     const { tableArn } = this.table;
     return [
@@ -170,11 +160,8 @@ export class ApiKeysTable extends Construct {
 }
 
 /**
- * Records of Idempotency-Key requests (shared/domain/idempotency/, see docs/idempotency.md).
- * Short-lived by design: DynamoDB's TTL deletes a record after its `expiration`, so the table
- * stays small. Nothing in it outlives a day or needs restoring, hence no point-in-time recovery and
- * no retention when the stack goes, on every stage; losing it early only loses the replay marker and
- * the 409 for requests in flight, since the pets table itself keeps a retried create from doubling.
+ * Records of Idempotency-Key requests (docs/idempotency.md), deleted by TTL. No point-in-time recovery or
+ * retention: losing them loses only replay markers, since the pets table keeps a retried create from doubling.
  */
 export class IdempotencyTable extends Construct {
   readonly table: TableV2;

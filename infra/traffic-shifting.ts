@@ -15,12 +15,8 @@ export interface TrafficShiftingProps {
 }
 
 /**
- * How a deploy reaches traffic. CloudFormation publishes a new version of each changed function;
- * CodeDeploy then moves the function's `live` alias (which API Gateway invokes) to it as the stage's
- * deployment configuration says, and moves it back by itself when one of the function's rollback
- * alarms fires (infra/watched-metrics.ts marks them) or the deployment fails or is stopped.
- * One deployment group per function: each moves on its own, so a deploy that changes one function
- * touches one alias.
+ * How a deploy reaches traffic: CodeDeploy moves each changed function's `live` alias to its new version
+ * and back when a rollback alarm fires. One deployment group per function, so each moves on its own.
  */
 export class TrafficShifting extends Construct {
   /** The deployment group of each function, by name. */
@@ -29,7 +25,7 @@ export class TrafficShifting extends Construct {
   constructor(scope: Construct, id: string, props: TrafficShiftingProps) {
     super(scope, id);
     const application = new LambdaApplication(this, 'Application');
-    // One role for every group, instead of one each: they all need the same thing.
+    // One role for every group: they all need the same thing.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSCodeDeployRoleForLambdaLimited')],

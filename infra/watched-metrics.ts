@@ -235,10 +235,8 @@ const indexMetric = (metricName: string) => (index: TableIndex, period: Duration
   });
 
 /**
- * Each index's consumed capacity and throttle events: listings read only the pets table's indexes, and
- * every write to the table is written to each index too. No alarm of their own: a throttled index write
- * throttles the table's PutItem and a throttled index read its Query, both counted by the table's
- * ThrottledRequests alarm; these graphs then tell which index it was.
+ * Each index's consumed capacity and throttle events. No alarm of their own: an index throttle throttles
+ * the table's PutItem or Query, which the table's alarm counts; these graphs tell which index it was.
  */
 export const INDEX_WATCHES: readonly Watch<TableIndex>[] = [
   {

@@ -4,10 +4,8 @@ import { localStageVariables } from './dynamodb-local';
 import { instanceEnvironment } from './functions';
 
 /**
- * What the local runtime checks before it serves: every variable a function would refuse at cold
- * start (shared/runtime/function-config.ts, the schema the function itself reads), one line per
- * variable, named with its rule. Otherwise the API would start, and every request to that function
- * would answer 500.
+ * Every variable a function would refuse at cold start, one line each, checked before the local runtime
+ * serves: otherwise every request to that function would answer 500.
  */
 export function functionConfigProblems(environmentOf: (handler: FunctionHandler) => Environment): string[] {
   // A variable several functions refuse (a log level) is one line.

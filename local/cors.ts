@@ -3,15 +3,9 @@ import type { CorsConfig } from '../shared/http/cors-policy';
 import type { IncomingRequest, OutgoingResponse } from './api-gateway-events';
 
 /**
- * API Gateway's CORS for HTTP APIs, emulated from the same policy the deployed API is configured
- * with (shared/http/cors-policy.ts), as AWS documents it ("Configuring CORS for an HTTP API"):
- * - API Gateway answers a preflight itself, before any route or authorizer: 204 with the allowed
- *   origin, methods, headers and max age when the origin is allowed, and no CORS headers when it is not;
- * - to any other request from an allowed origin it adds `Access-Control-Allow-Origin` and
- *   `Access-Control-Expose-Headers` to the integration's answer, and it ignores CORS headers the
- *   integration returns.
- * Not verifiable without an account, and so not emulated: the exact status API Gateway gives a
- * preflight from a disallowed origin (204 here; the browser refuses it either way for lack of headers).
+ * API Gateway's CORS for HTTP APIs, emulated from the deployed API's policy as AWS documents it
+ * ("Configuring CORS for an HTTP API"). A preflight from a disallowed origin gets 204 without CORS
+ * headers here; AWS's exact status is unverified, but the browser refuses it either way.
  */
 /** The lists shared/http/cors-policy.ts gives API Gateway: methods, request headers and response headers. */
 export type CorsPolicy = Pick<typeof startCorsPolicy, 'CORS_ALLOW_HEADERS' | 'CORS_ALLOW_METHODS' | 'CORS_EXPOSE_HEADERS'>;

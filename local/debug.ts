@@ -1,10 +1,8 @@
 import { open, url } from 'node:inspector';
 
 /**
- * `npm run debug`: npm start (or, with `-- --watch`, npm run dev) with the inspector open on
- * 127.0.0.1:$INSPECT_PORT (9229 by default). It is opened in the server's own process, not through
- * NODE_OPTIONS, which npm's process would take first. Function instances are worker threads of this
- * process, reached through it, and their bundles carry inline source maps: breakpoints in functions/ and shared/ hit.
+ * `npm run debug`: npm start with the inspector open on 127.0.0.1:$INSPECT_PORT, in the server's own
+ * process rather than through NODE_OPTIONS, which npm's process would take first (docs/local-development.md).
  */
 const DEFAULT_INSPECT_PORT = 9229;
 

@@ -7,9 +7,8 @@ import { BASE_PATH } from '../shared/facts/routes';
 import type { RequestTarget } from './request-target';
 
 /**
- * The local server's documentation pages, outside the API (they are not routes of the deployed
- * stack): the OpenAPI document at /openapi.json and Swagger UI at /docs, served from the installed
- * swagger-ui-dist package so they work offline.
+ * The local server's documentation pages, outside the API: /openapi.json and Swagger UI at /docs, served
+ * from the installed swagger-ui-dist so they work offline.
  */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 /** A Map, not an object literal: `/docs/constructor` must not find Object.prototype's members. */

@@ -35,9 +35,8 @@ export interface LocalDynamoDb {
 }
 
 /**
- * Starts dynalite on loopback: in memory, or persisted in `dataDir` (LevelDB) when given, whose
- * indexes are first made to agree with their items again (what a crash may have left: ./index-repair.ts);
- * `onIndexRepair` is told what was repaired, if anything.
+ * Starts dynalite on loopback: in memory, or persisted in `dataDir`, whose indexes are first repaired
+ * from their items, since a crash may leave them disagreeing (./index-repair.ts).
  */
 export async function startDynalite(options: {
   port: number;
@@ -112,9 +111,8 @@ export function tableDefinitions(names: TableNames = LOCAL_TABLES): CreateTableC
 }
 
 /**
- * Creates the tables unless they exist (an on-disk store keeps them between runs), and returns once
- * every one is ACTIVE: dynalite, like DynamoDB, answers a request to a table still CREATING with
- * ResourceNotFoundException, and it flips the status on a timer after CreateTable has answered.
+ * Creates the tables unless they exist, and returns once every one is ACTIVE: dynalite, like DynamoDB,
+ * refuses requests to a table still CREATING.
  */
 export async function ensureTables(client: DynamoDBClient, names: TableNames = LOCAL_TABLES): Promise<void> {
   const tables = tableDefinitions(names);
@@ -200,9 +198,8 @@ export function localStageVariables(cursorSecret: string): Record<string, string
 }
 
 /**
- * Creates the local stage's tables and returns the environment its functions get, as the CDK
- * stack gives the deployed ones theirs: its DynamoDB and localStageVariables. Nothing is written to
- * this process's environment: each function instance gets its own (local/functions.ts).
+ * Creates the local stage's tables and returns the environment its functions get, as the CDK stack
+ * gives the deployed ones theirs; this process's own environment is left alone.
  */
 export async function prepareLocalStage(endpoint: string, cursorSecret: string): Promise<Record<string, string>> {
   const client = createLocalClient(endpoint);

@@ -1,9 +1,6 @@
-// One function instance of the local runtime (local/functions.ts), in a worker thread of its own as
-// a Lambda instance has a sandbox of its own: its own environment (the Worker's `env`), module
-// instance and SDK clients. It imports the bundle and answers invocations, one at a time as on Lambda
-// (the runtime sends the next once this one is answered); everything the function writes reaches the
-// runtime ahead of the answer it belongs with. Plain JavaScript: Node loads it in
-// the worker with nothing compiled.
+// One function instance of the local runtime (local/functions.ts), in a worker thread of its own as a
+// Lambda instance has its own sandbox. Everything the function writes reaches the runtime ahead of the
+// answer it belongs with. Plain JavaScript: the worker loads it with nothing compiled.
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { OUTPUT_DESTINATION } from '../shared/runtime/output-destination.mjs';
@@ -15,9 +12,8 @@ const { bundleUrl, functionName, timeoutMs, memoryMiB } = workerData;
 // runtime reads (the Worker's `stdout` and `stderr` options): file descriptors 1 and 2 are the whole process's.
 globalThis[OUTPUT_DESTINATION] = (stream, line) => process[stream].write(`${line}\n`);
 
-// Stacks in the TypeScript sources, from the bundle's inline map, for the errors this instance and the
-// function log: deployed functions map theirs only when they log one (shared/runtime/stack-traces.ts),
-// but here the developer reads every stack, and the map is in the bundle anyway.
+// Stacks in the TypeScript sources: unlike on Lambda, here the developer reads every stack, and the map
+// is inline in the bundle anyway.
 process.setSourceMapsEnabled(true);
 
 let handler;

@@ -2,9 +2,8 @@ import { authorizer, OPERATION_IDS, routeNotFoundHandler, routes } from '../shar
 import type { FunctionHandler } from '../shared/runtime/function-config';
 
 /**
- * Every name a developer may give a function locally (invoke, the ENV_VARS file), to its handler
- * file: the names the README's tables use (each operationId, routeNotFound, authorize), the stage's
- * own (authorizer) and the handler files' (route-not-found, list-pets, ...).
+ * Every name a developer may give a function locally (invoke, the ENV_VARS file), to its handler file:
+ * the README's names, the stage's and the handler files'.
  */
 const HANDLERS_BY_NAME: ReadonlyMap<string, FunctionHandler> = new Map<string, FunctionHandler>([
   ...routes.map((route): [string, FunctionHandler] => [route.operationId, route.handler]),

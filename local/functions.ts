@@ -25,9 +25,8 @@ export interface FunctionRuntime {
    */
   invoke(name: string, event: unknown): Promise<unknown>;
   /**
-   * A module of the source root (`shared/facts/routes.ts`) as the sources are now, for what the local API
-   * computes from them: `loaded`, the module this process imported at start, until a change under functions/ or shared/
-   * (with `watch`), then a fresh bundle of it, so that the gateway and the functions never disagree.
+   * A module of the source root as the sources are now: `loaded` until a watched change, then a fresh
+   * bundle of it, so that the gateway and the functions never disagree.
    */
   sourceModule<T>(path: string, loaded: T): Promise<T>;
   close(): Promise<void>;
@@ -123,19 +122,12 @@ interface Pool {
 }
 
 /**
- * Instances one function may have at once. Lambda starts as many as the account's concurrency allows,
- * but here each is a worker thread on the developer's machine: its cold start takes a core for a while
- * and its heap stays until it has been idle for the idle lifetime. A warm invocation ends far sooner
- * than a cold start does, so beyond this an invocation waits for a free instance (its timeout starting
- * when it runs, as on Lambda) rather than every request of a burst paying a cold start on the same cores.
+ * Instances one function may have at once: each is a worker thread on the developer's cores, so beyond
+ * this a burst waits for a warm instance rather than paying a cold start each.
  */
 export const DEFAULT_MAX_INSTANCES = 4;
 
-/**
- * How long an idle instance is kept for the next invocation. Lambda ends idle environments after a
- * while it does not publish (minutes); here a few minutes, so a developer's pauses stay warm and a
- * burst's instances give their memory back once the burst is over.
- */
+/** How long an idle instance is kept, so a developer's pauses stay warm and a burst's instances give their memory back. */
 export const DEFAULT_IDLE_LIFETIME_MS = 5 * 60_000;
 
 /** Lambda's default memory size, for a handler no stage deploys (a test's). */
@@ -160,25 +152,16 @@ export function memorySizeOf(handler: string): number {
 
 /**
  * V8's heap limits in an instance of `memoryMiB`, as Lambda's Node.js runtime sets them from the
- * function's memory (its bootstrap passes --max-semi-space-size and --max-old-space-size): 5 % for the
- * new space (the young generation), 90 % for the old, the rest left to buffers and the runtime itself.
+ * function's memory (--max-semi-space-size and --max-old-space-size).
  */
 export function heapLimitsOf(memoryMiB: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
   return { maxYoungGenerationSizeMb: Math.floor(memoryMiB * 0.05), maxOldGenerationSizeMb: Math.floor(memoryMiB * 0.9) };
 }
 
 /**
- * Runs the handlers in functions/ the way Lambda does: each is bundled on its own with esbuild and
- * runs in instances of its own, each a worker thread with its own environment, module instance,
- * config and SDK clients, as a Lambda instance has its own sandbox. As on Lambda, an instance runs one
- * invocation at a time: concurrent invocations get more instances (each a cold start), an idle one is
- * reused until it has been idle for `idleLifetimeMs`, and a timed-out invocation discards only its own.
- * Each instance's heap is bounded as Lambda bounds it by the function's memory size (memorySizeOf):
- * an invocation that runs out fails alone, and its instance is discarded. `environment` is what the
- * stack would set on the function; it is laid over this process's environment, which the instance
- * never writes back to. With `watch`, a change under functions/ or shared/ retires every instance (idle ones at once,
- * busy ones after their invocation), so the next request gets a fresh build: the server, and the data
- * in its DynamoDB, stay up.
+ * Runs the handlers in functions/ the way Lambda does: each bundled on its own, in worker-thread instances
+ * that run one invocation at a time with their own environment and a heap bounded by the function's memory.
+ * With `watch`, a source change retires every instance, so the next request gets a fresh build.
  */
 export async function createFunctionRuntime(options: {
   watch?: boolean;
@@ -382,9 +365,8 @@ export async function createFunctionRuntime(options: {
     else pool.live--;
   }
 
-  // chokidar rather than fs.watch: an editor's atomic save (a temporary file renamed over the
-  // source, as vim, `sed -i` and JetBrains' safe write do) replaces the watched inode, and fs.watch
-  // then never reported that file again, silently (test/local/watch-mode.test.ts).
+  // chokidar rather than fs.watch, which silently stops reporting a file that an editor's atomic save
+  // (a temporary file renamed over it) replaces.
   let watcher: FSWatcher | undefined;
   if (options.watch) {
     watcher = watch([join(sourceRoot, FUNCTIONS_DIR), join(sourceRoot, SHARED_DIR)], { ignoreInitial: true });
@@ -528,9 +510,8 @@ interface InvocationReport {
 }
 
 /**
- * Lambda's platform lines for one invocation, in the JSON log format the deployed functions use
- * (platform.start, platform.runtimeDone, platform.report), each naming its function: here every
- * function's lines share one console, where on Lambda each has a log group of its own.
+ * Lambda's platform lines for one invocation, in the deployed functions' JSON log format, each naming its
+ * function since here every function shares one console.
  */
 function platformLines(output: OutputDestination, invocation: { readonly function: string; readonly requestId: string }) {
   const write = (type: string, record: Record<string, unknown>) =>

@@ -29,10 +29,7 @@ export interface GatewayOptions {
   readonly accessLog?: (line: string) => void;
   /** The stage's CORS policy, emulated as API Gateway applies it; no browser origin by default. */
   readonly cors?: CorsConfig;
-  /**
-   * The route table and the CORS policy as the sources are now, asked for on every request: under
-   * `npm run dev` they follow an edit as the functions do. The ones this process loaded at start by default.
-   */
+  /** The route table and the CORS policy as the sources are now, so under `npm run dev` they follow an edit; those loaded at start by default. */
   readonly sources?: () => Promise<GatewaySources>;
   /** How long API Gateway waits for the authorizer and for a route's function; AWS's limits unless a test says otherwise. */
   readonly waitsMs?: { readonly authorizer: number; readonly integration: number };
@@ -49,11 +46,7 @@ const START_SOURCES: GatewaySources = { routeTable: startRouteTable, corsPolicy:
 /** Handles one request aimed at `target` (its origin-form path and query, and its host). */
 export type Gateway = (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => void;
 
-/**
- * The local stand-in for the HTTP API: routes from the shared route table, the Lambda authorizer on
- * every route, payload 2.0 events, and API Gateway's own answers where API Gateway, not our code,
- * would answer.
- */
+/** The local stand-in for the HTTP API, giving API Gateway's own answers where API Gateway, not our code, would answer. */
 export function createGateway({
   functions,
   accessLog,
@@ -70,8 +63,7 @@ export function createGateway({
     res.on('error', ignore);
     respond(req, arrival)
       .then((outcome) => {
-        // Abandoned requests (an aborted upload, a client gone before the answer) are skipped, not
-        // logged with a made-up status such as 499: nothing was answered, and nothing is sent.
+        // Abandoned requests are not logged with a made-up status such as 499: nothing was answered.
         if (outcome === undefined || res.destroyed || arrival.socket.destroyed) return;
         const response = outcome === TOO_LARGE ? refuseTooLarge(res, arrival) : answer(res, outcome, arrival.requestId);
         accessLog?.(accessLogLine(arrival, response));
@@ -182,8 +174,7 @@ function ignore(): void {}
 
 /**
  * What the event and the access log need from the connection, read as the request arrives: once a
- * client is gone its socket no longer knows its addresses, and reading `req.socket.remoteAddress`
- * then used to throw and end `npm start`.
+ * client is gone its socket no longer knows its addresses.
  */
 interface Arrival {
   readonly requestId: string;
@@ -269,12 +260,9 @@ function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
 const LINGER_MS = 2_000;
 
 /**
- * API Gateway's 413 with `Connection: close`, then a lingering close. The request is left paused, so
- * Node stops reading the socket once the request's buffer is full: the rest of the upload is never
- * read. The answer is complete by its Content-Length, and the response is never `end()`ed: Node
- * would then destroy the socket as soon as the answer is flushed, over unread upload data, which
- * resets the connection, and a client still uploading drops the very 413 it was sent (most raw
- * uploaders did, when measured).
+ * API Gateway's 413 with `Connection: close`, then a lingering close; the rest of the upload is never read.
+ * The response is never `end()`ed: Node would then destroy the socket over unread upload data, resetting
+ * the connection, and a client still uploading would drop the 413.
  */
 function refuseTooLarge(res: ServerResponse, arrival: Arrival): OutgoingResponse {
   const response = gatewayResponse(413, 'Request Entity Too Large');

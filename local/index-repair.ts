@@ -13,13 +13,9 @@ export interface IndexRepair {
 }
 
 /**
- * Makes every secondary index in a dynalite data directory agree with its table again; call it before
- * dynalite opens the directory. dynalite writes a put's index entries, then its item, as separate
- * LevelDB writes (a delete: entries, then item), so a process killed between them leaves an entry
- * whose item was never written: a pet listed but not found. The item's write is the one that
- * answers the client, so items are the truth and indexes are rebuilt from them with dynalite's own
- * projection: nothing acknowledged is lost, items are never written, and a repair that is itself
- * cut off is finished by the next one. Returns the indexes it changed.
+ * Makes every secondary index in a dynalite data directory agree with its items again, before dynalite
+ * opens it: dynalite writes index entries and item separately, so a crash between them leaves a pet
+ * listed but not found. Items are the truth (docs/data-model.md, "`DATA_DIR` after a crash").
  */
 export async function repairIndexes(dataDir: string): Promise<IndexRepair[]> {
   const store = create({ path: dataDir });

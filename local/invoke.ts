@@ -22,10 +22,10 @@ import { issueTemporaryLocalKey } from './temporary-key';
 import { writeLine } from '../shared/runtime/output';
 
 /**
- * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, the way
- * `sam local invoke` does, and prints its result. It uses the DynamoDB of a running `npm start`
- * when there is one (so it sees and changes the same data), and an in-memory one otherwise.
+ * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, as `sam local
+ * invoke` does, against the DynamoDB of a running `npm start` when there is one, else an in-memory one.
  */
+
 /** The bearer key local/events/authorize.json carries, which invoke replaces with a key it issues. */
 const SAMPLE_KEY_PLACEHOLDER = 'replace-with-your-dev-api-key';
 

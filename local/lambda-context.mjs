@@ -1,8 +1,5 @@
-// The context object Lambda's Node.js runtime hands a handler, written once for everything that
-// invokes handlers outside Lambda: the local runtime (local/functions.ts), the tests' factories
-// (tools/lambda/events.ts), the bundle check's runner (tools/lambda/lambda-runner.ts) and the bench's
-// warm runner. Plain JavaScript, typed by lambda-context.d.mts: the two runners load it in a bare
-// Node, with nothing compiled.
+// The context object Lambda's Node.js runtime hands a handler, for everything that invokes handlers
+// outside Lambda. Plain JavaScript, typed by lambda-context.d.mts, so a bare Node can load it.
 
 /** The context of one invocation, its clock starting now. */
 export function createLambdaContext({

@@ -6,9 +6,8 @@ import type { AddressInfo } from 'node:net';
 const UNAVAILABLE_HOST = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 
 /**
- * Starts a server on a port and resolves with the port it got (0 picks a free one). A port in use
- * fails with the name of the setting that moves it, which is what the developer needs to know; so
- * does a host this machine cannot listen on, when a setting names it.
+ * Starts a server on a port and resolves with the port it got (0 picks a free one). A port in use, or a
+ * host this machine cannot listen on, fails naming the setting that moves it.
  */
 export async function listen(server: Server, port: number, host: string, portSetting: string, hostSetting?: string): Promise<number> {
   server.listen(port, host);

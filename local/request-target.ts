@@ -20,10 +20,8 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 const HIERARCHICAL_PART = /^\/\/([^/?#]*)([^?#]*)(\?[^#]*)?$/;
 
 /**
- * The request's target, or the status refusing it. The Host header is the host unless the target
- * is in absolute-form (`GET http://host:port/v1/pets`), whose authority replaces it; either way it
- * becomes part of Location, Link and the served document's server URL, so it must be a host, and
- * the request must carry exactly one Host header, as RFC 9112 asks of every HTTP/1.1 request.
+ * The request's target, or the status refusing it. The host (an absolute-form target's authority, else
+ * the one Host header RFC 9112 requires) ends up in Location and Link, so it must be a plain host.
  */
 export function readRequestTarget(req: IncomingMessage): RequestTarget | RefusedTarget {
   const hosts: string[] = [];

@@ -6,10 +6,8 @@ import type { ErrorCode } from '../facts/error-codes';
 import { ErrorSchema } from '../http/error-schema';
 
 /**
- * End-to-end checks of a stage over its public URL, one HTTP exchange or two per step, each step
- * within its own time budget: the steps `npm run smoke` runs after a deploy (tools/smoke.ts) and
- * the synthetic probe runs on a schedule (synthetic-probe.ts). The steps here read and write
- * nothing; the smoke test's create and clean-up steps are its own.
+ * End-to-end checks of a stage over its public URL, each step within its own time budget, shared by
+ * `npm run smoke` (tools/smoke.ts) and the synthetic probe. None of these steps writes.
  */
 
 /** Where a check sends its requests, and as whom. */

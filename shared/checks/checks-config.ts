@@ -6,9 +6,8 @@ import { LOGGER_CONFIG } from '../runtime/log-level';
 import { CHECKED_FUNCTIONS, type CheckedFunction } from './pre-traffic-expectations';
 
 /**
- * The configuration of the functions that check a deployed stage: the one schema each reads at
- * cold start and the stacks check at synthesis (infra/config-refusal.ts), as the API's functions
- * have theirs in shared/runtime/function-config.ts.
+ * The configuration of the functions that check a deployed stage, read at cold start and checked at
+ * synthesis (infra/config-refusal.ts), as shared/runtime/function-config.ts is for the API's functions.
  */
 
 /** The entry points (functions/) of the functions that check a deployed stage, beside the API's own. */

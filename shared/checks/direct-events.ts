@@ -3,9 +3,8 @@ import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import type { HttpEvent } from '../http/handler';
 
 /**
- * The events a check hands a function directly, shaped as API Gateway's HTTP API sends them
- * (payload format 2.0): the fields the functions read, with values that say where they came from.
- * No check goes through API Gateway, so `.invalid` (RFC 2606) names the host any link would use.
+ * The events a check hands a function directly, shaped as API Gateway's payload format 2.0. No check
+ * goes through API Gateway, so `.invalid` (RFC 2606) names the host any link would use.
  */
 const CHECK_HOST = 'pre-traffic-check.invalid';
 

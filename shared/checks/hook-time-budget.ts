@@ -2,10 +2,8 @@ import { FUNCTION_TIMEOUT_MS } from '../facts/time-budget';
 import { CHECKED_FUNCTIONS, checksFor } from './pre-traffic-expectations';
 
 /**
- * The pre-traffic hook's time budget. CodeDeploy waits for the hook's report, not for the hook, so a
- * hook cut off by its own timeout would leave the deployment hanging until CodeDeploy gives up; each
- * call it makes is bounded instead, and its timeout (infra/pre-traffic-checks.ts) leaves room for all
- * of them, the report last.
+ * The pre-traffic hook's time budget. CodeDeploy waits for the hook's report, not the hook, so every
+ * call is bounded and the hook's timeout leaves room for all of them, the report last.
  */
 
 /** Lambda's own limit on starting a new instance (INIT): a check of a cold version may wait through it first. */

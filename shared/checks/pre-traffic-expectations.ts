@@ -4,9 +4,8 @@ import { BASE_PATH, findRoute, OPERATION_IDS, routeKey, type OperationId } from 
 import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
 
 /**
- * What the pre-traffic hook asks each function's new version before it takes traffic, and what it
- * must answer. Every check reads at most: none writes, so they can run against the stage's real
- * tables, and none needs a key that works, so the hook holds no secret.
+ * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must
+ * answer. No check writes or needs a working key, so they run against the real tables and hold no secret.
  */
 
 /** Every function the hook checks, by the name infra/ gives it: one per operation, routeNotFound, the authorizer. */

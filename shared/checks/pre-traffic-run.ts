@@ -73,11 +73,10 @@ interface DeploymentTarget {
 }
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook: invokes the version a deployment is about to move traffic
- * to, directly, with each check of its function (shared/checks/checks.ts), and reports Succeeded only
- * when every answer is right. Anything else is Failed, an exception included, and CodeDeploy then
- * rolls the deployment back. Only a report CodeDeploy refuses is thrown: the hook then fails where
- * it shows (its log, its Errors metric), and a deployment without a report cannot pass.
+ * CodeDeploy's BeforeAllowTraffic hook: invokes the version a deployment is about to move traffic to
+ * with each check of its function (pre-traffic-expectations.ts) and reports Succeeded only when every
+ * answer is right; anything else, an exception included, is Failed and rolls the deployment back.
+ * Only a report CodeDeploy refuses is thrown, since a deployment without a report cannot pass.
  */
 export async function runPreTrafficChecks(event: unknown, dependencies: PreTrafficCheckDependencies): Promise<HookStatus> {
   const parsed = v.safeParse(HookEventSchema, event);

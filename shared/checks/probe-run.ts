@@ -7,15 +7,9 @@ import { invalidCreateIsRefused, listIsServed, petIsRead, runSteps, type CheckTa
 import type { ApiKeyReader } from './probe-api-key';
 
 /**
- * The synthetic probe: on a schedule, a client of the stage's own calls its public URL with its own
- * API key, so the stage's alarms hear of an outage when no client is calling. Every alarm but its
- * own is computed from traffic; without traffic, nothing else would notice.
- *
- * It writes nothing, so it leaves nothing behind and needs no permission on the tables: it lists
- * pets (the authorizer, its key lookup, the list function, a Query), reads one by its key (the get
- * function, a GetItem) and sends a create that is no pet (the create function starts and refuses
- * it). What it cannot see, a create that fails to store, the traffic alarms and the smoke test after
- * each deploy see (docs/operations.md, "Synthetic probe").
+ * The synthetic probe: on a schedule, calls the stage's public URL with its own API key, so the
+ * alarms, all otherwise computed from traffic, hear of an outage when no client is calling. It writes
+ * nothing, so it needs no permission on the tables (docs/operations.md, "Synthetic probe").
  */
 
 /** Names the probe in the access log (`userAgent` animal-store-synthetic-probe). */
@@ -73,10 +67,8 @@ export interface ProbeHandlerOptions extends ProbeSettings {
 }
 
 /**
- * The probe as a Lambda handler: each run is logged and published (ProbeSuccess and ProbeLatency,
- * or ProbeNotConfigured), then returned. A failed probe is an outcome, not an error: the invocation
- * succeeds, and a crash or a timeout stays a Lambda error of its own, which the alarm sees as
- * missing data.
+ * The probe as a Lambda handler: each run is logged, published and returned. A failed probe is an
+ * outcome, not an error, so only a crash or a timeout is a Lambda error, which the alarm sees as missing data.
  */
 export function createProbeHandler(options: ProbeHandlerOptions) {
   const logger = options.logger ?? functionLogger;

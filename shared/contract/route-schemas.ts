@@ -5,9 +5,8 @@ import { NewPetSchema } from '../domain/pets/pet-schemas';
 import type { OperationId, RequestPart, routes } from '../facts/routes';
 
 /**
- * Each operation's schemas, beside the route table rather than in it (see shared/facts/routes.ts): the
- * very ones its handler parses the request with, and the one of its success response. What the
- * OpenAPI document is built from, and what the tests send and check.
+ * Each operation's schemas (the very ones its handler parses with, and its success response's), for the
+ * OpenAPI document and the tests; kept out of the route table, which every function bundles.
  */
 
 type RouteOf<TOperation extends OperationId> = Extract<(typeof routes)[number], { operationId: TOperation }>;

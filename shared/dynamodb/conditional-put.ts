@@ -10,11 +10,9 @@ export type ConditionalPutResult =
   | { readonly written: false; readonly current: Record<string, unknown> | undefined };
 
 /**
- * Puts an item (stored under `key`) if its condition holds, and otherwise returns the item the condition failed on.
- * "Condition failed" is ambiguous: the SDK retries a put whose answer was lost, and the retry fails
- * on the item its own first attempt wrote; only that item can tell the caller which it was.
- * DynamoDB returns the item with the failure; dynalite does not, so then it is read, strongly
- * consistent because the write it looks for may have only just landed.
+ * Puts an item if its condition holds, else returns the item the condition failed on: a retried put fails
+ * on its own first attempt's item, which only that item can tell. dynalite does not return it, so then it
+ * is read, strongly consistent since the write may have only just landed.
  */
 export async function putConditionally(
   client: DynamoDBDocumentClient,

@@ -39,9 +39,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     if (put.written) return { outcome: 'claimed' };
     if (put.current === undefined) return { outcome: 'vanished' };
     const existing = toRecord(put.current);
-    // A record identical to ours (both expiry timestamps to the millisecond, and the input's hash) is
-    // our own first attempt: another request would have to start in the same millisecond with the
-    // same deadline and body, and even then the pets table settles both to one pet.
+    // A record identical to ours, to the millisecond, is our own first attempt; were it another request's,
+    // the pets table would still settle both to one pet.
     return isSameClaim(existing, record) ? { outcome: 'claimed' } : { outcome: 'held', record: existing };
   }
 

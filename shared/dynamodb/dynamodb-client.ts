@@ -7,17 +7,14 @@ import { deadlineSignal } from '../runtime/deadline';
 import { StoreUnavailableError } from '../domain/store-errors';
 
 /**
- * SDK time budget of one DynamoDB call, checked against the function timeout at synthesis. Each
- * attempt, connecting and reading the answer's body included, gives up after this long: DynamoDB
- * answers a single-item request far sooner, so an attempt still open is stuck. `throwOnRequestTimeout`
- * and `AttemptBoundedHttpHandler` below are what make that true.
+ * How long one attempt, connecting and reading the body included, may take: DynamoDB answers a
+ * single-item request far sooner, so an attempt still open is stuck. Checked against the function timeout at synthesis.
  */
 export const DYNAMODB_ATTEMPT_TIMEOUT_MS = 1_000;
 export const DYNAMODB_MAX_ATTEMPTS = 3;
 /**
- * Wait before the n-th retry. Short and fixed rather than the SDK's jittered default (up to 1 s, 2 s
- * for throttling): a client is waiting, and after three attempts it gets a 503 with Retry-After,
- * which moves the backing off to it.
+ * Wait before the n-th retry: shorter than the SDK's jittered default, since a client is waiting and its
+ * 503's Retry-After moves further backing off to it.
  */
 export function dynamoDbRetryDelayMs(retry: number): number {
   return 100 * 2 ** (retry - 1);
@@ -34,20 +31,17 @@ export function dynamoDbCallBudgetMs(): number {
 }
 
 /**
- * The SDK's Node.js handler, with its attempt timeout extended to the answer's body. Its own request
- * timeout is cleared once the head of the answer arrives, and its socket timeout is an idle timeout,
- * which a body sent a byte at a time never reaches: without this, a head whose body stalls or drips
- * holds the call until the invocation's deadline. The body is destroyed with a TimeoutError, which
- * the SDK retries like any timed-out attempt, on a new connection.
+ * The SDK's Node.js handler, with its attempt timeout extended to the answer's body: its own timeouts end
+ * at the answer's head or only when idle, so a dripping body would hold the call until the deadline. The
+ * body is destroyed with a TimeoutError, which the SDK retries like any timed-out attempt.
  */
 class AttemptBoundedHttpHandler extends NodeHttpHandler {
   override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
     const startedAt = Date.now();
     const answer = await super.handle(...args);
     const body = answer.response.body as IncomingMessage;
-    // One timer per attempt, as the handler's own; 'close' comes once the body is read or destroyed.
-    // It ends only a body that has not arrived: one received whole but not yet read (the SDK reads it
-    // after its middleware, later on a busy event loop) is no stuck answer.
+    // Ends only a body that has not arrived: one received whole but not yet read (the SDK reads it
+    // after its middleware) is no stuck answer.
     const left = Math.max(0, DYNAMODB_ATTEMPT_TIMEOUT_MS - (Date.now() - startedAt));
     const timer = setTimeout(() => body.complete || body.destroy(bodyTimeoutError()), left);
     body.once('close', () => clearTimeout(timer));
@@ -61,10 +55,7 @@ function bodyTimeoutError(): Error {
   return error;
 }
 
-/**
- * The document client our stores use; call once per function instance, at module scope. Every call
- * it makes ends at the invocation's deadline (shared/runtime/deadline.ts) on top of the per-attempt timeout.
- */
+/** The document client our stores use; call once per function instance, at module scope. */
 export function createDocumentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     retryStrategy: new ConfiguredRetryStrategy(DYNAMODB_MAX_ATTEMPTS, dynamoDbRetryDelayMs),
@@ -78,9 +69,8 @@ export function createDocumentClient(): DynamoDBDocumentClient {
 }
 
 /**
- * A document client over any DynamoDB client, marshalling as the functions' does (an attribute left
- * undefined, an optional field not given, is dropped rather than refused): the one the tools, the
- * local runtime and the tests use to read and write what the stores read and write.
+ * A document client over any DynamoDB client, marshalling as the functions' does (undefined attributes
+ * dropped, not refused), for the tools, the local runtime and the tests.
  */
 export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -89,11 +79,9 @@ export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClie
 type Sendable = { send(command: never, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
 
 /**
- * Bounds every `send`, the first included, by the invocation's deadline, for every store alike, since
- * all of them call `send` on this client. A call that could outlive the deadline carries it as its abort
- * signal: the SDK then aborts the attempt in flight (its answer's body included), skips the remaining
- * retries and interrupts the backoff. One with more than its whole budget left ends on its own first,
- * and carries none: the SDK listens to a signal at every attempt, at a cost a warm request can measure.
+ * Bounds every `send` by the invocation's deadline: a call that could outlive it carries it as its abort
+ * signal, which the SDK honours across attempts and backoff; one that ends on its own first carries none,
+ * since a signal costs every attempt.
  */
 function endAtDeadline<TClient extends Sendable>(client: TClient): TClient {
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
@@ -120,10 +108,8 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. An
- * answer that is not JSON counts (the SDK's parser throws a SyntaxError, with the answer attached as
- * `$response`): DynamoDB sends JSON, so something between us and it is broken, and a later retry
- * may get through. It is not retried within the call: such an answer is not known to be transient.
+ * Whether an error means DynamoDB is throttling, slow or unreachable, rather than a bug of ours. An answer
+ * that is not JSON (a SyntaxError with `$response`) counts: something between us and DynamoDB is broken.
  */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

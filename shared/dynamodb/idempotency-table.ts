@@ -1,7 +1,6 @@
 /**
  * Key design and attributes of the idempotency table, shared by the store, the CDK construct and the
- * local tables so the three cannot disagree. Records already stored use these names and values, so
- * they stay as they are (docs/idempotency.md).
+ * local tables. Stored records use these names, so they never change (docs/idempotency.md).
  */
 export const IDEMPOTENCY_TABLE = {
   /** `<operation>#<sha256 of the API key id and the Idempotency-Key>`. */

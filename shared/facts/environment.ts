@@ -1,8 +1,6 @@
 /**
- * The environment variables the functions read, named once: infra/ sets them on the deployed
- * functions, local/ on the local stage, and the functions read them, all through these
- * names, so a misspelt one is a compile error rather than a function refusing its configuration at
- * cold start. The POWERTOOLS_ names are Powertools' own, kept so its documentation still applies.
+ * The environment variables the functions read, named once for infra/, local/ and the functions, so a
+ * misspelt one is a compile error. The POWERTOOLS_ names are kept so Powertools' documentation applies.
  */
 export const ENV = {
   /** The pets table (every route function). */

@@ -1,8 +1,6 @@
 /**
- * The service's error vocabulary: every error a client can see is one of these codes, with the HTTP
- * status it always has. The codes are part of the public contract: add, never rename. A plain fact,
- * so the route table can name each operation's errors; shared/http/errors.ts raises them and
- * shared/http/responses.ts maps what was thrown to one, in one place.
+ * Every error code a client can see, with the HTTP status it always has. Part of the public contract:
+ * add, never rename (docs/error-codes.md).
  */
 export const ERROR_CODES = {
   invalid_body: 400,

@@ -1,8 +1,4 @@
-/**
- * How listPets' indexes are spread and read: the one configuration every stage runs (infra/stages.ts,
- * local/dynamodb-local.ts), which the functions read at cold start (shared/runtime/function-config.ts)
- * and the store applies (shared/dynamodb/dynamo-pet-store.ts).
- */
+/** How listPets' indexes are spread and read: the one configuration every stage, the local one included, runs. */
 
 /**
  * How many shards a listing index may be spread over: every page of a listing queries each shard, so
@@ -28,9 +24,8 @@ export interface ListingConfig {
 }
 
 /**
- * The listing every stage runs, production, staging and the local one alike. Four shards, from
- * `npm run bench -- --listing` (docs/data-model.md, "Listing at scale"): the fewest that keep DynamoDB
- * out of the limits the service can reach, since every uncached page pays a query per shard.
+ * The listing every stage runs: the fewest shards that keep DynamoDB out of the limits the service can
+ * reach, since every uncached page pays a query per shard (docs/data-model.md, "Listing at scale").
  */
 export const LISTING: ListingConfig = { shards: 4, headCacheMs: LIST_HEAD_CACHE_MS.default };
 

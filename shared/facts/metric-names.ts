@@ -1,7 +1,6 @@
 /**
- * The business metrics the functions publish (shared/runtime/metrics.ts, CloudWatch embedded metric
- * format) and the dashboard and alarms read: one list, so a renamed metric cannot leave a graph
- * silently empty. Plain constants: infra/ reads them without loading the runtime.
+ * The business metrics the functions publish and the dashboard and alarms read: one list, so a renamed
+ * metric cannot leave a graph silently empty. Plain constants, so infra/ need not load the runtime.
  */
 
 /** CloudWatch namespace of a stage's metrics: one per stage, so staging never pollutes production's graphs. */

@@ -4,9 +4,8 @@
  */
 
 /**
- * What the stack stores in the probe's key secret, until an operator replaces it with an API key of
- * the stage; worded for whoever opens the secret in the console. Never change it: CloudFormation
- * would write the new text over every key operators stored (test/infra/operations.test.ts pins it).
+ * What the stack stores in the probe's key secret until an operator stores a key. Never change it:
+ * CloudFormation would write the new text over every key operators stored.
  */
 export const PROBE_KEY_PLACEHOLDER = 'not-configured: store an API key of this stage here (docs/operations.md, "Synthetic probe")';
 
@@ -16,10 +15,7 @@ export const PROBE_KEY_PLACEHOLDER = 'not-configured: store an API key of this s
  */
 export const PROBE_STEP_TIMEOUT_MS = 10_000;
 
-/**
- * Time budget of reading the key: two attempts of two seconds each and the wait between them. Secrets
- * Manager answers in milliseconds; an attempt still open after two seconds is stuck.
- */
+/** Time budget of reading the key: Secrets Manager answers far sooner, so an attempt still open is stuck. */
 export const PROBE_KEY_ATTEMPT_TIMEOUT_MS = 2_000;
 export const PROBE_KEY_MAX_ATTEMPTS = 2;
 

@@ -1,12 +1,8 @@
 import type { ErrorCode } from './error-codes';
 
 /**
- * The route table: the one list of operations that the CDK stack, the local gateway and the
- * OpenAPI document are all built from. `handler` names the file in functions/ that serves it.
- * What the infrastructure needs besides (each function's DynamoDB access) lives in infra/, keyed by
- * OperationId, so an IAM change leaves every bundle, which this file is part of, as it was. So do
- * each operation's schemas (shared/contract/route-schemas.ts): every function loads this table at cold
- * start, and only the OpenAPI document and the tests read them.
+ * The route table that the CDK stack, the local gateway and the OpenAPI document are built from. Every
+ * function bundles it, so IAM grants (infra/) and schemas (shared/contract/route-schemas.ts) live elsewhere.
  */
 
 /** Every operation of the API, the key by which code elsewhere attaches what it needs to one. */
@@ -108,10 +104,8 @@ export const routes = [
 export const routeNotFoundHandler = 'route-not-found';
 
 /**
- * The Lambda authorizer in front of every route, routeNotFound's included. It has no identity source
- * on purpose: with one, API Gateway answers a request lacking it with its own 401 before our code
- * runs, and that body is not our Error. Without one, API Gateway cannot cache its results, so the
- * authorizer caches key lookups itself (shared/domain/auth/authenticate.ts). See docs/authentication.md.
+ * The Lambda authorizer in front of every route. No identity source on purpose: with one, API Gateway
+ * answers a missing key with its own 401 body, not our Error (docs/authentication.md).
  */
 export const authorizer = {
   handler: 'authorize',
@@ -121,11 +115,8 @@ export const authorizer = {
 } as const;
 
 /**
- * The one route without the authorizer, deployed only when a stage allows browser origins: browsers
- * send CORS preflights without credentials, and behind the authorizer they would get 401 from the
- * `$default` route, so no browser could call the API. API Gateway answers preflights from the
- * stage's CORS configuration; whatever reaches the routeNotFound function on this route is answered 204
- * with no body (shared/http/handler.ts), and API Gateway adds the CORS headers.
+ * The one route without the authorizer, deployed only when a stage allows browser origins: browsers send
+ * CORS preflights without credentials, which the authorizer would refuse. What reaches it is answered 204.
  */
 export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: routeNotFoundHandler } as const;
 

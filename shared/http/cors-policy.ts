@@ -2,9 +2,8 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../domain/id
 import { routes, type HttpMethod } from '../facts/routes';
 
 /**
- * The CORS policy of the HTTP API, with no CDK in it: the deployed API (infra/animal-store-http-api.ts)
- * configures API Gateway's CORS from it, and the local gateway (local/) emulates API Gateway's CORS
- * from the same values, so a browser meets the same answers on both.
+ * The CORS policy of the HTTP API, with no CDK in it, so the deployed API and the local gateway give a
+ * browser the same answers.
  */
 
 /** Where a stage lets browsers call from, and how long they may cache a preflight. */

@@ -2,9 +2,8 @@ import * as v from 'valibot';
 import { ERROR_CODES, type ErrorCode } from '../facts/error-codes';
 
 /**
- * The body of every error response, as a schema: the OpenAPI document's, and what the tests, the
- * fuzzer and the smoke test check error answers against. Apart from errors.ts, which every function
- * loads: no function parses an error body, and built at load the schema was part of every cold start.
+ * The body of every error response, for the OpenAPI document and the checks. Apart from errors.ts so no
+ * function builds it at load: no function parses an error body.
  */
 export const ErrorSchema = v.pipe(
   v.object({

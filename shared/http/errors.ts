@@ -1,10 +1,8 @@
 import { ERROR_CODES, type ErrorCode } from '../facts/error-codes';
 
 /**
- * The HTTP adapter's errors: each carries one code of the closed vocabulary (shared/facts/error-codes.ts).
- * shared/http/responses.ts is the single place that maps what was thrown to one (`toApiError`: these
- * classes as they are, the domain's errors to theirs) and to the `{ code, message, status }` body
- * (`errorResponse`).
+ * The HTTP adapter's errors, each with one code of shared/facts/error-codes.ts; shared/http/responses.ts
+ * is the one place that maps what was thrown to them and to the Error body.
  */
 
 /** An error whose message is safe to show to the client. */

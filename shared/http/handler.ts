@@ -25,21 +25,16 @@ export type RouteLogic = (event: HttpEvent, caller: Caller, context: Context) =>
 
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
-/**
- * Set (non-enumerable) on every handler createHttpHandler builds, so a test can prove each route's
- * function authenticates through here rather than by hand (test/functions/entrypoints.test.ts).
- */
+/** Marks every handler createHttpHandler builds, so a test can prove each route authenticates through here. */
 export const HTTP_HANDLER = Symbol('createHttpHandler');
 
 /**
  * Wraps a route's logic into a Lambda handler: authentication first, then the logic under the
- * invocation's deadline (shared/runtime/deadline.ts), with every thrown error mapped to the Error body here
- * and nowhere else.
+ * invocation's deadline, with every thrown error mapped to the Error body here and nowhere else.
  */
 export function createHttpHandler(operationId: OperationId | undefined, logic: RouteLogic): HttpHandler {
   const route = operationId === undefined ? undefined : findRoute(operationId);
   const deprecated = route?.deprecation;
-  // The same on every response: worked out once per instance, not per request.
   const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
   const refusesQuery = route !== undefined && !route.reads.includes('query');
   // Each invocation's log keys are its own (Logger.runInvocation), whatever else runs in the instance.
@@ -66,9 +61,8 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
 }
 
 /**
- * One rule for every operation: a query parameter outside the contract is 400, naming it, whether
- * the operation takes others (listPets' schema says so) or none (this), so `POST /v1/pets?status=sold`
- * cannot create a pet without the status its sender believes it set.
+ * A query parameter sent to an operation that reads none is 400, as outside listPets' schema, so
+ * `POST /v1/pets?status=sold` cannot create a pet without the status its sender believes it set.
  */
 function rejectQueryParameters(event: HttpEvent): void {
   const [name] = Object.keys(event.queryStringParameters ?? {});

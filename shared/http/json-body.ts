@@ -1,11 +1,9 @@
 import { InvalidBodyError } from './errors';
 
 /**
- * JSON request bodies held to I-JSON (RFC 7493), the profile every strict client can read back:
- * no repeated member names, no unpaired surrogates in strings, and numbers read for their exact
- * value. Plain JSON.parse accepts all three silently: the last repeated member wins (so a validator
- * in front of us can approve a different document than the one we store), `"\ud800"` becomes a
- * string that Python, serde and pydantic refuse to decode, and `9007199254740993` becomes ...992.
+ * JSON request bodies held to I-JSON (RFC 7493), the profile every strict client can read back: no
+ * repeated member names, no unpaired surrogates, numbers read for their exact value. Plain JSON.parse
+ * silently accepts all three, so what we store could differ from what a validator in front approved.
  */
 
 /**
@@ -22,7 +20,7 @@ export function parseJsonBody(text: string): unknown {
   let value: unknown;
   try {
     // A plain text (no \u escape, only short integers) holds no unpaired surrogate and no number
-    // JSON.parse would round: the reviver, which costs ten times the parse, could change nothing.
+    // JSON.parse would round, so the costly reviver could change nothing.
     value =
       plain && text.isWellFormed()
         ? JSON.parse(text)

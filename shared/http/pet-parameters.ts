@@ -2,8 +2,7 @@ import * as v from 'valibot';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, PetIdSchema, PetStatusSchema } from '../domain/pets/pet-schemas';
 import { objectIssueMessage } from '../domain/validation';
 
-// The pet routes' query and path parameters as API Gateway passes them (every value a string):
-// HTTP's shapes, parsed here into the domain's values.
+// The pet routes' query and path parameters as API Gateway passes them (every value a string).
 
 const limitMessage = `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`;
 

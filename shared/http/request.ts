@@ -7,20 +7,16 @@ import { parseJsonBody } from './json-body';
 /** Largest accepted request body. A pet is well under 1 KiB; anything near this is a mistake or abuse. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/**
- * Matched against the lower-cased media type: a case-insensitive expression would have V8 load
- * Unicode case-folding tables at the first request, 0.1 % of every createPet cold start.
- */
+/** Matched against the lower-cased media type: a case-insensitive expression has V8 load Unicode case-folding tables. */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
 /** Strict: a body that is not UTF-8 is refused, never patched with U+FFFD. Stateless between calls. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Reads a JSON object body. Checks run in the order a client can fix them: size (413), presence (400),
- * media type and encoding (415), then syntax and shape (400). Bodies are never compressed: at 16 KiB
- * at most there is nothing to gain, and a decoder is one more thing a hostile body can exploit (a
- * few bytes of gzip can inflate to gigabytes), so any Content-Encoding but `identity` is 415.
+ * Reads a JSON object body, checking in the order a client can fix things: size, presence, media type and
+ * encoding, then syntax and shape. Compressed bodies are refused: small bodies gain nothing, and a decoder
+ * invites decompression bombs.
  */
 export function readJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
   const bytes = event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');

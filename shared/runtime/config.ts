@@ -39,9 +39,8 @@ export function describeConfigProblem({ variable, rule }: ConfigProblem): string
 }
 
 /**
- * Reads and validates environment variables once, at cold start. A function deployed without the
- * configuration it needs fails on its first invocation with a message naming every bad variable,
- * instead of limping along with an empty table name.
+ * Reads and validates environment variables once, at cold start, so a misconfigured function fails at
+ * once, naming every bad variable, instead of limping along with an empty table name.
  */
 export function readConfig<const TSchema extends ConfigSchema>(schema: TSchema, env: Environment = process.env): v.InferOutput<TSchema> {
   const result = v.safeParse(schema, env);

@@ -1,9 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/**
- * Time kept back from the Lambda timeout to answer once the store has given up: building and
- * returning a 503 takes microseconds, but the event loop may be busy and Lambda's clock is not ours.
- */
+/** Time kept back from the Lambda timeout to answer once the store has given up: the event loop may be busy. */
 export const RESPONSE_RESERVE_MS = 500;
 
 /** What the running invocation knows about its own end (a subset of Lambda's `Context`). */
@@ -23,13 +20,9 @@ interface Deadline {
 const deadlines = new AsyncLocalStorage<Deadline>();
 
 /**
- * Runs one invocation's work under a deadline derived from the remaining Lambda time: every DynamoDB
- * call made inside it (see shared/dynamodb/dynamodb-client.ts) ends by the deadline, its answer's body,
- * retries and backoff included (on its own, or aborted when it could outlive it), so the handler
- * still answers with our Error body before Lambda cuts it off. AsyncLocalStorage rather than a
- * module variable: the deadline belongs to the calls made inside the invocation, so work an earlier
- * invocation left running never takes a later one's, and a call made outside any invocation (at cold
- * start) has none.
+ * Runs one invocation's work under a deadline derived from the remaining Lambda time, which every
+ * DynamoDB call inside it respects, so the handler still answers with our Error body before Lambda cuts
+ * it off. AsyncLocalStorage, so work an earlier invocation left running never takes a later one's deadline.
  */
 export async function runWithDeadline<T>(clock: InvocationClock, work: () => Promise<T>): Promise<T> {
   const budget = Math.max(0, clock.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS);
@@ -42,11 +35,9 @@ export async function runWithDeadline<T>(clock: InvocationClock, work: () => Pro
 }
 
 /**
- * The abort signal a call of the running invocation must carry so that it cannot outlive the deadline,
- * given the longest the call can take on its own (`callBudgetMs`). Undefined outside an invocation,
- * and for a call the deadline is further away than that: it ends on its own first, and a signal every
- * attempt listens to was a measurable part of a warm request (docs/performance.md). One signal and one
- * timer per invocation, made at the first call that needs it and shared by the calls after it.
+ * The abort signal a call must carry so that it cannot outlive the deadline, given the longest it can take
+ * on its own. Undefined outside an invocation, and when the call ends on its own first, since a signal
+ * costs every attempt; one signal and timer per invocation, shared by its calls.
  */
 export function deadlineSignal(callBudgetMs: number): AbortSignal | undefined {
   const deadline = deadlines.getStore();

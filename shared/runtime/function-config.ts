@@ -7,10 +7,8 @@ import { LOGGER_CONFIG } from './log-level';
 import { METRICS_CONFIG, METRICS_NAMESPACE_RULE } from './metrics';
 
 /**
- * The configuration of each function of the API, by its handler's file name (shared/facts/routes.ts):
- * the one schema the function reads at cold start, the local runtime checks before it serves
- * (local/config-check.ts) and the stacks check at synthesis (infra/config-refusal.ts). The
- * functions that check a deployed stage have theirs in shared/checks/checks-config.ts.
+ * The configuration of each function of the API, by handler file name: the one schema the function reads
+ * at cold start, the local runtime checks before it serves and the stacks check at synthesis.
  */
 
 /** The shortest key the pagination cursors may be signed with: a guessable key lets anyone forge a cursor. */

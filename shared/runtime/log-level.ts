@@ -3,10 +3,8 @@ import { ENV } from '../facts/environment';
 import { readConfig } from './config';
 
 /**
- * The functions' log levels and how a function's configuration names one: read once, at cold
- * start, by the logger (shared/runtime/logger.ts). Apart from the logger, whose module makes the
- * instance's logger as it loads, so the local runtime and the stacks can check the setting without
- * reading it.
+ * The functions' log levels and how the configuration names one; apart from logger.ts, which makes the
+ * instance's logger as it loads, so the local runtime and the stacks can check the setting.
  */
 
 export const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;

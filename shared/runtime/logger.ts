@@ -4,15 +4,9 @@ import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
 /**
- * One structured JSON logger per function instance: a JSON object per line (`level`, `message`,
- * `timestamp`, `service`, the Lambda context's `function_*` and `cold_start` keys, then the appended
- * keys and the entry's own), the shape the log queries and the dashboards read. The level comes from
- * POWERTOOLS_LOG_LEVEL, read once at cold start and set per stage (on AWS, Lambda's application log
- * level is the same and filters first); the service name is SERVICE_NAME, here and in every metric.
- * Nothing logs whole events: they carry the Authorization header.
- *
- * Our own rather than a logging library's, whose import alone cost more of each cold start than the
- * functions may spend above their floor (docs/observability.md, `npm run bench`).
+ * One structured JSON logger per function instance, in the shape the log queries and dashboards read
+ * (docs/observability.md). Our own, as a library's import costs too much of a cold start. Nothing logs
+ * whole events: they carry the Authorization header.
  */
 
 export type { LogLevel } from './log-level';
@@ -51,11 +45,7 @@ interface InvocationKeys {
 
 export class Logger {
   private readonly threshold: number;
-  /**
-   * Each invocation's keys, for the work it starts: an AsyncLocalStorage rather than one store per
-   * instance, so work an invocation left running (a call abandoned at its deadline) logs with its
-   * own requestId and keyId, never with those of the invocation running next or beside it.
-   */
+  /** Each invocation's keys, so work an invocation left running never logs with another's requestId and keyId. */
   private readonly invocations = new AsyncLocalStorage<InvocationKeys>();
   /** The keys of entries made outside any invocation (at cold start, in a test or a tool). */
   private outside: InvocationKeys = { context: {}, keys: {} };

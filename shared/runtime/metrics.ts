@@ -6,29 +6,16 @@ import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
 /**
- * The business metrics, as CloudWatch embedded metric format (EMF) lines on stdout: CloudWatch turns
- * them into metrics from the function's log, with no API call on the request path and no permission
- * beyond writing logs. The namespace is the stage's (POWERTOOLS_METRICS_NAMESPACE, set by infra/ and
- * by the local runtime); POWERTOOLS_METRICS_DISABLED turns them off (the unit tests do).
- *
- * Each metric is its own line, published at once: a request counts one thing at most besides a cold
- * start, so there is nothing to batch and nothing to flush or lose when an invocation fails, and the
- * `reason` dimension of a refusal never leaks onto another metric. Each line carries the request id,
- * so a metric can be traced to its request's logs.
- *
- * Our own rather than a metrics library's, which cost more of each cold start and of each request
- * than four counters are worth (docs/observability.md, `npm run bench`). This writes the documented format
- * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html)
- * in one line of JSON, and test/api/metrics.test.ts reads each one back.
+ * The business metrics, as CloudWatch embedded metric format (EMF) lines on stdout: no API call on the
+ * request path and no permission beyond writing logs. Each metric is its own line, written at once, so
+ * nothing is lost when an invocation fails and a refusal's `reason` never leaks onto another metric.
+ * Our own rather than a library's, which costs more than four counters are worth (docs/observability.md).
  */
 
 /** How the POWERTOOLS_* convention reads a boolean variable: 1, y, yes, t, true, on (any case) are true. */
 const TRUE_VALUES = new Set(['1', 'y', 'yes', 't', 'true', 'on']);
 
-/**
- * What the metrics read: whether they are off, and their namespace, which they need unless they
- * are. Part of the configuration of every function that publishes metrics (shared/runtime/function-config.ts).
- */
+/** What the metrics read: whether they are off, and the namespace they need unless they are. */
 export const METRICS_CONFIG = {
   [ENV.metricsDisabled]: v.optional(
     v.pipe(

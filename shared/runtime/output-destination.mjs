@@ -1,8 +1,5 @@
-// The seam through which whatever runs a function gives its output lines a destination of its own
-// (shared/runtime/output.ts): a function set under this key on globalThis, before the function is
-// loaded, receives every line instead of stdout and stderr. On Lambda nothing is set. A worker thread
-// has a globalThis of its own. Plain JavaScript, typed by output-destination.d.mts: the local
-// runtime's function instances and the bench's warm runner load it in a bare Node, with nothing compiled.
+// The seam through which a runner redirects a function's output lines (shared/runtime/output.ts); on
+// Lambda nothing is set. Plain JavaScript, so a bare Node can load it with nothing compiled.
 
 /** The key on globalThis: a registered symbol, so a bundle's copy of this module names the same one. */
 export const OUTPUT_DESTINATION = Symbol.for('animal-store.output-destination');

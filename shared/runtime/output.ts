@@ -13,14 +13,9 @@ const DESCRIPTORS: Record<OutputStream, number> = { stdout: 1, stderr: 2 };
 const throughStream: Record<OutputStream, boolean> = { stdout: false, stderr: false };
 
 /**
- * Writes one line of the function's output (a JSON log entry, an EMF metric document) to stdout or
- * stderr themselves, not through console: on Lambda the runtime wraps console output in records of
- * its own, and CloudWatch extracts metrics only from lines that are EMF documents. Whatever else in
- * the process writes lines (the local API's access log) writes them here too, so lines never interleave.
- *
- * A runner that wants the lines elsewhere (the local runtime's function instances, the bench, a
- * test) sets a destination on globalThis under OUTPUT_DESTINATION (./output-destination.mjs) before
- * it loads the function; on Lambda there is none.
+ * Writes one line of the function's output to stdout or stderr, not through console: Lambda wraps
+ * console output in records of its own, and CloudWatch extracts metrics only from bare EMF lines. A
+ * runner may redirect the lines through OUTPUT_DESTINATION.
  */
 export function writeLine(stream: OutputStream, line: string): void {
   const destination = (globalThis as { [OUTPUT_DESTINATION]?: OutputDestination })[OUTPUT_DESTINATION];
@@ -29,10 +24,8 @@ export function writeLine(stream: OutputStream, line: string): void {
 }
 
 /**
- * To the file descriptor, synchronously: the first use of `process.stdout` builds its stream, a cost
- * every cold start would pay. Where the descriptor is a full non-blocking pipe (opening the stream
- * made it non-blocking, and the reader is slow), the rest of the line goes through the stream, which
- * queues it, and so does every later line: a direct write would overtake the queue.
+ * To the file descriptor, synchronously, sparing every cold start the building of `process.stdout`. On a
+ * full non-blocking pipe the line and every later one go through the stream instead, lest a direct write overtake its queue.
  */
 function writeToDescriptor(stream: OutputStream, line: string): void {
   const bytes = Buffer.from(`${line}\n`);

@@ -3,13 +3,9 @@ import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Stack traces in the original sources, paid for only when an error is logged. `--enable-source-maps`
- * would map every trace, but Node then reads and indexes the bundle's map at every cold start, a cost
- * every request pays for traces only errors need (docs/performance.md). So the map ships beside the
- * bundle, unread, and the first logged error reads it.
- *
- * In a bundle, this module's URL is the bundle's (`/var/task/index.mjs`) and its map sits beside it;
- * anywhere else (tsx in tests and `npm start`) there is no map and traces are already the sources'.
+ * Stack traces in the original sources, paid for only when an error is logged: `--enable-source-maps`
+ * would read the map at every cold start (docs/observability.md, "Stack traces"). In a bundle this
+ * module's URL is the bundle's, with its map beside it; under tsx traces are already the sources'.
  */
 const bundleUrl = import.meta.url;
 const bundlePath = bundleUrl.startsWith('file:') ? fileURLToPath(bundleUrl) : bundleUrl;

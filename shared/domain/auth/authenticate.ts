@@ -5,9 +5,8 @@ import { hashApiKey, readBearerToken } from './api-keys';
 import type { AuthorizerContext } from './authorizer-context';
 
 /**
- * How long one function instance trusts a key lookup. API Gateway's own authorizer cache cannot be
- * used (see docs/authentication.md), so this in-memory cache is what keeps DynamoDB off the hot path.
- * It is the bound on revocation: a revoked key stops working within this time on every instance.
+ * How long one function instance trusts a key lookup, and so the bound on revocation. API Gateway's own
+ * authorizer cache cannot be used (docs/authentication.md), so this cache keeps DynamoDB off the hot path.
  */
 export const KEY_CACHE_TTL_MS = 30_000;
 const KEY_CACHE_MAX_ENTRIES = 10_000;

@@ -11,9 +11,8 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 const keyMessage = `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`;
 
 /**
- * A client-chosen key that makes a POST safe to retry. Printable ASCII (space to tilde), as Stripe
- * accepts, so any UUID, ULID or random token fits; the value is opaque: compared byte for byte,
- * never parsed.
+ * A client-chosen key that makes a POST safe to retry: printable ASCII, as Stripe accepts, so any UUID,
+ * ULID or random token fits; compared byte for byte, never parsed.
  */
 export const IdempotencyKeySchema = v.pipe(
   v.string(keyMessage),

@@ -29,10 +29,7 @@ export type ClaimResult =
   /** The key was held when the claim was refused, but its record was gone or void when read: claim again. */
   | { readonly outcome: 'vanished' };
 
-/**
- * Persistence of Idempotency-Key records. One implementation talks to DynamoDB; tests use an
- * in-memory one with the same rules.
- */
+/** Persistence of Idempotency-Key records: DynamoDB in the functions, in memory in tests. */
 export interface IdempotencyStore {
   /**
    * Writes the in-progress record unless a live record holds its id: one that has not expired and,

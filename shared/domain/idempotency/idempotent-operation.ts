@@ -5,9 +5,8 @@ import type { IdempotencyScope } from './idempotency-key';
 import { isLive, type IdempotencyStore } from './idempotency-store';
 
 /**
- * How long a key is honoured: a replay within this time gets the original answer marked as a replay.
- * 24 hours, as Stripe and the IETF httpapi draft's examples do; afterwards the pet itself still
- * settles a retry (docs/idempotency.md).
+ * How long a key is honoured, as Stripe and the IETF httpapi draft's examples do; afterwards the pet
+ * itself still settles a retry (docs/idempotency.md).
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
@@ -21,18 +20,9 @@ export type Outcome<TResult> = TResult & { readonly replayed: boolean };
 const MAX_CLAIMS = 3;
 
 /**
- * Makes an operation idempotent per Idempotency-Key:
- * - the first request with a key records "in progress", runs the operation and records its result;
- * - the same key and input within IDEMPOTENCY_TTL_SECONDS returns that result, marked `replayed`;
- * - the same key with another input is IdempotencyKeyReusedError (the input's hash is kept);
- * - the same key while the first is running is IdempotencyKeyInUseError, until it ends or until its
- *   Lambda deadline passes (a crashed request cannot hold its key longer);
- * - an operation that throws records nothing: its retry runs again. That is why only validated
- *   input reaches here (a bad request is not an outcome worth keeping) and why a 5xx is thrown, not
- *   returned.
- * The key is scoped to the API key: the record's id hashes both. Without a key the operation runs
- * as it is. The operation is given the request's token (scopeIdentity), to settle a retry that
- * finds its own earlier write.
+ * Makes an operation idempotent per Idempotency-Key, scoped to the API key (docs/idempotency.md). An
+ * operation that throws records nothing, so its retry runs again: only validated input may reach here,
+ * and a 5xx must be thrown, not returned.
  */
 export function makeIdempotentOperation<TInput, TResult extends Record<string, unknown>>(options: {
   /** Prefix of the record ids: the operation's name, stable across deploys. */
@@ -91,10 +81,8 @@ export function makeIdempotentOperation<TInput, TResult extends Record<string, u
 }
 
 /**
- * What a keyed request is known by, from its scope alone, so every attempt and retry of it agrees:
- * its record's id, `<operation>#<SHA-256 of {"idempotencyKey","keyId"}>`, and the token the
- * operation keeps with what it writes. Hashes, so neither key is stored in the clear. Both are
- * stored (records for a day, pets for good), so neither derivation may change.
+ * A keyed request's record id and token, from its scope alone so every attempt agrees; hashed so
+ * neither key is stored in the clear. Both are stored, so neither derivation may change.
  */
 function scopeIdentity(name: string, scope: IdempotencyScope): { readonly id: string; readonly requestToken: string } {
   return {

@@ -4,8 +4,7 @@ import type { NewPet } from './pet-schemas';
 import type { PetStore } from './pet-store';
 import { createPet, randomCreationToken } from './pet-operations';
 
-// Its own module, apart from shared/domain/pets/pet-operations.ts: only the create function bundles the idempotency
-// code, not every function that lists or reads pets.
+// Apart from pet-operations.ts so only the create function bundles the idempotency code.
 
 /**
  * createPet as the API runs it: idempotent per Idempotency-Key (scoped to the API key), exactly

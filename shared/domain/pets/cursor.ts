@@ -4,8 +4,6 @@ import { MAX_CURSOR_LENGTH, PetStatusSchema, type PetStatus } from './pet-schema
 import { InvalidCursorError } from './pet-errors';
 import type { ListPosition } from './pet-store';
 
-/** Longer than any cursor we issue; bounds the work an attacker can make us do. */
-
 const CursorPayloadSchema = v.strictObject({
   v: v.literal(1),
   /** The status filter the cursor was issued for; '' for none. */

@@ -9,10 +9,9 @@ import type { ListPosition, PetStore } from './pet-store';
 const MAX_ID_ATTEMPTS = 5;
 
 /**
- * The id of a create request's n-th candidate, derived from its creation token: uniformly spread over
- * 1..2^53−1, so ids need no shared counter and concurrent creates never contend on one hot item; and
- * the same for every attempt of the request, so a retry lands on the id an earlier attempt may have
- * written, and the store's conditional write tells that apart from a collision.
+ * The id of a create request's n-th candidate, derived from its creation token: uniformly spread, so no
+ * shared counter is needed, and the same for every attempt, so a retry lands on the id an earlier attempt
+ * may have written (docs/idempotency.md).
  */
 export function petIdFor(creationToken: string, candidate: number): number {
   const digest = hash('sha256', `${creationToken}#${candidate}`, 'buffer');
@@ -20,10 +19,7 @@ export function petIdFor(creationToken: string, candidate: number): number {
 }
 
 const TOKEN_BYTES = 16;
-/**
- * Random bytes drawn for 256 tokens at a time, as Node's randomUUID does: a call into OpenSSL per
- * request was the largest single cost of createPet's CPU above its floor (`npm run bench`).
- */
+/** Random bytes drawn for 256 tokens at a time, as Node's randomUUID does, to spare a call into OpenSSL per request. */
 const randomPool = Buffer.alloc(256 * TOKEN_BYTES);
 let randomPoolOffset = randomPool.length;
 

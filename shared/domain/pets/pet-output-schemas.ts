@@ -2,10 +2,8 @@ import * as v from 'valibot';
 import { LIST_LIMIT, PET_FIELDS, PetIdSchema } from './pet-schemas';
 
 /**
- * What the API answers with: the OpenAPI document describes it, and the tests and the smoke test
- * check answers against it. Apart from the input schemas in pet-schemas.ts, which the functions
- * load: no function parses its own answers (toPet writes them to the Pet type), and built at load
- * these schemas were part of every cold start.
+ * What the API answers with, for the OpenAPI document and the tests. Apart from pet-schemas.ts so no
+ * function builds them at load: no function parses its own answers.
  */
 
 export const PetSchema = v.pipe(

@@ -43,9 +43,8 @@ export const PetNameSchema = v.pipe(
 export const CategoryIdSchema = v.pipe(IdentifierSchema, v.description('Identifier of the category the animal belongs to.'));
 
 /**
- * The fields a client gives a pet, listed once: the input and answer schemas are built from them, and
- * the answer, the stored item, the record read back and the replay comparison walk PET_FIELD_NAMES,
- * so a field added here reaches every one of them.
+ * The fields a client gives a pet, listed once: the schemas, the stored item and the replay comparison
+ * all derive from them, so a field added here reaches every one.
  */
 export const PET_FIELDS = {
   name: PetNameSchema,

@@ -1,9 +1,6 @@
 import type { PetRecord, PetStatus } from './pet-schemas';
 
-/**
- * Where a listing page ended, as the store issues it and takes it back: opaque everywhere else, carried
- * as it is from the store's page to the signed cursor and from the cursor to the next query.
- */
+/** Where a listing page ended, as the store issues it and takes it back; opaque everywhere else. */
 export type ListPosition = string;
 
 export interface ListQuery {
@@ -31,10 +28,8 @@ export type InsertResult =
 /** Persistence of pets. One implementation talks to DynamoDB; tests may use an in-memory one. */
 export interface PetStore {
   /**
-   * Stores a new pet unless its id is taken. `creationToken` identifies the create request and is kept
-   * with the pet: a write that finds the id taken by its own token is the same request's earlier
-   * attempt (the SDK retried a write whose answer was lost, or the client retried with its
-   * Idempotency-Key), not a collision.
+   * Stores a new pet unless its id is taken. `creationToken` is kept with the pet: an id taken by the same
+   * token is this request's earlier attempt (a retried write or a keyed retry), not a collision.
    */
   insert(pet: PetRecord, creationToken: string): Promise<InsertResult>;
   get(id: number): Promise<PetRecord | undefined>;
