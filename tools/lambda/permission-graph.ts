@@ -305,8 +305,8 @@ class TemplateReader {
     return name === undefined ? token(id) : this.render(name);
   }
 
-  lambdaArn(functionName: string): string {
-    return this.arn('lambda', `function:${functionName}`);
+  lambdaArn(functionName: string, qualifier?: string): string {
+    return this.arn('lambda', `function:${functionName}${qualifier === undefined ? '' : `:${qualifier}`}`);
   }
 
   /** The function name inside a FunctionName property, which may hold a name or an ARN. */
@@ -354,10 +354,6 @@ function parseLambdaTarget(value: string): LambdaTarget | undefined {
   return parts[1] === undefined ? { name: parts[0] } : { name: parts[0], qualifier: parts[1] };
 }
 
-function sameTarget(a: LambdaTarget, b: LambdaTarget): boolean {
-  return a.name === b.name && a.qualifier === b.qualifier;
-}
-
 const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 function globMatch(pattern: string, subject: string, ignoreCase = false): boolean {
@@ -381,7 +377,10 @@ function arnLike(pattern: string, subject: string): boolean {
   return p.every((part, index) => globMatch(part, s[index]!));
 }
 
-/** A policy evaluator over the rendered template. */
+/**
+ * A policy evaluator over the rendered template. Hand-written: @cloud-copilot/iam-simulate's synchronous entry
+ * point throws on any resource policy, and the graph is built synchronously.
+ */
 class PolicyEvaluator {
   constructor(private readonly reader: TemplateReader) {}
 
@@ -550,7 +549,7 @@ class GraphBuilder {
     const request = (source: string, account = r.target.account): Request => ({
       service,
       action: 'lambda:InvokeFunction',
-      resource: r.lambdaArn(target.name) + (target.qualifier === undefined ? '' : `:${target.qualifier}`),
+      resource: r.lambdaArn(target.name, target.qualifier),
       context: { 'aws:SourceArn': sourceArn(source, account), 'aws:SourceAccount': account },
     });
     const problems: string[] = [];
@@ -580,7 +579,7 @@ class GraphBuilder {
       .ofType('AWS::Lambda::Permission')
       .filter(([, permission]) => {
         const named = parseLambdaTarget(r.render(permission.Properties?.FunctionName));
-        return named !== undefined && sameTarget(named, target);
+        return named?.name === target.name && named.qualifier === target.qualifier;
       })
       .map(([id, permission]) => {
         const p = permission.Properties ?? {};
@@ -698,8 +697,7 @@ class GraphBuilder {
 
     const key = r.props(topicId).KmsMasterKeyId;
     if (key !== undefined) {
-      const keyProblems = this.keyAdmitsCloudWatch(r.render(key), (account) => request(account).context, grantedBy);
-      problems.push(...keyProblems);
+      problems.push(...this.keyAdmitsCloudWatch(r.render(key), (account) => request(account).context, grantedBy));
     }
     return { grantedBy, problems: [...new Set(problems)] };
   }
@@ -744,14 +742,9 @@ class GraphBuilder {
       const p = group.Properties ?? {};
       const from = r.endpoint(groupId);
       const role = this.serviceRole(p.ServiceRoleArn, 'codedeploy.amazonaws.com', {});
-      const asRole = (action: string, resource: string): { grantedBy: string[]; problems: string[] } => {
-        if (role.problems.length > 0) return { grantedBy: [], problems: role.problems };
-        const decision = this.evaluator.evaluate(role.statements, { action, resource, context: {} }, false);
-        const problems = [
-          ...decision.problems,
-          ...(decision.allowed ? [] : [`its service role ${role.label} may not ${action} on ${resource}`]),
-        ];
-        return { grantedBy: decision.allowedBy.map((by) => `${by} of role ${role.label}`), problems };
+      const asRole = (action: string, resource: string) => {
+        const grant = this.roleMay(role, action, resource, `its service role ${role.label}`);
+        return { grantedBy: grant.allowedBy.map((by) => `${by} of role ${role.label}`), problems: grant.problems };
       };
 
       const alarmConfiguration = p.AlarmConfiguration ?? {};
@@ -812,20 +805,8 @@ class GraphBuilder {
       return;
     }
     const role = this.functionRole(functionId);
-    const decision =
-      role.problems.length > 0 ? undefined : this.evaluator.evaluate(role.statements, { action, resource, context: {} }, false);
-    const problems =
-      decision === undefined
-        ? role.problems
-        : [...decision.problems, ...(decision.allowed ? [] : [`the hook's role may not ${action} on ${resource}`])];
-    this.add({
-      kind: 'hook → CodeDeploy',
-      from: role.endpoint,
-      to: r.endpoint(groupId),
-      detail: action,
-      grantedBy: decision?.allowedBy ?? [],
-      problems,
-    });
+    const { allowedBy, problems } = this.roleMay(role, action, resource, "the hook's role");
+    this.add({ kind: 'hook → CodeDeploy', from: role.endpoint, to: r.endpoint(groupId), detail: action, grantedBy: allowedBy, problems });
   }
 
   // EventBridge: a rule invokes its Lambda targets through their resource policy; a schedule through its role.
@@ -861,45 +842,59 @@ class GraphBuilder {
         'aws:SourceAccount': r.target.account,
         'aws:SourceArn': group,
       });
-      const resource = r.lambdaArn(target.name) + (target.qualifier === undefined ? '' : `:${target.qualifier}`);
-      const decision =
-        role.problems.length > 0
-          ? undefined
-          : this.evaluator.evaluate(role.statements, { action: 'lambda:InvokeFunction', resource, context: {} }, false);
-      const problems =
-        decision === undefined
-          ? role.problems
-          : [...decision.problems, ...(decision.allowed ? [] : [`its role ${role.label} may not lambda:InvokeFunction on ${resource}`])];
+      const { allowedBy, problems } = this.roleMay(
+        role,
+        'lambda:InvokeFunction',
+        r.lambdaArn(target.name, target.qualifier),
+        `its role ${role.label}`,
+      );
       this.add({
         kind: 'EventBridge Scheduler → Lambda',
         from: r.endpoint(scheduleId),
         to: this.lambdaEndpoint(target),
         detail: 'lambda:InvokeFunction',
-        grantedBy: (decision?.allowedBy ?? []).map((by) => `${by} of role ${role.label}`),
+        grantedBy: allowedBy.map((by) => `${by} of role ${role.label}`),
         problems,
       });
     }
   }
 
+  /** Whether a role's policies let it do `action` on `resource`; `who` names the role in the refusal. */
+  private roleMay(role: { statements: readonly Sourced[]; problems: string[] }, action: string, resource: string, who: string) {
+    if (role.problems.length > 0) return { allowedBy: [], problems: role.problems };
+    const decision = this.evaluator.evaluate(role.statements, { action, resource, context: {} }, false);
+    return {
+      allowedBy: decision.allowedBy,
+      problems: [...decision.problems, ...(decision.allowed ? [] : [`${who} may not ${action} on ${resource}`])],
+    };
+  }
+
   /** A role a service assumes: its trust policy must let the service in, and its policies are returned. */
-  private serviceRole(
-    roleArn: unknown,
-    service: string,
-    context: Request['context'],
-  ): { statements: Sourced[]; label: string; problems: string[] } {
+  private serviceRole(roleArn: unknown, service: string, context: Request['context']) {
     const r = this.reader;
-    const roleId = r.ofType('AWS::IAM::Role').find(([id]) => r.getAtt(id, 'Arn') === r.render(roleArn))?.[0];
-    if (roleId === undefined)
-      return { statements: [], label: r.render(roleArn), problems: [`its role ${r.render(roleArn)} is not in the template`] };
-    const label = r.endpoint(roleId).label;
-    const trust = asArray(r.props(roleId).AssumeRolePolicyDocument?.Statement).map((statement) => ({
+    const role = this.roleWithArn(r.render(roleArn));
+    const label = role.endpoint.label;
+    if (role.id === undefined) return { ...role, label };
+    const trust = asArray(r.props(role.id).AssumeRolePolicyDocument?.Statement).map((statement) => ({
       statement: statement as Statement,
       source: `trust policy of ${label}`,
     }));
-    const assumed = this.evaluator.evaluate(trust, { service, action: 'sts:AssumeRole', resource: r.getAtt(roleId, 'Arn'), context }, true);
-    const { statements, problems } = this.identityStatements(roleId);
-    if (!assumed.allowed) problems.push(...assumed.problems, `${service} may not assume its role ${label}`);
-    return { statements, label, problems };
+    const assumed = this.evaluator.evaluate(
+      trust,
+      { service, action: 'sts:AssumeRole', resource: r.getAtt(role.id, 'Arn'), context },
+      true,
+    );
+    if (!assumed.allowed) role.problems.push(...assumed.problems, `${service} may not assume its role ${label}`);
+    return { ...role, label };
+  }
+
+  /** The role with this ARN and every statement of its policies. */
+  private roleWithArn(arn: string): { id?: string; endpoint: Endpoint; statements: Sourced[]; problems: string[] } {
+    const r = this.reader;
+    const id = r.ofType('AWS::IAM::Role').find(([roleId]) => r.getAtt(roleId, 'Arn') === arn)?.[0];
+    if (id === undefined)
+      return { endpoint: { id: arn, label: arn }, statements: [], problems: [`its role ${arn} is not in the template`] };
+    return { id, endpoint: r.endpoint(id), ...this.identityStatements(id) };
   }
 
   /** Every statement of a role's policies: inline, attached from the template, and the AWS managed ones the graph knows. */
@@ -934,13 +929,8 @@ class GraphBuilder {
     return { statements, problems };
   }
 
-  private functionRole(functionId: string): { endpoint: Endpoint; statements: Sourced[]; problems: string[] } {
-    const r = this.reader;
-    const roleArn = r.render(r.props(functionId).Role);
-    const roleId = r.ofType('AWS::IAM::Role').find(([id]) => r.getAtt(id, 'Arn') === roleArn)?.[0];
-    if (roleId === undefined)
-      return { endpoint: { id: roleArn, label: roleArn }, statements: [], problems: [`its role ${roleArn} is not in the template`] };
-    return { endpoint: r.endpoint(roleId), ...this.identityStatements(roleId) };
+  private functionRole(functionId: string) {
+    return this.roleWithArn(this.reader.render(this.reader.props(functionId).Role));
   }
 
   // Function role → the tables, indexes and secrets its environment names (no more, no less) and its log group.
@@ -960,26 +950,19 @@ class GraphBuilder {
     for (const [functionId, fn] of r.ofType('AWS::Lambda::Function')) {
       const role = this.functionRole(functionId);
       const environment = Object.values(fn.Properties?.Environment?.Variables ?? {}).map((value) => r.render(value));
+      const actionsIn = (statement: Statement, family: string) =>
+        asArray(statement.Action)
+          .map((action) => r.render(action))
+          .filter((action) => action === '*' || action.toLowerCase().startsWith(`${family}:`));
       const granted = (family: string, resource: string) =>
         role.statements.filter(
           ({ statement }) =>
             statement.Effect === 'Allow' &&
-            asArray(statement.Action).some((action) => {
-              const a = r.render(action).toLowerCase();
-              return a === '*' || a.startsWith(`${family}:`);
-            }) &&
+            actionsIn(statement, family).length > 0 &&
             asArray(statement.Resource).some((pattern) => arnLike(r.render(pattern), resource)),
         );
       const actionsOf = (found: Sourced[], family: string) =>
-        [
-          ...new Set(
-            found.flatMap(({ statement }) =>
-              asArray(statement.Action)
-                .map((a) => r.render(a))
-                .filter((a) => a === '*' || a.toLowerCase().startsWith(`${family}:`)),
-            ),
-          ),
-        ].sort();
+        [...new Set(found.flatMap(({ statement }) => actionsIn(statement, family)))].sort();
       const wildcards = (actions: string[], family: string) =>
         actions
           .filter((action) => action.includes('*'))
