@@ -1,4 +1,3 @@
-import type { LocalApiOptions } from './measure-local-api';
 import type { ListingCostOptions } from './measure-listing-cost';
 import type { WarmOptions } from './warm';
 
@@ -13,7 +12,6 @@ export interface BenchSettings {
   readonly petCounts: readonly number[];
   /** Requests per capacity scenario. */
   readonly capacityRequests: number;
-  readonly local: LocalApiOptions;
   /** The listing cost's combinations: pet counts, shard counts, limits (tools/bench/measure-listing-cost.ts). */
   readonly listing: ListingCostOptions;
 }
@@ -34,7 +32,6 @@ const FULL: BenchSettings = {
   warm: { rounds: 400, batch: 5, warmup: 300 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
-  local: { requests: 300, concurrency: 8, seed: 200 },
   listing: {
     petCounts: [1_000, 100_000],
     shardCounts: [1, 4, 8, 16],
@@ -51,7 +48,6 @@ const QUICK: BenchSettings = {
   warm: { rounds: 16, batch: 5, warmup: 50 },
   petCounts: [1_000],
   capacityRequests: 3,
-  local: { requests: 60, concurrency: 4, seed: 50 },
   listing: { petCounts: [1_000], shardCounts: [1, 4, 8, 16], limits: [20, 100], laterPages: 10, cacheRates: [5, 10, 100], creates: 4 },
 };
 

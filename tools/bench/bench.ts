@@ -1,12 +1,9 @@
 import { production, stages } from '../../infra/stages';
-import { ENV } from '../../shared/facts/environment';
 import { ALL_FUNCTIONS } from './bench-functions';
 import { readBenchOptions } from './bench-settings';
 import { setUpBench } from './bench-setup';
 import { computeBill } from './bill';
-import { progress } from './format';
 import { valgrindInstalled } from './instructions';
-import { measureLocalApi } from './measure-local-api';
 import { capacityIndependentOfTableSize, measureCapacity } from './measure-capacity';
 import { measureColdStarts } from './measure-cold-starts';
 import { printListingCost } from './listing-cost-report';
@@ -44,11 +41,6 @@ try {
   const coldStarts = await measureColdStarts(bench, settings, options.countInstructions);
   const warmRequests = await measureWarmRequests(bench, settings);
   const capacity = await measureCapacity(bench, settings);
-  progress('the local API');
-  // Its functions run in this process: quiet, as `npm start` is not here to be read.
-  process.env[ENV.logLevel] = 'WARN';
-  process.env[ENV.metricsDisabled] = 'true';
-  const localApi = await measureLocalApi(settings.local);
   const listingCost = await measureListingCost(settings.listing);
 
   const memory = chooseMemory(stages, ALL_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
@@ -67,7 +59,6 @@ try {
     coldStarts,
     warmRequests,
     capacity,
-    localApi,
     listingCost,
     memory,
     bill,

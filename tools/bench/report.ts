@@ -6,7 +6,6 @@ import { capacityAt, type BillRow } from './bill';
 import { dollars, kib, ms, round } from './format';
 import type { InstructionComparison } from './instructions';
 import { printListingCost } from './listing-cost-report';
-import type { LocalApiResult } from './measure-local-api';
 import type { CapacityRow } from './measure-capacity';
 import type { ListingCostResults } from './measure-listing-cost';
 import type { ColdStartResults } from './measure-cold-starts';
@@ -23,7 +22,6 @@ export interface BenchReport {
   readonly coldStarts: ColdStartResults;
   readonly warmRequests: WarmRequestResults;
   readonly capacity: readonly CapacityRow[];
-  readonly localApi: readonly LocalApiResult[];
   readonly listingCost: ListingCostResults;
   readonly memory: readonly MemoryChoice[];
   readonly bill: readonly BillRow[];
@@ -32,7 +30,7 @@ export interface BenchReport {
 
 /** Prints the bench's tables to stdout, each with a line saying what it measured, then the verdicts. */
 export function printReport(report: BenchReport): void {
-  const { quick, settings } = report.options;
+  const { quick } = report.options;
   console.log(`\nAnimal store benchmark${quick ? ' (--quick: a smoke run, too few samples for verdicts to mean much)' : ''}`);
   console.log(`Functions run by Node ${report.nodeVersion} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, against dynalite.`);
   console.log(`Floors: tools/bench/floors/, the same SDK client and the one command each function issues, built alike, no source map.\n`);
@@ -40,10 +38,6 @@ export function printReport(report: BenchReport): void {
   printWarmRequests(report);
   printCapacity(report);
   printListingCost(report.listingCost);
-  console.log(
-    `\nLocal API end to end (npm start's stack in one process), ${settings.local.requests} requests per operation, ${settings.local.concurrency} at once.`,
-  );
-  console.table(report.localApi.map((row) => ({ ...row, p50Ms: ms(row.p50Ms, 2), p99Ms: ms(row.p99Ms, 2) })));
   printMemory(report);
   printBill(report);
   const failed = report.verdicts.all.filter((verdict) => !verdict.pass);

@@ -20,7 +20,6 @@ export function writeResults(report: BenchReport): string {
     warm: Object.fromEntries(warmRequests.warm),
     authorizer: Object.fromEntries(warmRequests.authorizer),
     capacity: report.capacity,
-    localApi: report.localApi,
     listingCost: { cacheMaxAgeMs: report.listingCost.cacheMaxAgeMs, rows: report.listingCost.rows, creates: report.listingCost.creates },
     memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
       stage,
