@@ -49,11 +49,7 @@ const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
   coldStart: 5,
 };
 
-/**
- * What one run of the synthetic probe uses (shared/checks/probe-run.ts): three API requests, each
- * through the authorizer and a route function, a few reads, one secret read, and its log lines.
- * Estimates, stated as such on the page.
- */
+/** What one run of the synthetic probe uses (shared/checks/probe-run.ts): estimates, stated as such on the page. */
 const PROBE_RUN = {
   apiRequests: 3,
   functionInvocations: 6,

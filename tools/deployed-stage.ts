@@ -22,11 +22,8 @@ export function findStage(name: string): StageConfig {
 }
 
 /**
- * Finds a deployed stage with the caller's AWS credentials: its stack, in the stage's own region,
- * must exist in the stage's own account (both from infra/stages.ts), so credentials for another
- * account never manage the wrong stage's keys. Needs cloudformation:DescribeStacks on the stack, which
- * each operator policy of the stack grants: `policyOutput` names the one for the calling command, so a
- * refusal says which to attach.
+ * Finds a deployed stage with the caller's AWS credentials, only in the stage's own account, so credentials
+ * for another never manage the wrong stage. `policyOutput` names the operator policy a refusal should attach.
  */
 export async function findDeployedStage(name: string, policyOutput?: string): Promise<DeployedStage> {
   const stage = findStage(name);

@@ -15,10 +15,8 @@ import { stages } from '../infra/stages';
 import { findDeployedStage, listStackResources, StageLookupError } from './deployed-stage';
 
 /**
- * `npm run drill -- --stage <name>`: an alarm drill. Forces each alarm of a deployed stage into ALARM,
- * reads in the alarm's history whether its notification reached every topic it names, and leaves the
- * alarm to CloudWatch, which returns it to its real state at its next evaluation. An alarm whose topic
- * refuses CloudWatch fails silently in production; this is where that shows.
+ * `npm run drill -- --stage <name>`: forces each alarm of a deployed stage into ALARM and checks its notification
+ * was delivered, since an alarm whose topic refuses CloudWatch fails silently (docs/operations.md, "Alarm drill").
  */
 const DEFAULT_TIMEOUT_SECONDS = 120;
 const DEFAULT_INTERVAL_SECONDS = 5;

@@ -6,10 +6,8 @@ import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
 
 /**
- * `npm run fuzz -- --runs N --seed S`: the standing fuzz suite (tools/api-fuzz.ts, which npm test runs
- * bounded in test/api/fuzz.test.ts) for as long as you like, against a fresh in-memory local API.
- * Prints progress, then either the number of cases that held or the shrunk counterexample with a
- * curl command that reproduces it against `npm start`.
+ * `npm run fuzz -- --runs N --seed S`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like,
+ * against a fresh in-memory local API; a failure prints the shrunk case as a curl command for `npm start`.
  */
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '100000' }, seed: { type: 'string' } } });
 const runs = Number(values.runs);

@@ -8,11 +8,8 @@ import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
- * `npm run keys -- <command>`: issue, list and revoke API keys, in the store you name: `--local` (the
- * running `npm start`), `--stage <name>` (a deployed stage, found from its stack's outputs with your
- * AWS credentials), or `--table` with `--region` (a keys table named directly). It never guesses: a
- * key issued into the wrong store is a key that silently does not work, or one that works where it
- * should not.
+ * `npm run keys -- <command>`: issue, list and revoke API keys in the store named by `--local`, `--stage` or
+ * `--table`. It never guesses: a key in the wrong store silently fails, or works where it should not.
  */
 const usage = `Usage: npm run keys -- <command> <where> [options]
 

@@ -6,10 +6,8 @@ import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { stages } from '../infra/stages';
 
 /**
- * `npm run release`: synthesizes the checkout's commit once, as `cdk synth --quiet` does (offline, no
- * credentials), into `releases/<name>/`, named after the commit, with a `release.json` saying what it
- * is. Staging and then production deploy that same directory; an older one is what a rollback
- * deploys, so no release is ever overwritten or removed here.
+ * `npm run release [-- --list]`: synthesizes the checked-out commit once, offline, into `releases/<name>/`.
+ * Both stages deploy that same directory and a rollback an older one, so no release is overwritten or removed here.
  */
 const RELEASES_DIR = 'releases';
 const RELEASE_MANIFEST = 'release.json';

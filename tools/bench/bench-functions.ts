@@ -9,8 +9,8 @@ export const ROUTE_FUNCTIONS: readonly FunctionName[] = [...routes.map((route) =
 export const ALL_FUNCTIONS: readonly FunctionName[] = [...ROUTE_FUNCTIONS, 'authorizer'];
 
 /**
- * The fallback issues no command: its floor is an empty file, so a ratio to it measures the logger and
- * the error vocabulary, not overhead on a DynamoDB call, and is not judged.
+ * The fallback issues no command: its floor only answers, so a ratio to it measures the logger and the
+ * error vocabulary, not overhead on a DynamoDB call, and is not judged.
  */
 export function issuesCommand(name: FunctionName): boolean {
   return name !== 'routeNotFound';

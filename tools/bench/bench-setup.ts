@@ -99,9 +99,8 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
 }
 
 /**
- * The assets with listPets' head cache off: the verdicts and the capacity table judge what a request
- * costs on the store path against its floor's queries; what the cache saves is the listing-cost
- * table's (tools/bench/measure-listing-cost.ts).
+ * The assets with listPets' head cache off, so the verdicts and the capacity table judge the store path
+ * against the floor's; what the cache saves is the listing-cost table's (tools/bench/measure-listing-cost.ts).
  */
 function withoutHeadCache(assets: ReadonlyMap<FunctionName, FunctionAsset>): ReadonlyMap<FunctionName, FunctionAsset> {
   return new Map(

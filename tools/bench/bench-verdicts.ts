@@ -2,13 +2,12 @@ import type { FunctionName } from '../../infra/api-functions';
 import { issuesCommand } from './bench-functions';
 import { type Spread, spread } from './statistics';
 
-/** The cold-start goal: a function starts within 5 % of its floor's time. */
+/** The cold-start goal: the most a function's cold start may take, as a ratio to its floor's. */
 export const MAX_RATIO = 1.05;
 
 /**
- * The warm goal: at most this much CPU time per request over the floor's, at one vCPU. The bench
- * measures CPU time on one of this machine's cores, taken as one Lambda vCPU (the share a function
- * gets at 1,769 MB): there, this is the duration a request adds; at less memory, proportionally more.
+ * The warm goal: the most CPU time per request over the floor's, on a core taken as one Lambda vCPU, so more
+ * duration at less memory (docs/performance.md, "The warm verdict: CPU added per request").
  */
 export const MAX_ADDED_CPU_US = 100;
 
@@ -32,10 +31,8 @@ interface CpuBatches {
 }
 
 /**
- * CPU µs per request a function adds to its floor's: each round's batch of the function less the
- * floor's batch of the same round (interleaved, so both met the same machine), the median of those
- * differences and their quartiles. Pairing cancels the machine's drift between rounds; the median
- * ignores the rounds a collection or a neighbour's burst fell into.
+ * CPU µs per request a function adds to its floor's: the median and quartiles of each round's difference
+ * between their batches. Pairing cancels the machine's drift; the median ignores rounds a collection fell into.
  */
 export function addedCpuUs(fn: CpuBatches, floor: CpuBatches): Spread {
   const rounds = Math.min(fn.cpuUsPerBatch.length, floor.cpuUsPerBatch.length);
@@ -86,10 +83,8 @@ export interface BenchVerdicts {
 }
 
 /**
- * The bench's verdicts: each function that issues a command within MAX_RATIO of its floor cold, and
- * adding at most MAX_ADDED_CPU_US of CPU to its floor's per warm request (the authorizer's in
- * production only: staging's DEBUG lines are a cost it chose to pay), capacity that does not grow
- * with the table, and each stage's memory the cheapest that meets its goals.
+ * The bench's verdicts, cold and warm for the functions that issue a command; the authorizer's warm CPU in
+ * production only, as staging's DEBUG lines are a cost it chose to pay.
  */
 export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
   const judged = <T>(results: ReadonlyMap<FunctionName, T>, verdict: (name: FunctionName, result: T) => Verdict) =>

@@ -36,13 +36,9 @@ async function readBody(message: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * A proxy in front of dynalite that meters what the functions' own requests cost: it asks DynamoDB
- * for each request's consumed capacity (ReturnConsumedCapacity TOTAL, which the functions do not ask
- * for, so it adds it) and records the answer. dynalite charges a put for its item alone, so the proxy
- * adds what DynamoDB charges for each index entry the item writes: its size rounded up to 1 KB (every
- * index of the store projects all attributes). The functions run unchanged, their requests are the
- * ones measured, and the answer passes back byte for byte; the extra field in it is ignored by the
- * SDK's callers.
+ * A proxy in front of dynalite that meters the unchanged functions' own requests: it adds
+ * ReturnConsumedCapacity TOTAL and records the answer, plus the index entries a put writes, which
+ * dynalite does not charge. Answers pass back byte for byte; the SDK's callers ignore the extra field.
  */
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
   const upstream = new URL(target);

@@ -9,10 +9,8 @@ import { RUNTIME_MAJOR } from '../lambda/lambda-runner';
 const TARGET = `node${RUNTIME_MAJOR}`;
 
 /**
- * Builds each function's floor (tools/bench/floors/) as NodejsFunction builds the functions (same esbuild,
- * same target, format, minification, main fields and banner) but without a source map: the floor is
- * what a function would cost with nothing of ours in it. Returns the directory of each bundle, by
- * handler file name.
+ * Builds each function's floor (tools/bench/floors/) with the functions' own esbuild options but no source
+ * map, so it is what a function costs with nothing of ours in it. Returns each bundle's directory, by handler.
  */
 export async function buildFloors(handlers: readonly string[], outdir: string): Promise<Map<string, string>> {
   const floors = new Map<string, string>();
@@ -38,10 +36,8 @@ export async function buildFloors(handlers: readonly string[], outdir: string): 
 }
 
 /**
- * A copy of a floor with `extraBytes` of minified code appended that is compiled but never run:
- * functions like those of a small module, each referenced so no engine can skip it. Started cold
- * beside the floor, it measures what bytes alone cost at cold start (V8 only pre-parses a function
- * until it first runs), as against the code a function runs while it starts.
+ * A copy of a floor with `extraBytes` of minified functions appended, each referenced but never run: beside
+ * the floor, it measures what bytes alone cost at cold start (V8 only pre-parses a function until it first runs).
  */
 export function writePaddedFloor(floorRoot: string, extraBytes: number, outdir: string): string {
   const taskRoot = join(outdir, 'floors', `${basename(floorRoot)}-padded`);

@@ -7,12 +7,8 @@ import type { ColdSubject } from './cold-start';
 import { median, rounded } from './statistics';
 
 /**
- * Cold starts counted in instructions rather than timed: `npm run bench -- --instructions`, when
- * valgrind is installed (`apt-get install valgrind`). A time ratio moves 1 to 2 % between runs on
- * one machine, more than most single changes are worth; the instructions a cold start executes,
- * counted by callgrind, move about 0.1 % once V8's random start-up work is taken out (below). It
- * is a tool for telling which change is worth keeping, not a verdict: instructions are not time
- * (waiting on DynamoDB costs none, a cache miss costs many), and the goals are set in time.
+ * Cold starts counted in instructions under callgrind (`npm run bench -- --instructions`): steadier than
+ * time, so they weigh a small change, but not a verdict, since instructions are not time.
  */
 
 /** Instructions a cold start executed, all threads together, and where some of them went. */
@@ -35,10 +31,8 @@ export interface InstructionComparison {
 }
 
 /**
- * Inclusive counts of V8 functions, by the symbol names callgrind_annotate prints for the Node
- * binary. `randomStart` is left out of every total: V8 draws its string-hash seed at random at each
- * start and tests candidates for primality, a random amount of work that would otherwise swamp the
- * differences this is for (docs/performance.md).
+ * Inclusive counts of V8 functions, by the symbol names callgrind_annotate prints. `randomStart` is left
+ * out of every total: V8's random hash seed at start is a random amount of work that would swamp the differences.
  */
 const SYMBOLS = {
   randomStart: 'v8::internal::HashSeed::InitializeRoots(',

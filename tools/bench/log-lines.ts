@@ -1,10 +1,8 @@
 import type { ACCESS_LOG_FIELDS } from '../../infra/animal-store-http-api';
 
 /**
- * Log bytes a request costs outside the functions' own output, for the bill: what Lambda writes per
- * invocation in the JSON log format the functions use (platform.start and platform.report, shaped as
- * AWS documents them), and API Gateway's access log line in the stack's format. Sample values of
- * typical length: an estimate, printed as such.
+ * Log bytes a request costs outside the functions' own output, for the bill: Lambda's platform lines in the
+ * JSON log format and API Gateway's access log line, from sample values of typical length (an estimate).
  */
 const REQUEST_ID = '6d1e2b7a-8c1f-4c5e-9b1a-3f2d1e0c9a8b';
 

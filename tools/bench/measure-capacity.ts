@@ -28,11 +28,8 @@ interface Scenario {
 }
 
 /**
- * DynamoDB capacity per request, as DynamoDB reports it: each function runs against a proxy that asks
- * for ReturnConsumedCapacity on its own requests, at each table size of the settings. Only the table's
- * size changes between sizes: the pets added are older than every pet there, and the pets the create
- * scenarios stored are deleted again, so each size's listings read the same newest pets. A page's cost
- * depends on how those spread over the listing shards; with them fixed, a difference is the table's size.
+ * DynamoDB capacity per request, metered by ./capacity-proxy.ts, at each table size of the settings. The
+ * pets added are older than all others and created ones are deleted, so every size lists the same newest pets.
  */
 export async function measureCapacity(bench: BenchSetup, settings: BenchSettings): Promise<CapacityRow[]> {
   const proxy = await startCapacityProxy(bench.dynamoDbEndpoint);

@@ -78,10 +78,8 @@ export interface ListingCostResults {
 }
 
 /**
- * A page's read units as DynamoDB charges them. Each Query is charged for the total size of the items
- * it read, rounded up to 4 KB, halved for an eventually consistent read: dynalite reports exactly that,
- * except that it charges nothing for a Query that finds nothing, where DynamoDB charges its smallest
- * read, half a unit.
+ * A page's read units as DynamoDB charges them: as dynalite reports them, except for a Query that finds
+ * nothing, which dynalite charges nothing and DynamoDB its smallest read, half a unit.
  */
 export function pageCost(queries: readonly QueryCharge[], partitions: number): PageCost {
   const charged = queries.map((query) => ({ ...query, readUnits: Math.max(0.5, query.readUnits) }));
@@ -94,15 +92,12 @@ export function pageCost(queries: readonly QueryCharge[], partitions: number): P
   };
 }
 
-/** Pages per second one partition allows when each page charges it `units` (DynamoDB's 3,000 read units per partition). */
+/** Pages per second one partition allows when each page charges it `units`. */
 export function pagesPerSecondOfPartition(units: number): number {
   return Math.floor(PARTITION_LIMITS.readUnitsPerSecond / units);
 }
 
-/**
- * Write units of putting `item`, as DynamoDB charges them: its size rounded up to 1 KB, once for the
- * table and once more for every index entry it writes (./write-units.ts).
- */
+/** Write units of putting `item`, as DynamoDB charges them: once for the table and once per index entry (./write-units.ts). */
 export function writeUnitsOf(item: Record<string, unknown>, indexKeys: readonly (readonly string[])[]): number {
   const stored = marshall(item, { removeUndefinedValues: true });
   return entryWriteUnits(stored) + indexWriteUnits(stored, indexKeys);
@@ -150,10 +145,9 @@ function meter(client: DynamoDBClient): Meter {
 }
 
 /**
- * Read units per listing page and write units per create, as DynamoDB would charge them, at each pet
- * count, shard count and page limit of `options`, on an in-process dynalite. Items carry the index
- * attributes of one shard count, so each shard count gets a table of its own, seeded by BatchWrite
- * (the fastest way in: rewriting the attributes costs a write per item as well, one by one).
+ * Read units per listing page and write units per create, as DynamoDB would charge them, for every
+ * combination of `options`, on an in-process dynalite. Items carry one shard count's index attributes,
+ * so each shard count gets its own table: rewriting them would cost a write per item.
  */
 export async function measureListingCost(options: ListingCostOptions): Promise<ListingCostResults> {
   const dynamo = await startDynalite({ port: 0 });

@@ -19,9 +19,8 @@ export interface MeasuredCost {
 }
 
 /**
- * How far within a goal an estimate must be to count as meeting it. The estimate starts from this
- * machine's absolute times, which move between runs (docs/performance.md): a setting that meets a goal
- * by less would be chosen by one run and refused by the next.
+ * How far within a goal an estimate must be to count as meeting it: this machine's absolute times move
+ * between runs, so a setting meeting a goal by less would be chosen by one run and refused by the next.
  */
 export const SIZING_MARGIN = 0.1;
 
@@ -44,10 +43,8 @@ export interface SizeEstimate {
 }
 
 /**
- * A time measured here, on Lambda at `memoryMiB`: the time not spent on CPU (waiting on DynamoDB,
- * on the network) stays, the CPU time stretches by the share of a vCPU the memory buys. Assumes one
- * core here does the work of one Lambda vCPU (Graviton) and that a cold start's CPU time is on one
- * thread (it is not quite: V8 compiles and collects on helper threads, so this overestimates).
+ * A time measured here, on Lambda at `memoryMiB`: the time off CPU stays, the CPU time stretches by the
+ * vCPU share the memory buys. Its assumptions: docs/performance.md, "How memory is chosen".
  */
 export function timeAt(memoryMiB: number, wallMs: number, cpuMs: number): number {
   const share = Math.min(1, memoryMiB / FULL_VCPU_MB);

@@ -8,14 +8,8 @@ export interface Price {
 }
 
 /**
- * The one price table: public on-demand list prices for the region every stage deploys to
- * (test/tools/costs.test.ts fails when a stage moves to another). The bench bills with it, and
- * docs/costs.md, which the README and the runbook point to, is rendered from it (`npm run costs`).
- *
- * Read on `readOn` from AWS's Price List offer files for eu-west-1 (https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/<service>/current/eu-west-1/index.json),
- * as published between 2026-09-11 and 2026-10-02 and mirrored in public repositories; no AWS page
- * is reachable from our machines. The dashboard and Scheduler prices are the pricing pages' (not in
- * those files). First tiers, free tiers ignored unless said.
+ * The one price table, for the region every stage deploys to: the bench bills with it and docs/costs.md
+ * is rendered from it (`npm run costs`), which says where each price was read. First tiers, free tiers ignored unless said.
  */
 export const PRICE_LIST = {
   httpApiPerMillionRequests: {

@@ -1,7 +1,5 @@
-// The warm benchmark's Lambda instance (tools/bench/warm.ts): run by the Lambda runtime's Node, it imports
-// each subject's bundle with that subject's environment, then invokes the subjects in interleaved
-// batches, so a function and its floor share the same process, the same moment and the same noise.
-// Plain JavaScript: it must load in a bare Node with nothing compiled.
+// The warm benchmark's Lambda instance (tools/bench/warm.ts), run by the runtime's Node: a function and its
+// floor share one process and its noise. Plain JavaScript: it must load in a bare Node with nothing compiled.
 import { readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
