@@ -5,9 +5,12 @@ import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /**
  * The README is the front door and docs/ the rooms behind it: the README stays short enough to read,
- * and every link in either leads somewhere inside the repository.
+ * the rooms small enough to keep true, and every link in either leads somewhere inside the repository.
  */
-const MAX_README_LINES = 250;
+const MAX_README_LINES = 170;
+const MAX_README_CHARACTERS = 10_000;
+/** The README and every doc together, in bytes (110 KB). */
+const MAX_DOCUMENTS_BYTES = 110 * 1024;
 
 /** The README and every doc, as paths from the repository's root. */
 const DOCUMENTS = [
@@ -91,6 +94,10 @@ describe('the README', () => {
     expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(MAX_README_LINES);
   });
 
+  it(`is at most ${MAX_README_CHARACTERS} characters`, () => {
+    expect([...readme].length).toBeLessThanOrEqual(MAX_README_CHARACTERS);
+  });
+
   it('opens with the two commands a fresh machine needs: one serves the API, one runs the tests', () => {
     const firstBlock = /```\w*\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     const commands = firstBlock
@@ -98,6 +105,13 @@ describe('the README', () => {
       .map((line) => line.replace(/#.*$/, '').trim())
       .filter(Boolean);
     expect(commands).toEqual(['npm install && npm start', 'npm test']);
+  });
+});
+
+describe('the README and docs/ together', () => {
+  it(`are at most ${MAX_DOCUMENTS_BYTES} bytes`, () => {
+    const bytes = DOCUMENTS.reduce((total, path) => total + Buffer.byteLength(read(path), 'utf8'), 0);
+    expect(bytes).toBeLessThanOrEqual(MAX_DOCUMENTS_BYTES);
   });
 });
 
