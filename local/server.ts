@@ -10,7 +10,7 @@ import { startLocalApi } from './local-api';
 
 /**
  * `npm start`: serves the API on this machine. Configuration comes from the environment
- * (documented in the README); `--watch` (npm run dev) reloads handlers when their source changes.
+ * (docs/local-development.md, "Configuration"); `--watch` (npm run dev) reloads handlers when their source changes.
  */
 const { values: flags } = parseArgs({ options: { watch: { type: 'boolean', default: false }, 'env-vars': { type: 'string' } } });
 const env = process.env;

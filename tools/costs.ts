@@ -171,7 +171,7 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
     '# What the animal store costs',
     '',
     `Every figure here is computed from one price table, for ${PRICES.region}, the region of every stage, as read on ${PRICES.readOn}.`,
-    'The README, the runbook and `npm run bench` use the same table; a test fails when a stage moves to another region or this page is stale.',
+    'The runbook and `npm run bench` use the same table; a test fails when a stage moves to another region or this page is stale.',
     'US dollars, list prices, first tiers; free tiers, taxes, support plans and credits are left out.',
     '',
     '## Prices',
