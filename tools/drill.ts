@@ -10,13 +10,15 @@ import {
   paginateDescribeAlarmHistory,
   SetAlarmStateCommand,
 } from '@aws-sdk/client-cloudwatch';
+import { paginateListSubscriptionsByTopic, SNSClient, type Subscription } from '@aws-sdk/client-sns';
 import * as v from 'valibot';
 import { stages } from '../infra/stages';
-import { findDeployedStage, listStackResources, StageLookupError } from './deployed-stage';
+import { findDeployedStage, listStackResources, requireOutput, StageLookupError } from './deployed-stage';
 
 /**
  * `npm run drill -- --stage <name>`: forces each alarm of a deployed stage into ALARM and checks its notification
  * was delivered, since an alarm whose topic refuses CloudWatch fails silently (docs/operations.md, "Alarm drill").
+ * It first checks that the stage's topic has a confirmed subscriber, as SNS accepts what nobody receives.
  */
 const DEFAULT_TIMEOUT_SECONDS = 120;
 const DEFAULT_INTERVAL_SECONDS = 5;
@@ -30,15 +32,17 @@ const ALARM_RESOURCE_TYPE = 'AWS::CloudWatch::Alarm';
 
 const usage = `Usage: npm run drill -- --stage <name> [--alarm <alarm name>] [options]
 
-Forces each alarm of a deployed stage into ALARM (SetAlarmState), confirms from the alarm's history
-that its notification reached every topic it names, and waits for CloudWatch to return it to its real
-state at its next evaluation. Prints PASS or FAIL per alarm; exits 0 only if every alarm passed.
+First checks that the stage's alarm topic has a confirmed subscription, and forces nothing if not:
+SNS accepts an alarm for a topic nobody hears. Then forces each alarm of the stage into ALARM
+(SetAlarmState), confirms from the alarm's history that its notification reached every topic it
+names, and waits for CloudWatch to return it to its real state at its next evaluation. Prints PASS or
+FAIL per alarm; exits 0 only if every alarm passed.
 
   --stage <name>              a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its alarms are its stack's
                               ${ALARM_RESOURCE_TYPE} resources. Needs credentials for the stage's account
                               (AWS_PROFILE) allowed cloudformation:DescribeStacks and ListStackResources
-                              on the stack, and cloudwatch:DescribeAlarms, DescribeAlarmHistory and
-                              SetAlarmState on its alarms
+                              on the stack, sns:ListSubscriptionsByTopic on its alarm topic, and
+                              cloudwatch:DescribeAlarms, DescribeAlarmHistory and SetAlarmState on its alarms
   --alarm <alarm name>        drill this alarm only (its CloudWatch name, as the drill prints it)
   --timeout <seconds>         how long each notification may take to show in the history (default ${DEFAULT_TIMEOUT_SECONDS})
   --return-timeout <seconds>  how long CloudWatch may take to return the alarms to their real state
@@ -82,8 +86,10 @@ const intervalMs = millisecondsOf('interval', DEFAULT_INTERVAL_SECONDS);
 
 let alarmNames: string[];
 let deployed: Awaited<ReturnType<typeof findDeployedStage>>;
+let alarmTopicArn: string;
 try {
   deployed = await findDeployedStage(options.stage);
+  alarmTopicArn = requireOutput(deployed, 'AlarmTopicArn');
   const inStack = (await listStackResources(deployed, ALARM_RESOURCE_TYPE)).map((resource) => resource.physicalId);
   const { stackName } = deployed.stage;
   if (inStack.length === 0) throw new StageLookupError(`Stack ${stackName} has no alarms: deploy the current version of the stack first.`);
@@ -140,6 +146,7 @@ function parseHistoryData<S extends v.GenericSchema>(schema: S, item: AlarmHisto
 }
 
 const client = new CloudWatchClient({ region: deployed.region, maxAttempts: 5 });
+const sns = new SNSClient({ region: deployed.region, maxAttempts: 5 });
 
 async function describeAlarms(names: readonly string[]): Promise<Map<string, MetricAlarm>> {
   const alarms = new Map<string, MetricAlarm>();
@@ -163,6 +170,73 @@ async function historyOf(name: string, type: HistoryItemType, since: Date): Prom
 
 const topicName = (arn: string) => arn.split(':').at(-1) ?? arn;
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A pending e-mail subscription shows this instead of an ARN; only a subscription with an ARN receives anything. */
+const PENDING = 'PendingConfirmation';
+
+/** A confirmed subscription has its own ARN; a pending one says PendingConfirmation. */
+function isConfirmed(subscription: Subscription): boolean {
+  return subscription.SubscriptionArn?.startsWith('arn:') ?? false;
+}
+
+/** The topic's subscriptions, every page of them. */
+async function subscriptionsOf(topicArn: string): Promise<Subscription[]> {
+  const subscriptions: Subscription[] = [];
+  try {
+    for await (const page of paginateListSubscriptionsByTopic({ client: sns }, { TopicArn: topicArn })) {
+      subscriptions.push(...(page.Subscriptions ?? []));
+    }
+  } catch (error) {
+    throw new Error(`Could not list the subscriptions of alarm topic ${topicArn} (sns:ListSubscriptionsByTopic): ${message(error)}`);
+  }
+  return subscriptions;
+}
+
+/**
+ * Whether anyone hears the stage's alarm topic. SNS deletes an e-mail subscription left unconfirmed while
+ * the stack keeps its resource, so no deploy brings it back: the stage's addresses missing from the topic
+ * are named too. Gives the refusal when no subscription is confirmed, else a warning per endpoint that is not.
+ */
+async function checkSubscriptions(topicArn: string, otherTopics: readonly string[]): Promise<{ refusal?: string; warnings: string[] }> {
+  const listed = await subscriptionsOf(topicArn);
+  const unconfirmed = listed.filter((subscription) => !isConfirmed(subscription));
+  const { stage } = deployed;
+  const emails = stage.alarmSubscriptions.flatMap((subscription) => ('email' in subscription ? [subscription.email] : []));
+  const listedEndpoints = new Set(listed.map((subscription) => subscription.Endpoint?.toLowerCase()));
+  // The alarms may also notify an existing topic (ChatOps): a confirmed subscriber there hears them.
+  let heardElsewhere = false;
+  for (const other of otherTopics) heardElsewhere ||= (await subscriptionsOf(other)).some(isConfirmed);
+  const missing = emails.filter((email) => !listedEndpoints.has(email.toLowerCase()));
+  const states = [
+    ...unconfirmed.map(
+      ({ Endpoint, Protocol, SubscriptionArn }) =>
+        `${Endpoint} (${Protocol}): ${SubscriptionArn === PENDING ? 'pending confirmation' : (SubscriptionArn ?? 'no state')}`,
+    ),
+    ...missing.map((email) => `${email} (email, in infra/stages.ts): no subscription at all`),
+  ];
+  if (unconfirmed.length < listed.length || heardElsewhere) {
+    return { warnings: states.map((state) => `${state}: it gets no alarm until it is confirmed or subscribed again`) };
+  }
+
+  const addresses = [
+    ...unconfirmed.flatMap((subscription) => (subscription.Protocol === 'email' && subscription.Endpoint ? [subscription.Endpoint] : [])),
+    ...missing,
+  ];
+  const subscribe = (address: string) =>
+    `  aws sns subscribe --region ${deployed.region} --topic-arn ${topicArn} --protocol email --notification-endpoint ${address}`;
+  const refusal = [
+    `Alarm topic ${topicArn} has no confirmed subscription, so the alarms of the ${stage.name} stage reach nobody; no alarm was forced.`,
+    ...(states.length > 0 ? states.map((state) => `  ${state}`) : ['  (the topic has no subscription at all)']),
+    'Confirm a pending address from its "AWS Notification - Subscription Confirmation" e-mail. If that e-mail is lost,',
+    'or SNS has deleted the subscription (it does with one left unconfirmed), subscribe the address again:',
+    ...(addresses.length > 0 ? addresses.map(subscribe) : [subscribe('<address>')]),
+    emails.length > 0
+      ? `or remove it from alarmSubscriptions of ${stage.name} in infra/stages.ts and deploy, then put it back and deploy again ` +
+        '(a deploy that changes nothing re-creates nothing). Then rerun the drill.'
+      : `or add the address to alarmSubscriptions of ${stage.name} in infra/stages.ts (it lists none) and deploy. Then rerun the drill.`,
+  ].join('\n');
+  return { refusal, warnings: [] };
+}
 
 /**
  * What the actions of the change at `changedAt` came to, from the alarm's Action history (oldest first):
@@ -287,14 +361,24 @@ function settle(drill: Drill): Verdict {
 try {
   const { stage } = deployed;
   process.stdout.write(`Alarm drill of the ${stage.name} stage (${stage.stackName}, ${deployed.region}): ${alarmNames.length} alarms.\n`);
-  const verdicts = (await runDrill()).map((drill) => ({ name: drill.name, ...settle(drill) }));
-  for (const { name, passed, detail } of verdicts) process.stdout.write(`${passed ? 'PASS' : 'FAIL'}  ${name}  ${detail}\n`);
-  const passed = verdicts.filter((verdict) => verdict.passed).length;
-  process.stdout.write(`${passed} of ${verdicts.length} alarms passed.\n`);
-  if (passed < verdicts.length) process.exitCode = 1;
+  const notified = [...(await describeAlarms(alarmNames)).values()].flatMap((alarm) => alarm.AlarmActions ?? []);
+  const otherTopics = [...new Set(notified)].filter((arn) => arn.startsWith('arn:aws:sns:') && arn !== alarmTopicArn);
+  const { refusal, warnings } = await checkSubscriptions(alarmTopicArn, otherTopics);
+  if (refusal !== undefined) {
+    process.stderr.write(`${refusal}\n`);
+    process.exitCode = 1;
+  } else {
+    for (const warning of warnings) process.stdout.write(`WARN  ${topicName(alarmTopicArn)}  ${warning}\n`);
+    const verdicts = (await runDrill()).map((drill) => ({ name: drill.name, ...settle(drill) }));
+    for (const { name, passed, detail } of verdicts) process.stdout.write(`${passed ? 'PASS' : 'FAIL'}  ${name}  ${detail}\n`);
+    const passed = verdicts.filter((verdict) => verdict.passed).length;
+    process.stdout.write(`${passed} of ${verdicts.length} alarms passed.\n`);
+    if (passed < verdicts.length) process.exitCode = 1;
+  }
 } catch (error) {
   process.stderr.write(`The drill of the ${deployed.stage.name} stage stopped: ${message(error)}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();
+  sns.destroy();
 }
