@@ -2,6 +2,10 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Where `npm start` serves unless PORT and HOST say otherwise: loopback only. */
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_HOST = '127.0.0.1';
+
 /** What Node reports when the host to listen on is not an address of this machine, or no address at all. */
 const UNAVAILABLE_HOST = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 

@@ -7,6 +7,7 @@ import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { startLocalApi } from './local-api';
+import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
 
 /**
  * `npm start`: serves the API on this machine. Configuration comes from the environment
@@ -68,7 +69,7 @@ try {
     problems.push('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
   }
   const allowOrigins = setting(() => parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS)) ?? [];
-  const port = setting(() => portFrom('PORT', 3000));
+  const port = setting(() => portFrom('PORT', DEFAULT_PORT));
   const dynamoDbPort = setting(() => portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT));
   // SAM's --env-vars: per-function overrides, checked with the rest before anything starts.
   const envVarsFile = flags['env-vars'] || env.ENV_VARS || undefined;
@@ -84,7 +85,7 @@ try {
     dynamoDbEndpoint,
     cors: { allowOrigins, maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
     port,
-    host: env.HOST || '127.0.0.1',
+    host: env.HOST || DEFAULT_HOST,
     dynamoDbPort,
     dataDir,
     devApiKey: env.DEV_API_KEY || undefined,

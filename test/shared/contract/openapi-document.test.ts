@@ -8,7 +8,8 @@ import { CLIENT_TYPES_PATH, OPENAPI_PATH, openApiServers, renderClientTypes, ren
 import { production, staging, type StageConfig } from '../../../infra/stages';
 import { ERROR_CODES } from '../../../shared/facts/error-codes';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/domain/pets/pet-schemas';
-import { routes, type Route } from '../../../shared/facts/routes';
+import { BASE_PATH, routes, type Route } from '../../../shared/facts/routes';
+import { isExampleDomain, PLACEHOLDER_ACCOUNTS } from '../../../infra/placeholders';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { expectDocumentedResponse } from '../../helpers/contract';
 
@@ -43,14 +44,9 @@ describe('openapi.json', () => {
     expect(result.status).toBe(0);
   });
 
-  it('is OpenAPI 3.1 with production, staging and local servers', () => {
+  it('is OpenAPI 3.1, every server under the major version', () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual([
-      'Production',
-      'Staging',
-      'Local',
-    ]);
-    expect(document.servers.every((server: { url: string }) => server.url.endsWith('/v1'))).toBe(true);
+    for (const server of document.servers) expect(new URL(server.url).pathname).toBe(BASE_PATH);
   });
 
   it('has one operation per route, each under the bearer scheme', () => {
@@ -128,27 +124,18 @@ describe('openapi.json', () => {
     expect(cursor.schema.maxLength).toBe(MAX_CURSOR_LENGTH);
   });
 
-  it('names the stack output the base URL comes from', () => {
-    for (const server of document.servers.slice(0, 2)) expect(server.description).toContain('the BaseUrl output');
+  it("serves first npm start on this machine, a URL with no variable to fill in, so a generated client's default base URL answers", () => {
+    const [first] = document.servers;
+    expect(first.description).toMatch(/^Local: /);
+    expect(first.variables).toBeUndefined();
+    expect(first.url).not.toContain('{');
+    expect(new URL(first.url).port).not.toBe('');
   });
 
-  it("serves first production's custom domain, a URL without variables, so a generated client's default base URL exists", () => {
-    expect(document.servers[0]).toEqual({
-      url: `https://${production.domain!.domainName}/v1`,
-      description: expect.stringMatching(/^Production: /),
-      'x-internal': false,
-    });
-  });
-
-  it('gives staging, which has no domain, one variable whose description says where to read its value', () => {
-    const [, stagingServer] = document.servers;
-    expect(staging.domain).toBeUndefined();
-    expect(stagingServer.url).toBe(`https://{apiId}.execute-api.${staging.region}.amazonaws.com/v1`);
-    expect(Object.keys(stagingServer.variables)).toEqual(['apiId']);
-    expect(stagingServer.variables.apiId.description).toContain(
-      `aws cloudformation describe-stacks --stack-name ${staging.stackName} --region ${staging.region}`,
-    );
-    expect(stagingServer['x-internal']).toBe(true);
+  it('names no server at an example host or with a variable left in its URL: every one answers as written', () => {
+    const urls: string[] = document.servers.map((server: { url: string }) => server.url);
+    expect(urls.filter((url) => url.includes('{'))).toEqual([]);
+    expect(urls.filter((url) => isExampleDomain(new URL(url).hostname))).toEqual([]);
   });
 
   it('gives every operation an example response', () => {
@@ -160,29 +147,41 @@ describe('openapi.json', () => {
 });
 
 describe('the servers of the document', () => {
-  const withDomain = (stage: StageConfig, domainName: string): StageConfig => ({
+  // An operator's filled-in stage: an account and a domain of their own, not infra/placeholders.ts's.
+  const filledIn = (stage: StageConfig, domainName: string): StageConfig => ({
     ...stage,
-    domain: { domainName, certificateArn: `arn:aws:acm:${stage.region}:${stage.account}:certificate/example` },
+    account: '123456789012',
+    domain: { domainName, certificateArn: `arn:aws:acm:${stage.region}:123456789012:certificate/abc` },
   });
 
-  it('follow each stage: a stage given a domain is served there, with no variable left to fill in', () => {
-    const servers = openApiServers([withDomain(staging, 'staging.example.org'), production]);
-    expect(servers.map((server) => server.url)).toEqual([
-      `https://${production.domain!.domainName}/v1`,
-      'https://staging.example.org/v1',
-      'http://127.0.0.1:{port}/v1',
-    ]);
-    expect(servers[1]!.variables).toBeUndefined();
+  it('list a stage with a real account and domain at its custom domain, after npm start, with nothing to fill in', () => {
+    const servers = openApiServers([staging, filledIn(production, 'api.animal-store.io')]);
+    expect(servers.map((server) => server.description.split(':')[0])).toEqual(['Local', 'Production']);
+    expect(servers[1]).toEqual({
+      url: `https://api.animal-store.io${BASE_PATH}`,
+      description: expect.stringContaining(`the BaseUrl output of the ${production.stackName} stack`),
+      'x-internal': false,
+    });
   });
 
-  it('put the last promoted stage first, the only one not marked internal', () => {
-    const servers = openApiServers([staging, { ...production, domain: undefined }]);
+  it('leave out a stage whose domain is an example, whose account is a placeholder, or that has no custom domain', () => {
+    const real = filledIn(production, 'api.animal-store.io');
+    for (const stage of [
+      { ...real, domain: { ...real.domain!, domainName: 'api.animal-store.example' } },
+      { ...real, account: PLACEHOLDER_ACCOUNTS[0]! },
+      { ...real, domain: undefined },
+    ]) {
+      expect(openApiServers([stage]).map((server) => server.description.split(':')[0])).toEqual(['Local']);
+    }
+  });
+
+  it('put the last promoted stage first among the stages, the only one not marked internal', () => {
+    const servers = openApiServers([filledIn(staging, 'staging.animal-store.io'), filledIn(production, 'api.animal-store.io')]);
     expect(servers.map((server) => [server.description.split(':')[0], server['x-internal']])).toEqual([
+      ['Local', true],
       ['Production', false],
       ['Staging', true],
-      ['Local', true],
     ]);
-    expect(servers[0]!.url).toBe(`https://{apiId}.execute-api.${production.region}.amazonaws.com/v1`);
   });
 });
 
