@@ -12,11 +12,13 @@ import { ENV } from '../shared/facts/environment';
 import { readConfig } from '../shared/runtime/config';
 import { logger } from '../shared/runtime/logger';
 import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from '../shared/checks/pre-traffic-run';
+import { CheckKeyTable, createCheckKeyClient } from '../shared/checks/check-key-table';
 import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook (infra/pre-traffic-checks.ts): wiring
- * only. The deployment says which function and version it moves; the configuration which functions exist.
+ * only. The deployment says which function and version it moves; the configuration which functions exist
+ * and the keys table the authorizer's check key is issued in.
  */
 
 const config = readConfig(PRE_TRAFFIC_HOOK_CONFIG);
@@ -30,6 +32,7 @@ const codeDeploy: CodeDeployApi = {
     codeDeployClient.send(new PutLifecycleEventHookExecutionStatusCommand(input), options),
 };
 const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
+const checkKeys = new CheckKeyTable(createCheckKeyClient(), config[ENV.apiKeysTable]);
 
 export const handler = (event: unknown, context: Context): Promise<void> => logger.runInvocation(() => checkNewVersion(event, context));
 
@@ -40,6 +43,7 @@ async function checkNewVersion(event: unknown, context: Context): Promise<void> 
     lambda,
     functionNames: config[ENV.preTrafficTargets],
     clock: context,
+    checkKeys,
     checkContext: (runId) => ({
       runId,
       unknownApiKey: generateApiKey(),

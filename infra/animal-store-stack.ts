@@ -8,6 +8,7 @@ import { CursorSecret } from './cursor-secret';
 import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
 import { AnimalStoreHttpApi } from './animal-store-http-api';
+import { isExampleDomain, isExampleEmail, isExampleZoneId, isPlaceholderAccount } from './placeholders';
 import { PreTrafficChecks } from './pre-traffic-checks';
 import type { StageConfig } from './stages';
 import { SyntheticProbe } from './scheduled-probe';
@@ -52,9 +53,11 @@ export class AnimalStoreStack extends Stack {
     if (stage.requiresAlarmSubscription && stage.alarmSubscriptions.length === 0) {
       throw new Error(
         `The ${stage.name} stage's alarms would reach nobody: set alarmSubscriptions of ${stage.name} in infra/stages.ts ` +
-          `to an e-mail address ({ email: 'oncall@example.com' }) or an existing SNS topic ({ topicArn: 'arn:aws:sns:…' }).`,
+          `to an e-mail address ({ email: '<on-call address>' }) or an existing SNS topic ({ topicArn: 'arn:aws:sns:…' }).`,
       );
     }
+    // In a real account the examples would deploy and then fail there, or page nobody: refuse them here instead.
+    this.node.addValidation({ validate: () => exampleValueProblems(stage) });
     this.config = stage;
     Tags.of(this).add('application', 'animal-store');
     Tags.of(this).add('stage', stage.name);
@@ -118,7 +121,12 @@ export class AnimalStoreStack extends Stack {
         ),
       ),
     };
-    this.monitoring = new Monitoring(this, 'Monitoring', { ...watched, thresholds: stage.alarms, subscriptions: stage.alarmSubscriptions });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      ...watched,
+      accessLogs: this.api.accessLogs,
+      thresholds: stage.alarms,
+      subscriptions: stage.alarmSubscriptions,
+    });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
       aliases: new Map(this.functions.all.map((fn) => [fn.node.id, fn.alias])),
       deploymentConfig: stage.deploymentConfig,
@@ -126,6 +134,7 @@ export class AnimalStoreStack extends Stack {
     });
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
       functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
+      apiKeysTable: this.apiKeysTable.table,
       logLevel: stage.logLevel,
       logRetention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
@@ -205,4 +214,43 @@ export class AnimalStoreStack extends Stack {
       description: 'Secret that signs pagination cursors; rotate it with cursorSecretGeneration in infra/stages.ts.',
     });
   }
+}
+
+/**
+ * The example values (infra/placeholders.ts) a stage still carries while it deploys to a real account,
+ * one sentence per field saying what to put there; none for a placeholder account, which never deploys.
+ */
+function exampleValueProblems(stage: StageConfig): string[] {
+  if (isPlaceholderAccount(stage.account)) return [];
+  const field = (path: string, value: string) =>
+    `${stage.name}.${path} in infra/stages.ts is the example ${JSON.stringify(value)}, but the stage deploys to account ${stage.account}`;
+  const problems: string[] = [];
+  const { domain } = stage;
+  if (domain && isExampleDomain(domain.domainName)) {
+    problems.push(
+      `${field('domain.domainName', domain.domainName)}: the name never resolves, so its certificate would never validate and ` +
+        'the first deploy would roll back. Put the host your clients call there, or remove domain to serve the generated URL.',
+    );
+  }
+  if (domain?.hostedZone && isExampleZoneId(domain.hostedZone.hostedZoneId)) {
+    problems.push(
+      `${field('domain.hostedZone.hostedZoneId', domain.hostedZone.hostedZoneId)}: Route 53 has no such zone. Put the id of ` +
+        'the public hosted zone holding the domain there (aws route53 list-hosted-zones).',
+    );
+  }
+  if (domain?.hostedZone && isExampleDomain(domain.hostedZone.zoneName)) {
+    problems.push(
+      `${field('domain.hostedZone.zoneName', domain.hostedZone.zoneName)}: nobody can own that zone. Put the name of the ` +
+        'public hosted zone holding the domain there.',
+    );
+  }
+  stage.alarmSubscriptions.forEach((subscription, index) => {
+    if ('email' in subscription && isExampleEmail(subscription.email)) {
+      problems.push(
+        `${field(`alarmSubscriptions[${index}].email`, subscription.email)}: nobody reads that address, so its alarms would ` +
+          "reach nobody. Put the on-call address there, or an existing SNS topic ({ topicArn: 'arn:aws:sns:…' }).",
+      );
+    }
+  });
+  return problems;
 }

@@ -1,18 +1,36 @@
-import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, type IAlarm, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData, Unit, type IAlarm, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
 import { AlarmTopic } from './alarm-topic';
+import type { ACCESS_LOG_FIELDS } from './animal-store-http-api';
 import type { AlarmSubscription, AlarmThresholds } from './stages';
-import { API_WATCHES, FUNCTION_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
+import {
+  ACCESS_LOG_WATCHES,
+  API_WATCHES,
+  FUNCTION_WATCHES,
+  TABLE_WATCHES,
+  type ApiAccessLog,
+  type Watch,
+  type WatchedResources,
+} from './watched-metrics';
+
+/** The access log's fields the 401 count reads (ACCESS_LOG_FIELDS): both strings, and the verdict of a request without a key. */
+const STATUS_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'status';
+const VERDICT_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'authorizerOutcome';
+const NO_KEY: AuthorizerContext['outcome'] = 'missing';
 
 export interface MonitoringProps extends WatchedResources {
   /** When an alarm fires. */
   readonly thresholds: AlarmThresholds;
   /** Who the alarm topic notifies. */
   readonly subscriptions: readonly AlarmSubscription[];
+  /** The API's access log, where its 401s are counted. */
+  readonly accessLogs: ILogGroup;
 }
 
 /**
@@ -28,6 +46,8 @@ export class Monitoring extends Construct {
   readonly alarmActions: readonly IAlarmAction[];
   /** The API's alarms that roll back a deployment of any function. */
   readonly apiAlarms: readonly IAlarm[];
+  /** Counts the API's 401s to requests that carried a key, which no metric of API Gateway's tells apart. */
+  readonly keyedRefusals: MetricFilter;
   private readonly functionRollbackAlarms: ReadonlyMap<string, readonly IAlarm[]>;
   private readonly thresholds: AlarmThresholds;
   private readonly period: Duration;
@@ -54,7 +74,28 @@ export class Monitoring extends Construct {
     });
     this.alarmActions = targets.map((target) => new SnsAction(target));
 
-    this.apiAlarms = this.addAlarms(new Map([['Api', props.api]]), API_WATCHES).get('Api') ?? [];
+    this.keyedRefusals = new MetricFilter(this, 'KeyedRefusals', {
+      logGroup: props.accessLogs,
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue(`$.${STATUS_FIELD}`, '=', '401'),
+        FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '!=', NO_KEY),
+      ),
+      // Named after the stack, which is unique where its alarms live, as the stage's name is not known here.
+      metricNamespace: `${Stack.of(this).stackName}/AccessLog`,
+      metricName: 'KeyedRefusals',
+      metricValue: '1',
+      // Every minute with traffic has a value, so a rate over it never lacks its numerator.
+      defaultValue: 0,
+      unit: Unit.COUNT,
+    });
+    const accessLog: ApiAccessLog = {
+      api: props.api,
+      keyedRefusals: (period) => this.keyedRefusals.metric({ period, statistic: 'Sum' }),
+    };
+    this.apiAlarms = [
+      ...(this.addAlarms(new Map([['Api', props.api]]), API_WATCHES).get('Api') ?? []),
+      ...(this.addAlarms(new Map([['Api', accessLog]]), ACCESS_LOG_WATCHES).get('Api') ?? []),
+    ];
     this.functionRollbackAlarms = this.addAlarms(props.functions, FUNCTION_WATCHES);
     this.addAlarms(props.tables, TABLE_WATCHES);
   }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -26,6 +27,8 @@ export interface GatedDeployment {
 export interface PreTrafficChecksProps {
   /** Every function whose new versions the hook checks, by the name its checks know it by (shared/checks/pre-traffic-expectations.ts). */
   readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
+  /** The API keys table the authorizer reads, where the hook issues and revokes its check key. */
+  readonly apiKeysTable: ITableV2;
   /** Application log level of the hook. */
   readonly logLevel: LogLevel;
   /** Retention of the hook's log group. */
@@ -42,7 +45,10 @@ export class PreTrafficChecks extends Construct {
   /** The hook CodeDeploy invokes. */
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
-  /** May write its own log, invoke the checked functions' published versions, and read and report on the deployments it gates. */
+  /**
+   * May write its own log, invoke the checked functions' published versions, put and revoke its check key
+   * in the keys table, and read and report on the deployments it gates.
+   */
   readonly role: Role;
 
   constructor(scope: Construct, id: string, props: PreTrafficChecksProps) {
@@ -55,7 +61,12 @@ export class PreTrafficChecks extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
-    const environment = { [ENV.logLevel]: props.logLevel, [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames) };
+    const keysTable = props.apiKeysTable;
+    const environment = {
+      [ENV.logLevel]: props.logLevel,
+      [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
+      [ENV.apiKeysTable]: keysTable.tableName,
+    };
     this.function = new NodejsFunction(this, 'Function', {
       ...functionDefaults(join(FUNCTIONS_DIR, `${CHECK_FUNCTION_HANDLERS.preTrafficHook}.ts`), props.logLevel),
       memorySize: HOOK_MEMORY_MIB,
@@ -70,6 +81,8 @@ export class PreTrafficChecks extends Construct {
     // CloudFormation has published it; the unqualified name (the latest code) is not among them.
     const versions = [...props.functions.values()].map((fn) => `${fn.functionArn}:*`);
     this.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: versions }));
+    // Issuing the check key and revoking it by its hash: no read, no query, no delete, so the key stays on record.
+    this.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [keysTable.tableArn] }));
     const validations = Validations.of(this.role);
     for (const fn of props.functions.values()) {
       validations.acknowledge({

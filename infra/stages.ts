@@ -250,8 +250,9 @@ export const production: StageConfig = {
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   listing: LISTING,
-  // Customer data and access logs outlive the stack; deleting them is a deliberate manual act.
-  removalPolicy: RemovalPolicy.RETAIN,
+  // Customer data and access logs outlive the stack; deleting them is a deliberate manual act. A first
+  // create that rolls back takes them with it: they hold nothing yet, and would only be left to delete by hand.
+  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
   deletionProtection: true,
   terminationProtection: true,
 };

@@ -35,7 +35,7 @@ export interface RestoredPetsTable {
   readonly tableName: string;
   /**
    * Leaves the stack's own pets table out of the template so `cdk import` can adopt the restored one under
-   * its logical id: retained where the removal policy is RETAIN (production), deleted where it is DESTROY (staging).
+   * its logical id: kept where the stage keeps its data (production), deleted where it is DESTROY (staging).
    */
   readonly detachStackTable?: boolean;
 }

@@ -140,6 +140,48 @@ export const API_WATCHES: readonly Watch<HttpApi>[] = [
   },
 ];
 
+/** The API with what its access log counts: the 401s API Gateway's own metrics do not tell from other 4xx. */
+export interface ApiAccessLog {
+  readonly api: HttpApi;
+  /** 401 answers to requests that carried a key (infra/monitoring.ts): every refusal but one of a request with none. */
+  readonly keyedRefusals: (period: Duration) => Metric;
+}
+
+/**
+ * Half the share of requests a canary sends to a new version: an authorizer that refuses every key passes
+ * it before the canary ends, while a healthy stage refuses a key only to a client holding a wrong or revoked one.
+ */
+const KEYED_REFUSAL_RATE_PERCENT = 5;
+
+/**
+ * The 401s answered to requests that carried a key. Requests without one (the synthetic probe's, scanners')
+ * are refused on purpose and say nothing of a new version, so they are left out of the count.
+ */
+export const ACCESS_LOG_WATCHES: readonly Watch<ApiAccessLog>[] = [
+  {
+    title: '401 to requests with a key',
+    lines: [{ label: () => '401 with a key', metric: (log, period) => log.keyedRefusals(period) }],
+    alarm: {
+      id: 'KeyedRefusalRate',
+      metric: (log, period, thresholds) =>
+        whenBusy(
+          log.api,
+          period,
+          thresholds,
+          '100 * FILL(refused, 0) / requests',
+          { refused: log.keyedRefusals(period) },
+          '401 to requests with a key (%)',
+        ),
+      threshold: () => KEYED_REFUSAL_RATE_PERCENT,
+      description: () =>
+        `${KEYED_REFUSAL_RATE_PERCENT} % or more of API requests carried a key and were answered 401: an authorizer or route ` +
+        "version refusing keys it should accept, or a client holding a revoked key. The access log's authorizerOutcome and " +
+        'keyId say which; a deployment in progress is rolled back.',
+      rollsBack: true,
+    },
+  },
+];
+
 /** A function's duration at which it is close enough to its timeout to alarm. */
 function nearTimeoutMs(thresholds: AlarmThresholds): number {
   return Math.round((FUNCTION_TIMEOUT_MS * thresholds.durationPercentOfTimeout) / 100);

@@ -17,9 +17,13 @@ const FunctionNamesSchema = v.strictObject(
   Object.fromEntries(CHECKED_FUNCTIONS.map((fn) => [fn, RequiredString])) as Record<CheckedFunction, typeof RequiredString>,
 );
 
-/** The pre-traffic hook (functions/pre-traffic-hook.ts): it logs, publishes no metric, and knows each checked function's name. */
+/**
+ * The pre-traffic hook (functions/pre-traffic-hook.ts): it logs, publishes no metric, knows each checked
+ * function's name, and the keys table it issues the authorizer's check key in.
+ */
 export const PRE_TRAFFIC_HOOK_CONFIG = v.object({
   ...LOGGER_CONFIG,
+  [ENV.apiKeysTable]: RequiredString,
   [ENV.preTrafficTargets]: v.pipe(
     v.string('is required'),
     v.parseJson(undefined, () => 'must be JSON'),

@@ -5,7 +5,8 @@ import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events'
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must
- * answer. No check writes or needs a working key, so they run against the real tables and hold no secret.
+ * answer. No check writes; only the authorizer's need a working key, which the hook issues for their run
+ * and revokes after (pre-traffic-run.ts), so they run against the real tables and keep no secret.
  */
 
 /** Every function the hook checks, by the name infra/ gives it: one per operation, routeNotFound, the authorizer. */
@@ -18,8 +19,11 @@ export type Expectation =
   | { readonly kind: 'error'; readonly code: ErrorCode }
   /** 200 with a JSON array: a page of pets. */
   | { readonly kind: 'listing' }
-  /** The authorizer's answer: authorized, with this verdict in its context (functions/authorize.ts). */
-  | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome'] };
+  /**
+   * The authorizer's answer: authorized, with this verdict in its context (functions/authorize.ts), and,
+   * when `keyId` is given, the id of the key it recognised.
+   */
+  | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome']; readonly keyId?: string };
 
 export interface Check {
   /** What it shows, as a sentence: it names the check in the log and in its verdict. */
@@ -40,7 +44,19 @@ export interface CheckContext {
   /** A pet id drawn as pet ids are, so no pet has it but by a 2^-53 chance per pet. */
   readonly unknownPetId: number;
   readonly now: Date;
+  /** A key the keys table holds for this run only: the checks of CHECKED_WITH_A_KEY need it. */
+  readonly checkKey?: CheckKey;
 }
+
+/** A key issued for one run of the checks, revoked when they end. */
+export interface CheckKey {
+  readonly apiKey: string;
+  /** Its public id, which the authorizer must name when it accepts the key. */
+  readonly keyId: string;
+}
+
+/** The functions whose checks need a key the keys table holds: an authorizer refusing every key would pass the others. */
+export const CHECKED_WITH_A_KEY: ReadonlySet<CheckedFunction> = new Set<CheckedFunction>(['authorizer']);
 
 const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: CHECK_KEY_ID };
 
@@ -114,7 +130,9 @@ export function checksFor(fn: CheckedFunction, context: CheckContext): Check[] {
           expect: { kind: 'error', code: 'not_found' },
         },
       ];
-    case 'authorizer':
+    case 'authorizer': {
+      const { checkKey } = context;
+      if (checkKey === undefined) throw new Error('The authorizer is checked with a key the keys table holds: issue one first.');
       return [
         {
           // `invalid` for a well-formed key only comes after the keys table answered: a broken
@@ -128,6 +146,12 @@ export function checksFor(fn: CheckedFunction, context: CheckContext): Check[] {
           event: authorizerEvent(undefined, requestId(), context.now),
           expect: { kind: 'verdict', outcome: 'missing' },
         },
+        {
+          name: 'accepts a key the keys table holds, as that key',
+          event: authorizerEvent(`Bearer ${checkKey.apiKey}`, requestId(), context.now),
+          expect: { kind: 'verdict', outcome: 'allowed', keyId: checkKey.keyId },
+        },
       ];
+    }
   }
 }

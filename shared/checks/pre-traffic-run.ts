@@ -7,10 +7,12 @@ import type {
 } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
+import type { ApiKeyRecord } from '../domain/auth/api-key-store';
+import { generateApiKey, generateKeyId, hashApiKey } from '../domain/auth/api-keys';
 import type { InvocationClock } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
-import { CODEDEPLOY_CALL_LIMIT_MS, CHECK_ANSWER_LIMIT_MS } from './hook-time-budget';
-import { checksFor, type CheckedFunction, type CheckContext } from './pre-traffic-expectations';
+import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS } from './hook-time-budget';
+import { CHECKED_WITH_A_KEY, checksFor, type CheckContext, type CheckKey, type CheckedFunction } from './pre-traffic-expectations';
 import { hookStatus, judge, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
 
 /** Options of every call: each is bounded, so the hook always has time left to report. */
@@ -39,11 +41,24 @@ export interface LambdaApi {
   ): Promise<Pick<InvokeCommandOutput, 'FunctionError'> & { Payload?: Uint8Array | undefined }>;
 }
 
+/**
+ * Where the hook keeps the key its checks need: the stage's API keys table, holding the record the keys
+ * CLI would write (shared/domain/auth), so the authorizer reads it as any client's.
+ */
+export interface CheckKeyStore {
+  /** Stores a new key's record; refuses a hash already stored. */
+  add(record: ApiKeyRecord, options: CallOptions): Promise<void>;
+  /** Marks the key of this hash revoked, keeping an earlier date; throws when no key has it. */
+  revoke(keyHash: string, at: Date, options: CallOptions): Promise<void>;
+}
+
 export interface HookLimits {
   /** How long a check waits for its answer. */
   readonly checkAnswerMs: number;
   /** How long one CodeDeploy call may take. */
   readonly codeDeployCallMs: number;
+  /** How long issuing or revoking the check key may take. */
+  readonly checkKeyCallMs: number;
 }
 
 export interface PreTrafficCheckDependencies {
@@ -55,10 +70,19 @@ export interface PreTrafficCheckDependencies {
   readonly clock: InvocationClock;
   /** What the checks of one run use: a fresh unknown key and pet id each time. */
   readonly checkContext: (runId: string) => CheckContext;
+  /** Where the key of CHECKED_WITH_A_KEY's checks is issued; without it, their deployments fail. */
+  readonly checkKeys?: CheckKeyStore;
   readonly limits?: HookLimits;
 }
 
-const DEFAULT_LIMITS: HookLimits = { checkAnswerMs: CHECK_ANSWER_LIMIT_MS, codeDeployCallMs: CODEDEPLOY_CALL_LIMIT_MS };
+const DEFAULT_LIMITS: HookLimits = {
+  checkAnswerMs: CHECK_ANSWER_LIMIT_MS,
+  codeDeployCallMs: CODEDEPLOY_CALL_LIMIT_MS,
+  checkKeyCallMs: CHECK_KEY_CALL_LIMIT_MS,
+};
+
+/** The name check keys are issued under, which tells them from clients' keys in `npm run keys -- list`. */
+export const CHECK_KEY_NAME = 'pre-traffic-check';
 
 /** What CodeDeploy hands a lifecycle hook: the two ids its report must carry. */
 const HookEventSchema = v.object({
@@ -120,21 +144,100 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
       verdicts.push(refusal(`the deployment of ${fn} names no published version (${target.version ?? 'none'})`));
       continue;
     }
-    const version = target.version;
-    logger.info('Checking the new version', { function: fn, functionName, version });
-    for (const check of checksFor(fn, dependencies.checkContext(`pre-traffic-${deploymentId}`))) {
-      const outcome: InvocationOutcome =
-        dependencies.clock.getRemainingTimeInMillis() < limits.checkAnswerMs + limits.codeDeployCallMs
-          ? { kind: 'no-answer', reason: 'not run: the hook would have had no time left to report' }
-          : await invokeVersion(dependencies.lambda, functionName, version, check.event, limits.checkAnswerMs);
-      const verdict = judge(check, outcome);
-      const entry = { function: fn, version, check: verdict.check, detail: verdict.detail };
-      if (verdict.passed) logger.info('Check passed', entry);
-      else logger.error('Check failed', entry);
-      verdicts.push(verdict);
+    const checked: CheckedVersion = { fn, functionName, version: target.version };
+    logger.info('Checking the new version', { function: fn, functionName, version: checked.version });
+    const context = dependencies.checkContext(`pre-traffic-${deploymentId}`);
+    if (!CHECKED_WITH_A_KEY.has(fn)) verdicts.push(...(await runChecks(checked, context, dependencies, limits, 0)));
+    else {
+      const run = (checkKey: CheckKey) => runChecks(checked, { ...context, checkKey }, dependencies, limits, limits.checkKeyCallMs);
+      verdicts.push(...(await withCheckKey(dependencies.checkKeys, limits, run)));
     }
   }
   return verdicts;
+}
+
+/** One version to check: the function by its role and its deployed name, and the version a deployment moves to. */
+interface CheckedVersion {
+  readonly fn: CheckedFunction;
+  readonly functionName: string;
+  readonly version: string;
+}
+
+/**
+ * Invokes the version with each check of its function, in order, and judges the answers. A check that
+ * could not end before the hook's own time left for `afterMs` (a revocation) and the report is not run.
+ */
+async function runChecks(
+  { fn, functionName, version }: CheckedVersion,
+  context: CheckContext,
+  dependencies: PreTrafficCheckDependencies,
+  limits: HookLimits,
+  afterMs: number,
+): Promise<Verdict[]> {
+  const verdicts: Verdict[] = [];
+  for (const check of checksFor(fn, context)) {
+    const outcome: InvocationOutcome =
+      dependencies.clock.getRemainingTimeInMillis() < limits.checkAnswerMs + afterMs + limits.codeDeployCallMs
+        ? { kind: 'no-answer', reason: 'not run: the hook would have had no time left to report' }
+        : await invokeVersion(dependencies.lambda, functionName, version, check.event, limits.checkAnswerMs);
+    const verdict = judge(check, outcome);
+    const entry = { function: fn, version, check: verdict.check, detail: verdict.detail };
+    if (verdict.passed) logger.info('Check passed', entry);
+    else logger.error('Check failed', entry);
+    verdicts.push(verdict);
+  }
+  return verdicts;
+}
+
+/**
+ * Runs `check` with a key issued for it alone and revokes the key afterwards, whatever happened: the
+ * key is never logged and dies with the run. Not getting a key, or not revoking it, fails the run, since
+ * a deployment must not pass unchecked nor leave a working key behind.
+ */
+async function withCheckKey(
+  store: CheckKeyStore | undefined,
+  limits: HookLimits,
+  check: (checkKey: CheckKey) => Promise<Verdict[]>,
+): Promise<Verdict[]> {
+  if (store === undefined) return [keyVerdict('issues a check key', false, 'the hook was given no keys table to issue it in')];
+  const apiKey = generateApiKey();
+  const record: ApiKeyRecord = {
+    keyId: generateKeyId(),
+    keyHash: hashApiKey(apiKey),
+    name: CHECK_KEY_NAME,
+    createdAt: new Date().toISOString(),
+  };
+  const call = () => ({ abortSignal: AbortSignal.timeout(limits.checkKeyCallMs) });
+  try {
+    await store.add(record, call());
+  } catch (error) {
+    return [keyVerdict('issues a check key', false, `the keys table refused it: ${describeError(error)}`)];
+  }
+  logger.info('Issued a check key', { keyId: record.keyId });
+
+  let verdicts: Verdict[] = [];
+  try {
+    verdicts = await check({ apiKey, keyId: record.keyId });
+  } finally {
+    try {
+      await store.revoke(record.keyHash, new Date(), call());
+      verdicts = [...verdicts, keyVerdict('revokes its check key', true, `revoked ${record.keyId}`)];
+    } catch (error) {
+      const detail = `${record.keyId} is still active, revoke it with npm run keys: ${describeError(error)}`;
+      verdicts = [...verdicts, keyVerdict('revokes its check key', false, detail)];
+    }
+  }
+  return verdicts;
+}
+
+function keyVerdict(check: string, passed: boolean, detail: string): Verdict {
+  if (passed) logger.info('Check passed', { check, detail });
+  else logger.error('Check failed', { check, detail });
+  return { check, passed, detail };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** The deployment's targets: for a Lambda deployment, the function and the version its alias moves to. */

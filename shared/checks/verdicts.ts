@@ -59,7 +59,7 @@ function describe(expect: Expectation): string {
     case 'listing':
       return 'answered 200 with a list';
     case 'verdict':
-      return `authorized with the verdict ${expect.outcome}`;
+      return `authorized with the verdict ${expect.outcome}${expect.keyId === undefined ? '' : ` as ${expect.keyId}`}`;
   }
 }
 
@@ -68,8 +68,10 @@ function mismatchOf(expect: Expectation, payload: unknown): string | undefined {
   if (expect.kind === 'verdict') {
     const answer = v.safeParse(AuthorizerAnswerSchema, payload);
     if (!answer.success) return `not an authorizer answer we give: ${excerpt(payload)}`;
-    const { outcome } = answer.output.context;
-    return outcome === expect.outcome ? undefined : `the verdict was ${outcome}, expected ${expect.outcome}`;
+    const verdict = answer.output.context;
+    if (verdict.outcome !== expect.outcome) return `the verdict was ${verdict.outcome}, expected ${expect.outcome}`;
+    const keyId = verdict.outcome === 'allowed' ? verdict.keyId : undefined;
+    return expect.keyId === undefined || keyId === expect.keyId ? undefined : `allowed as ${keyId}, expected ${expect.keyId}`;
   }
 
   const answer = v.safeParse(HttpAnswerSchema, payload);

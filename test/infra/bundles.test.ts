@@ -19,6 +19,7 @@ import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../shared/checks/pre
 import { generateApiKey } from '../../shared/domain/auth/api-keys';
 import { ENV } from '../../shared/facts/environment';
 import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
+import { CheckKeyTable, createCheckKeyClient } from '../../shared/checks/check-key-table';
 
 /**
  * The bundle check: every function's asset, exactly as `cdk deploy` would upload it, loaded in a
@@ -235,6 +236,10 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
         functionNames: Object.fromEntries(CHECKED_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<CheckedFunction, string>,
         clock: { getRemainingTimeInMillis: () => preTrafficHookTimeoutMs() },
         checkContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
+        checkKeys: new CheckKeyTable(
+          createCheckKeyClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' } }),
+          tables.apiKeys,
+        ),
       });
       return { run, reports: codeDeploy.reports };
     }
@@ -264,8 +269,10 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
           deployedName(fn),
         ]),
       );
+      names.set(stage.stack.getLogicalId(stage.stack.apiKeysTable.table.node.defaultChild as CfnElement), tables.apiKeys);
       const resolve = (value: unknown): string => {
         if (typeof value === 'string') return value;
+        if ((value as { Ref?: string }).Ref) return names.get((value as { Ref: string }).Ref)!;
         const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
         return parts.map((part) => (typeof part === 'string' ? part : names.get((part as { Ref: string }).Ref)!)).join(separator);
       };
@@ -291,6 +298,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
           AWS_SECRET_ACCESS_KEY: 'bundle-check',
           AWS_ENDPOINT_URL_CODEDEPLOY: aws.endpoint,
           AWS_ENDPOINT_URL_LAMBDA: aws.endpoint,
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
           ...variables,
         };
         const invocation = await invokeBundle(node, { taskRoot: hookRoot, env, events: [EVENT] });
@@ -301,6 +309,7 @@ describe.each(stages)('the bundles of the $name stage', (config: StageConfig) =>
         await aws.close();
       }
       expect(lambda.calls.map((call) => [call.functionName, call.qualifier])).toEqual([
+        [deployedName('authorizer'), '2'],
         [deployedName('authorizer'), '2'],
         [deployedName('authorizer'), '2'],
       ]);

@@ -129,6 +129,12 @@ describe.each(stages)('the permission graph of the $name stage', (config: StageC
     );
     expect(tablesOf(logicalId(stage, functions.authorizer.role))).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
     expect(tablesOf(logicalId(stage, functions.routeNotFound.role))).toEqual([]);
+    // The pre-traffic hook issues the authorizer's check key and revokes it: writes, and to the keys table only.
+    const hookRole = logicalId(stage, stage.stack.preTrafficChecks.role);
+    expect(tablesOf(hookRole)).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
+    expect(edgesOfKind(graph, 'function → table').find((edge) => edge.from.id === hookRole)?.detail).toBe(
+      'dynamodb:PutItem, dynamodb:UpdateItem on the table',
+    );
     expect(edgesOfKind(graph, 'function → secret').map((edge) => [edge.from.id, edge.detail])).toEqual([
       [logicalId(stage, functions.routes.get('list-pets')!.role), 'resolved by CloudFormation at deploy time'],
       [logicalId(stage, stage.stack.syntheticProbe.role), 'secretsmanager:GetSecretValue at run time'],
@@ -260,7 +266,12 @@ describe('the permission graph of a template with a grant taken away or widened'
     expect(
       findings.filter((finding) => finding.startsWith('CodeDeploy → alias') && finding.includes('may not lambda:UpdateAlias')),
     ).toHaveLength(groups);
-    expect(findings.filter((finding) => finding.startsWith('CodeDeploy → alarm'))).toHaveLength(3 * groups);
+    const rollbackAlarms = [...stage.stack.trafficShifting.deploymentGroups.keys()].flatMap((name) =>
+      stage.stack.monitoring.rollbackAlarmsFor(name),
+    );
+    // Its own Errors alarm and the API's 5xx, latency and keyed 401 alarms, for every group.
+    expect(rollbackAlarms).toHaveLength(4 * groups);
+    expect(findings.filter((finding) => finding.startsWith('CodeDeploy → alarm'))).toHaveLength(rollbackAlarms.length);
     for (const finding of findings) expect(finding).toMatch(/its service role TrafficShifting\/Role may not/);
   });
 

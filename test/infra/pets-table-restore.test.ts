@@ -94,7 +94,7 @@ describe.each([staging, production])('the $name stage pointed at a restored pets
   it("keeps the stack's own pets table, unchanged, under its pinned logical id: the restore deletes nothing", () => {
     const table = stage.json.Resources[PETS_TABLE_ID];
     expect(table).toEqual(before.json.Resources[PETS_TABLE_ID]);
-    expect(table!.DeletionPolicy).toBe(config === production ? 'Retain' : 'Delete');
+    expect(table!.DeletionPolicy).toBe(config === production ? 'RetainExceptOnCreate' : 'Delete');
   });
 
   it('points the smoke-test policy, the PetsTableName output, the throttling alarm and the dashboard at the restored table', () => {

@@ -1,6 +1,7 @@
 import { App, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { LambdaApplication, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Alias, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
@@ -69,10 +70,11 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     }
   });
 
-  it('knows each function by the name its checks use, and is told nothing else', () => {
+  it('knows each function by the name its checks use, and the keys table it issues the authorizer’s check key in, and is told nothing else', () => {
     const variables = stage.json.Resources[id(hook().function)]!.Properties!.Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual([ENV.logLevel, ENV.preTrafficTargets].sort());
+    expect(Object.keys(variables).sort()).toEqual([ENV.logLevel, ENV.preTrafficTargets, ENV.apiKeysTable].sort());
     expect(variables[ENV.logLevel]).toBe(config.logLevel);
+    expect(variables[ENV.apiKeysTable]).toEqual({ Ref: id(stage.stack.apiKeysTable.table) });
     // The JSON CloudFormation will write, each function's name standing as the reference to it.
     const [separator, parts] = variables[ENV.preTrafficTargets]['Fn::Join'] as [string, unknown[]];
     const json = parts.map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(separator);
@@ -81,7 +83,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     expect(Object.keys(byName).sort()).toEqual([...CHECKED_FUNCTIONS].sort());
   });
 
-  it('may write its own log, invoke only the published versions of the stage’s functions, and read and report on their deployments only', () => {
+  it('may write its own log, invoke only the published versions of the stage’s functions, put and revoke a key in the keys table, and read and report on their deployments only', () => {
     const groups = [...stage.stack.trafficShifting.deploymentGroups.values()];
     const groupArns = groups.map((group) => stage.stack.resolve(group.deploymentGroupArn));
     const expected = [
@@ -94,6 +96,12 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
         Effect: 'Allow',
         Action: 'lambda:InvokeFunction',
         Resource: { 'Fn::Join': ['', [arn(fn.function), ':*']] },
+      })),
+      // Issuing its check key and revoking it by its hash: it reads no key, nor anything of the pets table.
+      ...['dynamodb:PutItem', 'dynamodb:UpdateItem'].map((action) => ({
+        Effect: 'Allow',
+        Action: action,
+        Resource: arn(stage.stack.apiKeysTable.table),
       })),
       ...['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].flatMap(
         (action) => groupArns.map((group) => ({ Effect: 'Allow', Action: action, Resource: group })),
@@ -125,10 +133,60 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
   });
 });
 
+describe.each(stages)('the rollback of the $name stage on 401s', (config: StageConfig) => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesizedStage(config.name);
+  });
+
+  const id = (construct: IConstruct) => stage.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+  it('counts the 401s its access log shows for requests that carried a key, leaving out those without one', () => {
+    const filter = stage.json.Resources[id(stage.stack.monitoring.keyedRefusals)]!;
+    expect(filter.Type).toBe('AWS::Logs::MetricFilter');
+    expect(filter.Properties).toEqual({
+      LogGroupName: { Ref: id(stage.stack.api.accessLogs) },
+      FilterPattern: '{ ($.status = "401") && ($.authorizerOutcome != "missing") }',
+      MetricTransformations: [
+        {
+          MetricNamespace: `${config.stackName}/AccessLog`,
+          MetricName: 'KeyedRefusals',
+          MetricValue: '1',
+          DefaultValue: 0,
+          Unit: 'Count',
+        },
+      ],
+    });
+  });
+
+  it('alarms when 5 % of a busy period’s requests carried a key and got 401, and that alarm rolls back the authorizer’s deployments and every other', () => {
+    const alarm = stage.stack.monitoring.node.findChild('ApiKeyedRefusalRate') as IConstruct;
+    const properties = stage.json.Resources[id(alarm)]!.Properties!;
+    expect(properties).toEqual(
+      expect.objectContaining({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' }),
+    );
+    const metrics = properties.Metrics as Array<{ Id: string; Expression?: string; MetricStat?: any }>;
+    expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(
+      `IF(requests >= ${config.alarms.minimumRequests}, 100 * FILL(refused, 0) / requests, 0)`,
+    );
+    expect(metrics.find((metric) => metric.Id === 'refused')?.MetricStat).toEqual(
+      expect.objectContaining({ Metric: { Namespace: `${config.stackName}/AccessLog`, MetricName: 'KeyedRefusals' }, Stat: 'Sum' }),
+    );
+    expect(metrics.find((metric) => metric.Id === 'requests')?.MetricStat.Metric.MetricName).toBe('Count');
+
+    for (const [name, group] of stage.stack.trafficShifting.deploymentGroups) {
+      const alarms = stage.json.Resources[id(group)]!.Properties!.AlarmConfiguration.Alarms as Array<{ Name: unknown }>;
+      expect(alarms, name).toContainEqual({ Name: { Ref: id(alarm) } });
+    }
+    expect(stage.stack.trafficShifting.deploymentGroups.has('Authorizer')).toBe(true);
+  });
+});
+
 describe('the PreTrafficChecks construct', () => {
   /** The construct on a bare stack, gating two deployment groups of stand-in functions. */
   function build() {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Bare');
+    const apiKeysTable = new TableV2(stack, 'Keys', { partitionKey: { name: 'keyHash', type: AttributeType.STRING } });
     const functions = new Map(
       CHECKED_FUNCTIONS.map((name) => [
         name,
@@ -141,6 +199,7 @@ describe('the PreTrafficChecks construct', () => {
     );
     const checks = new PreTrafficChecks(stack, 'Checks', {
       functions,
+      apiKeysTable,
       logLevel: 'INFO',
       logRetention: RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -152,7 +211,7 @@ describe('the PreTrafficChecks construct', () => {
     });
     checks.gate(gated);
     const groups = gated.map(({ group }) => group);
-    return { stack, checks, groups, template: Template.fromStack(stack) };
+    return { stack, checks, groups, apiKeysTable, template: Template.fromStack(stack) };
   }
 
   it('becomes the BeforeAllowTraffic hook of exactly the groups it gates', () => {
@@ -178,6 +237,25 @@ describe('the PreTrafficChecks construct', () => {
     );
   });
 
+  it('issues its check key in the keys table it is given, and may do nothing else there', () => {
+    const { stack, checks, apiKeysTable, template } = build();
+    const json = template.toJSON() as CfnTemplate;
+    const table = stack.getLogicalId(apiKeysTable.node.defaultChild as CfnElement);
+    const hook = json.Resources[stack.getLogicalId(checks.function.node.defaultChild as CfnElement)]!;
+    expect(hook.Properties!.Environment.Variables[ENV.apiKeysTable]).toEqual({ Ref: table });
+    const roleId = stack.getLogicalId(checks.role.node.defaultChild as CfnElement);
+    const dynamoDb = statementsOfRole(json, roleId).filter((statement) => JSON.stringify(statement).includes('dynamodb:'));
+    expect(grantsOf(dynamoDb)).toEqual(
+      grantsOf(
+        ['dynamodb:PutItem', 'dynamodb:UpdateItem'].map((action) => ({
+          Effect: 'Allow',
+          Action: action,
+          Resource: { 'Fn::GetAtt': [table, 'Arn'] },
+        })),
+      ),
+    );
+  });
+
   it('refuses to be built without a function for every check plan', () => {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Incomplete');
     const only = new LambdaFunction(stack, 'Only', {
@@ -189,6 +267,7 @@ describe('the PreTrafficChecks construct', () => {
       () =>
         new PreTrafficChecks(stack, 'Checks', {
           functions: new Map([['listPets', only]]),
+          apiKeysTable: new TableV2(stack, 'Keys', { partitionKey: { name: 'keyHash', type: AttributeType.STRING } }),
           logLevel: 'INFO',
           logRetention: RetentionDays.ONE_WEEK,
           removalPolicy: RemovalPolicy.DESTROY,

@@ -38,7 +38,7 @@ function bareProbe(options: { bundle: boolean; props?: Partial<SyntheticProbePro
     metricsNamespace: 'AnimalStore/bare',
     logLevel: 'INFO',
     logRetention: RetentionDays.ONE_WEEK,
-    removalPolicy: RemovalPolicy.RETAIN,
+    removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     ...options.props,
   });
   const json = app.synth().getStackByName('Bare').template as CfnTemplate;
@@ -170,7 +170,7 @@ describe('the SyntheticProbe construct on a bare stack', () => {
     const secret = built.json.Resources[built.id(built.probe.apiKeySecret)]!;
     expect(secret.Properties!.SecretString).toBe(PROBE_KEY_PLACEHOLDER);
     expect(secret.Properties!.GenerateSecretString).toBeUndefined();
-    expect(secret.DeletionPolicy).toBe('Retain');
+    expect(secret).toMatchObject({ DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'Retain' });
   });
 
   it('alarms when a run fails and when runs are missing, per interval, notifying the actions when it fires and clears', () => {

@@ -135,6 +135,11 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(resource.Properties!.TimeToLiveSpecification).toEqual({ AttributeName: IDEMPOTENCY_TABLE.expiryAttribute, Enabled: true });
       expect(resource.DeletionPolicy).toBe('Delete');
     });
+
+    it('leaves nothing behind when its first create rolls back: no resource is kept unconditionally', () => {
+      const retained = Object.entries(stage.json.Resources).filter(([, resource]) => resource.DeletionPolicy === 'Retain');
+      expect(retained.map(([id]) => id)).toEqual([]);
+    });
   });
 
   describe('API', () => {
@@ -527,13 +532,13 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
 });
 
 describe('production', () => {
-  it('protects the pets and API keys tables from deletion and retains them when they leave the stack', () => {
+  it('protects the pets and API keys tables from deletion and keeps them when they leave the stack, except after a failed create', () => {
     const stage = synthesis.stage(production.name);
     const tables = [stage.stack.petsTable.table, stage.stack.apiKeysTable.table].map(
       (table) => stage.json.Resources[logicalId(stage, table)]!,
     );
     for (const table of tables) {
-      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.DeletionPolicy).toBe('RetainExceptOnCreate');
       expect(table.UpdateReplacePolicy).toBe('Retain');
       expect(table.Properties!.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
     }
@@ -573,11 +578,31 @@ describe('production', () => {
     expect(stage.json.Outputs!.DomainTargetHostedZoneId!.Value).toEqual({ 'Fn::GetAtt': [domain, 'RegionalHostedZoneId'] });
   });
 
-  it('retains its logs and its cursor secret', () => {
-    const { template } = synthesis.stage(production.name);
-    for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
-      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy).toBe('Retain');
+  it('keeps its tables of record, secrets and logs on update and delete, and only those, but not after a failed create', () => {
+    const stage = synthesis.stage(production.name);
+    const { stack, json } = stage;
+    // Every log group and secret, those CDK's own constructs add included, and the tables that hold data.
+    const stateful = [
+      ...Object.keys(resourcesOfType(json, 'AWS::Logs::LogGroup')),
+      ...Object.keys(resourcesOfType(json, 'AWS::SecretsManager::Secret')),
+      logicalId(stage, stack.petsTable.table),
+      logicalId(stage, stack.apiKeysTable.table),
+    ];
+    const cursorSecret = (json.Outputs!.CursorSecretArn!.Value as { Ref: string }).Ref;
+    const logGroups = [...stack.functions.all.map((fn) => fn.logGroup), stack.api.accessLogs, stack.preTrafficChecks.logGroup];
+    expect(stateful).toEqual(
+      expect.arrayContaining([
+        cursorSecret,
+        logicalId(stage, stack.syntheticProbe.apiKeySecret),
+        logicalId(stage, stack.syntheticProbe.logGroup),
+        ...logGroups.map((logGroup) => logicalId(stage, logGroup)),
+      ]),
+    );
+    for (const id of stateful) {
+      expect(json.Resources[id], id).toMatchObject({ DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'Retain' });
     }
+    const kept = Object.keys(json.Resources).filter((id) => (json.Resources[id]!.DeletionPolicy ?? 'Delete') !== 'Delete');
+    expect(kept.sort()).toEqual([...stateful].sort());
   });
 });
 
@@ -601,11 +626,13 @@ describe('staging', () => {
     expect(synthesis.assembly.getStackByName(staging.stackName).terminationProtection).toBe(false);
     const { template } = synthesis.stage(staging.name);
     for (const table of Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))) {
-      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
       expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: false })]);
     }
     for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret']) {
-      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy).toBe('Delete');
+      const resources = Object.values(template.findResources(type));
+      expect(resources, type).not.toEqual([]);
+      for (const resource of resources) expect(resource).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
     }
   });
 });

@@ -14,7 +14,7 @@ function bare() {
   return { stack, role };
 }
 
-const kept = { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true };
+const kept = { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE, deletionProtection: true };
 const disposable = { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false };
 
 /** The statements of the one policy a test's role was given. */
@@ -45,13 +45,13 @@ describe('the pets table construct', () => {
   });
 
   it.each([
-    ['kept', kept, 'Retain'],
-    ['disposable', disposable, 'Delete'],
-  ])('follows the removal policy it is given (%s)', (_, props, policy) => {
+    ['kept, except after a failed create', kept, 'RetainExceptOnCreate', 'Retain'],
+    ['disposable', disposable, 'Delete', 'Delete'],
+  ])('follows the removal policy it is given (%s)', (_, props, deletion, replacement) => {
     const { stack } = bare();
     new PetsTable(stack, 'Pets', props);
     const [table] = Object.values(Template.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable'));
-    expect(table!.DeletionPolicy).toBe(policy);
+    expect(table).toMatchObject({ DeletionPolicy: deletion, UpdateReplacePolicy: replacement });
   });
 
   it.each<[string, PetsTableAccess[], string[]]>([
@@ -96,7 +96,7 @@ describe('the pets table construct during a restore', () => {
     const retained = placed();
     new PetsTable(retained.stack, 'Pets', { ...kept, restored });
     const [table] = Object.values(Template.fromStack(retained.stack).findResources('AWS::DynamoDB::GlobalTable'));
-    expect(table!.DeletionPolicy).toBe('Retain');
+    expect(table).toMatchObject({ DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'Retain' });
     const detached = placed();
     new PetsTable(detached.stack, 'Pets', { ...kept, restored: { ...restored, detachStackTable: true } });
     expect(Template.fromStack(detached.stack).findResources('AWS::DynamoDB::GlobalTable')).toEqual({});

@@ -2,9 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { runPreTrafficChecks, type CodeDeployApi, type PreTrafficCheckDependencies } from '../../../shared/checks/pre-traffic-run';
+import type { ApiKeyRecord } from '../../../shared/domain/auth/api-key-store';
+import { hashApiKey } from '../../../shared/domain/auth/api-keys';
+import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
+import type { AuthorizerContext } from '../../../shared/domain/auth/authorizer-context';
+import {
+  CHECK_KEY_NAME,
+  runPreTrafficChecks,
+  type CheckKeyStore,
+  type CodeDeployApi,
+  type PreTrafficCheckDependencies,
+} from '../../../shared/checks/pre-traffic-run';
 import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction } from '../../../shared/checks/pre-traffic-expectations';
 import { fakeCodeDeploy, fakeLambda, type FakeAnswer, type FakeTarget, type InvokeCall } from '../../helpers/fake-codedeploy';
+import { InMemoryApiKeyStore } from '../../helpers/in-memory-stores';
 
 /** The staging bundles' answers to each check (see verdicts.test.ts). */
 const RECORDED: Record<CheckedFunction, unknown[]> = JSON.parse(
@@ -36,25 +47,83 @@ function recordedAnswers(override: (fn: CheckedFunction, index: number) => FakeA
   };
 }
 
-function hook(targets: FakeTarget[], answers = recordedAnswers(), options: { failing?: keyof CodeDeployApi; remainingMs?: number } = {}) {
+/** The stage's keys table as the hook and the authorizer share it; `refusing` makes one of the hook's two writes fail. */
+function keysTable(refusing?: keyof CheckKeyStore) {
+  const keys = new InMemoryApiKeyStore();
+  const refuse = (call: keyof CheckKeyStore) => {
+    if (refusing === call)
+      throw Object.assign(new Error(`User is not authorized to perform: dynamodb:${call}`), { name: 'AccessDeniedException' });
+  };
+  const store: CheckKeyStore = {
+    async add(record) {
+      refuse('add');
+      await keys.add(record);
+    },
+    async revoke(keyHash, at) {
+      refuse('revoke');
+      const record = keys.keys.get(keyHash);
+      if (record === undefined)
+        throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+      await keys.revoke(record.keyId, at);
+    },
+  };
+  return { store, records: (): ApiKeyRecord[] => [...keys.keys.values()], keys };
+}
+
+/** The bearer key of an authorizer event, as functions/authorize.ts reads it. */
+function authorizationOf(call: InvokeCall): string | undefined {
+  return (call.event as { headers?: Record<string, string> }).headers?.authorization;
+}
+
+/**
+ * An authorizer version as functions/authorize.ts is: the domain's verdict on the call's key, looked up in
+ * the keys table; `regression` turns the verdict into what a broken version answers.
+ */
+function authorizerOver(keys: InMemoryApiKeyStore, regression: (verdict: AuthorizerContext) => AuthorizerContext = (verdict) => verdict) {
+  const authenticate = createAuthenticator(keys);
+  return async (call: InvokeCall): Promise<FakeAnswer> => ({
+    payload: { isAuthorized: true, context: regression(await authenticate(authorizationOf(call))) },
+  });
+}
+
+interface HookOptions {
+  readonly failing?: keyof CodeDeployApi;
+  readonly remainingMs?: number;
+  /** The keys table the hook issues its check key in; none at all when null. */
+  readonly keys?: ReturnType<typeof keysTable> | null;
+}
+
+function hook(
+  targets: FakeTarget[],
+  answers: (call: InvokeCall) => FakeAnswer | Promise<FakeAnswer> = recordedAnswers(),
+  options: HookOptions = {},
+) {
   const codeDeploy = fakeCodeDeploy(DEPLOYMENT, targets, options.failing === undefined ? {} : { failing: options.failing });
   const lambda = fakeLambda(answers);
+  const keys = options.keys === undefined ? keysTable() : options.keys;
   const dependencies: PreTrafficCheckDependencies = {
     codeDeploy: codeDeploy.api,
     lambda: lambda.api,
     functionNames: NAMES,
     clock: { getRemainingTimeInMillis: () => options.remainingMs ?? 85_000 },
     checkContext: context,
-    limits: { checkAnswerMs: 200, codeDeployCallMs: 200 },
+    ...(keys === null ? {} : { checkKeys: keys.store }),
+    limits: { checkAnswerMs: 200, codeDeployCallMs: 200, checkKeyCallMs: 200 },
   };
   return { run: (event: unknown = EVENT) => runPreTrafficChecks(event, dependencies), reports: codeDeploy.reports, calls: lambda.calls };
 }
 
 describe('the pre-traffic hook', () => {
   it.each(CHECKED_FUNCTIONS)('invokes the version of %s being deployed with each of its checks, and reports Succeeded', async (fn) => {
-    const { run, reports, calls } = hook([{ functionName: NAMES[fn], targetVersion: '7' }]);
+    const keys = keysTable();
+    const answers = fn === 'authorizer' ? authorizerOver(keys.keys) : recordedAnswers();
+    const { run, reports, calls } = hook([{ functionName: NAMES[fn], targetVersion: '7' }], answers, { keys });
     await expect(run()).resolves.toBe('Succeeded');
-    const checks = checksFor(fn, context(`pre-traffic-${DEPLOYMENT}`));
+    // The authorizer's key is issued for the run: its event is the one place the key appears.
+    const issued = keys.records()[0];
+    const apiKey = fn === 'authorizer' ? authorizationOf(calls.at(-1)!)!.replace(/^Bearer /, '') : '';
+    const checkKey = issued === undefined ? {} : { checkKey: { apiKey, keyId: issued.keyId } };
+    const checks = checksFor(fn, { ...context(`pre-traffic-${DEPLOYMENT}`), ...checkKey });
     expect(calls).toEqual(
       checks.map((check) => ({ functionName: NAMES[fn], qualifier: '7', event: JSON.parse(JSON.stringify(check.event)) })),
     );
@@ -163,5 +232,86 @@ describe('the pre-traffic hook', () => {
     await expect(run({ DeploymentId: DEPLOYMENT })).rejects.toThrow(/LifecycleEventHookExecutionId/);
     expect(reports).toEqual([]);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('the pre-traffic hook, checking the authorizer with a key the keys table holds', () => {
+  const AUTHORIZER: FakeTarget[] = [{ functionName: NAMES.authorizer, targetVersion: '9' }];
+  const refusingEveryKey = (verdict: AuthorizerContext): AuthorizerContext =>
+    verdict.outcome === 'allowed' ? { outcome: 'invalid' } : verdict;
+
+  it('issues a key for the run, sees the new version accept it as that key, and revokes it before reporting Succeeded', async () => {
+    const keys = keysTable();
+    const { run, reports, calls } = hook(AUTHORIZER, authorizerOver(keys.keys), { keys });
+    await expect(run()).resolves.toBe('Succeeded');
+    const [record, ...others] = keys.records();
+    expect(others).toEqual([]);
+    expect(record).toEqual(expect.objectContaining({ name: CHECK_KEY_NAME, revokedAt: expect.any(String) }));
+    const bearer = authorizationOf(calls.at(-1)!)!.replace(/^Bearer /, '');
+    expect(hashApiKey(bearer)).toBe(record!.keyHash);
+    expect(reports.map((report) => report.status)).toEqual(['Succeeded']);
+  });
+
+  it('fails a version that refuses every key, and revokes the key all the same', async () => {
+    const keys = keysTable();
+    const { run, reports, calls } = hook(AUTHORIZER, authorizerOver(keys.keys, refusingEveryKey), { keys });
+    await expect(run()).resolves.toBe('Failed');
+    expect(calls).toHaveLength(checksFor('authorizer', { ...context('x'), checkKey: { apiKey: 'k', keyId: 'k' } }).length);
+    expect(keys.records()).toEqual([expect.objectContaining({ name: CHECK_KEY_NAME, revokedAt: expect.any(String) })]);
+    expect(reports.map((report) => report.status)).toEqual(['Failed']);
+  });
+
+  it('fails a version that accepts the key as another one', async () => {
+    const keys = keysTable();
+    const asAnother = (verdict: AuthorizerContext): AuthorizerContext =>
+      verdict.outcome === 'allowed' ? { ...verdict, keyId: 'key_other' } : verdict;
+    const { run } = hook(AUTHORIZER, authorizerOver(keys.keys, asAnother), { keys });
+    await expect(run()).resolves.toBe('Failed');
+  });
+
+  it('revokes the key when the new version crashes or never answers', async () => {
+    for (const answer of [{ functionError: 'Unhandled', payload: { errorType: 'Error', errorMessage: 'boom' } }, 'never'] as const) {
+      const keys = keysTable();
+      const { run } = hook(AUTHORIZER, () => answer, { keys });
+      await expect(run(), JSON.stringify(answer)).resolves.toBe('Failed');
+      expect(keys.records(), JSON.stringify(answer)).toEqual([expect.objectContaining({ revokedAt: expect.any(String) })]);
+    }
+  });
+
+  it('leaves itself the time to revoke the key: it runs no check that would end too late for that and the report', async () => {
+    const keys = keysTable();
+    // Enough for a check and the report, not for the revocation as well.
+    const { run, calls } = hook(AUTHORIZER, authorizerOver(keys.keys), { keys, remainingMs: 500 });
+    await expect(run()).resolves.toBe('Failed');
+    expect(calls).toEqual([]);
+    expect(keys.records()).toEqual([expect.objectContaining({ revokedAt: expect.any(String) })]);
+  });
+
+  it('reports Failed, invoking nothing, when the keys table refuses the key', async () => {
+    const keys = keysTable('add');
+    const { run, reports, calls } = hook(AUTHORIZER, authorizerOver(keys.keys), { keys });
+    await expect(run()).resolves.toBe('Failed');
+    expect(calls).toEqual([]);
+    expect(reports.map((report) => report.status)).toEqual(['Failed']);
+  });
+
+  it('reports Failed when the key cannot be revoked, even though every check passed', async () => {
+    const keys = keysTable('revoke');
+    const { run, calls } = hook(AUTHORIZER, authorizerOver(keys.keys), { keys });
+    await expect(run()).resolves.toBe('Failed');
+    expect(calls).toHaveLength(3);
+  });
+
+  it('reports Failed, invoking nothing, when it has no keys table to issue the key in', async () => {
+    const { run, calls } = hook(AUTHORIZER, recordedAnswers(), { keys: null });
+    await expect(run()).resolves.toBe('Failed');
+    expect(calls).toEqual([]);
+  });
+
+  it('issues no key for a function whose checks need none', async () => {
+    const keys = keysTable();
+    const { run } = hook([{ functionName: NAMES.listPets, targetVersion: '9' }], recordedAnswers(), { keys });
+    await expect(run()).resolves.toBe('Succeeded');
+    expect(keys.records()).toEqual([]);
   });
 });

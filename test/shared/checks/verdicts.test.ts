@@ -18,6 +18,8 @@ const context = {
   unknownApiKey: 'pets_unknown-key-for-the-test',
   unknownPetId: 4_503_599_627_370_497,
   now: new Date(),
+  // The key the recorded authorizer accepted: issued for the run, so its id is the one the answer names.
+  checkKey: { apiKey: 'pets_check-key-for-the-test', keyId: 'key_3f9a0c5e71b2d846' },
 };
 
 function check(fn: CheckedFunction, index: number): Check {
@@ -46,6 +48,16 @@ describe('the verdict on a check', () => {
     expect(judge(check('getPet', 1), returned(recorded('getPet', 1))).detail).toBe('answered 404 not_found');
     expect(judge(check('listPets', 1), returned(recorded('listPets', 1))).detail).toBe('answered 200 with a list');
     expect(judge(check('authorizer', 0), returned(RECORDED.authorizer[0])).detail).toBe('authorized with the verdict invalid');
+    expect(judge(check('authorizer', 2), returned(RECORDED.authorizer[2])).detail).toBe(
+      'authorized with the verdict allowed as key_3f9a0c5e71b2d846',
+    );
+  });
+
+  it('checks the authorizer with the key issued for the run, and cannot without one', () => {
+    const [, , keyed] = checksFor('authorizer', context);
+    expect(JSON.stringify(keyed!.event)).toContain(`"authorization":"Bearer ${context.checkKey.apiKey}"`);
+    const { checkKey: _none, ...keyless } = context;
+    expect(() => checksFor('authorizer', keyless)).toThrow(/key the keys table holds/);
   });
 
   describe('fails', () => {
@@ -110,6 +122,16 @@ describe('the verdict on a check', () => {
       const refused = judge(check('authorizer', 0), returned({ isAuthorized: false }));
       expect(refused.passed).toBe(false);
       expect(refused.detail).toMatch(/^not an authorizer answer we give/);
+    });
+
+    it('an authorizer that refuses a key the keys table holds', () => {
+      const verdict = judge(check('authorizer', 2), returned({ isAuthorized: true, context: { outcome: 'invalid' } }));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'the verdict was invalid, expected allowed' }));
+    });
+
+    it('an authorizer that accepts the key as another one', () => {
+      const verdict = judge(check('authorizer', 2), returned({ isAuthorized: true, context: { outcome: 'allowed', keyId: 'key_x' } }));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'allowed as key_x, expected key_3f9a0c5e71b2d846' }));
     });
 
     it('a version that failed to start', () => {
