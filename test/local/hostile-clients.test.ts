@@ -195,6 +195,34 @@ describe('npm start, facing hostile clients', () => {
     );
   });
 
+  it('answers another client throughout while one connection pipelines 60,000 requests, never reads them, then goes', async () => {
+    const request = `GET /v1/pets/${rex.id} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.apiKey}\r\n\r\n`;
+    const flood: Socket = connect({ port, host: '127.0.0.1' }, () => flood.write(request.repeat(60_000)));
+    flood.on('error', () => undefined);
+    flood.pause();
+    const closedByServer = new Promise<boolean>((resolve) => flood.once('close', () => resolve(!leaving)));
+    let leaving = false;
+    setTimeout(() => {
+      leaving = true;
+      flood.destroy();
+    }, 1_000);
+
+    // Before the fix, the server queued every pipelined request, and the queue's clean-up when the client left
+    // blocked every other client for seconds.
+    const slowest = { ms: 0 };
+    const until = performance.now() + 4_000;
+    while (performance.now() < until) {
+      const started = performance.now();
+      const response = await fetch(`${server.baseUrl}/pets/${rex.id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      expect(response.status).toBe(200);
+      slowest.ms = Math.max(slowest.ms, performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(slowest.ms).toBeLessThan(2_000);
+    // The server closes a connection that far ahead itself, before the client gives up.
+    expect(await closedByServer).toBe(true);
+  });
+
   it('is still running afterwards, with its pets and its key, and logged no abandoned request', async () => {
     const response = await fetch(`${server.baseUrl}/pets`, { headers: { authorization: `Bearer ${server.apiKey}` } });
     expect(response.status).toBe(200);

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { takeInTurn } from '../../local/take-in-turn';
+import { MAX_WAITING_PER_CONNECTION, takeInTurn } from '../../local/take-in-turn';
 import { sendPipelined } from '../helpers/http';
 
 /**
@@ -82,5 +82,35 @@ describe('requests pipelined on one connection', () => {
     // The server's side closes in one go: had a waiting request been started then, it would be by now.
     await vi.waitFor(async () => expect(await new Promise((resolve) => server!.getConnections((_, count) => resolve(count)))).toBe(0));
     expect(held.started).toEqual(['/a']);
+  });
+  it(`close a connection that has ${MAX_WAITING_PER_CONNECTION} waiting when one more comes, without starting them, and serve others on`, async () => {
+    const held = await startHeldServer();
+    const total = 20 * MAX_WAITING_PER_CONNECTION;
+    const requests = Array.from({ length: total }, (_, index) => GET(`/${index}`)).join('');
+    const flood: Socket = connect(held.port, '127.0.0.1', () => flood.write(requests));
+    flood.on('error', () => undefined);
+    await new Promise((resolve) => flood.once('close', resolve));
+    expect(held.started).toEqual(['/0']);
+    // Node parses the rest of the read it was in: no more than that arrives after the bound.
+    expect(held.arrived()).toBeLessThan(total);
+
+    const other = sendPipelined(held.port, [GET('/other')]);
+    await vi.waitFor(() => expect(held.started).toEqual(['/0', '/other']));
+    held.answer(1);
+    expect((await other)[0]!.body.toString()).toBe('/other');
+  });
+
+  it(`keep a connection with ${MAX_WAITING_PER_CONNECTION} waiting, and answer each in order`, async () => {
+    const held = await startHeldServer();
+    const total = MAX_WAITING_PER_CONNECTION + 1;
+    const answers = sendPipelined(
+      held.port,
+      Array.from({ length: total }, (_, index) => GET(`/${index}`)),
+    );
+    for (let index = 0; index < total; index++) {
+      await vi.waitFor(() => expect(held.started.length).toBeGreaterThan(index));
+      held.answer(index);
+    }
+    expect((await answers).map((answer) => answer.body.toString())).toEqual(Array.from({ length: total }, (_, index) => `/${index}`));
   });
 });
