@@ -1,5 +1,6 @@
 import { type ConfigSchema, configProblems, describeConfigProblem, type Environment } from '../shared/runtime/config';
 import { FUNCTION_CONFIG, type FunctionHandler } from '../shared/runtime/function-config';
+import { ENV } from '../shared/facts/environment';
 import { localStageVariables } from './dynamodb-local';
 import { instanceEnvironment } from './functions';
 
@@ -44,4 +45,19 @@ export function localFunctionEnvironment(
 /** The variables a function reads: the entries of its configuration schema. */
 export function configVariablesOf(handler: FunctionHandler): string[] {
   return Object.keys(FUNCTION_CONFIG[handler].pipe[0].entries);
+}
+
+/**
+ * A refusal for each variable set in the shell that the local stage replaces with its own value on every
+ * function (table names, listing, head cache, metrics namespace): ignored, it would mislead. CURSOR_SECRET
+ * is `npm start`'s own setting, and passes.
+ */
+export function shellSettingRefusals(env: Environment): string[] {
+  return Object.keys(localStageVariables('unused'))
+    .filter((name) => name !== ENV.cursorSecret && env[name] !== undefined && env[name] !== '')
+    .map(
+      (name) =>
+        `${name} is set in the shell, but the local stage gives its functions a value of its own: to change it for a function, ` +
+        'put it in an ENV_VARS file (docs/local-development.md, "Per-function environment").',
+    );
 }

@@ -14,7 +14,7 @@ import {
   type LocalDynamoDb,
 } from './dynamodb-local';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
-import { functionConfigProblems, localFunctionEnvironment } from './config-check';
+import { functionConfigProblems, localFunctionEnvironment, shellSettingRefusals } from './config-check';
 import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
@@ -66,6 +66,8 @@ if (!target || !eventPath || positionals.length > 2) refuse(['Give a function an
 const handler = handlerNamed(target);
 if (handler === undefined) refuse([`Unknown function "${target}"; the functions are ${FUNCTION_NAMES.join(', ')}.`]);
 
+const shellRefusals = shellSettingRefusals(process.env);
+if (shellRefusals.length > 0) refuse(shellRefusals);
 const event = withPathParameters(await readEvent(eventPath), options['path-parameter'] ?? []);
 const envVarsFile = options['env-vars'] || process.env.ENV_VARS || undefined;
 const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(refuseEnvVars);

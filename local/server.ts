@@ -5,6 +5,7 @@ import { ENV } from '../shared/facts/environment';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom } from './console-log';
 import { parseAllowedOrigins } from './cors';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { shellSettingRefusals } from './config-check';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { startLocalApi } from './local-api';
 import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
@@ -77,6 +78,7 @@ try {
   const logFormat = setting(() => logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, process.stdout.isTTY === true));
   const showMetrics = setting(() => showMetricsFrom('LOG_METRICS', env.LOG_METRICS));
   const systemLogLevel = setting(() => systemLogLevelFrom('SYSTEM_LOG_LEVEL', env.SYSTEM_LOG_LEVEL));
+  problems.push(...shellSettingRefusals(env));
   if (problems.length > 0 || port === undefined || dynamoDbPort === undefined || logFormat === undefined) refuseToStart(problems);
   // Every line the server and its functions write, rendered for a person at a terminal or passed on as JSON.
   const output = createConsoleLog({ format: logFormat, showMetrics });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
+import { shellSettingRefusals } from '../local/config-check';
 import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
@@ -14,6 +15,12 @@ const runs = Number(values.runs);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed)) {
   process.stderr.write('Usage: npm run fuzz -- [--runs N] [--seed S]\n');
+  process.exit(2);
+}
+
+const refusals = shellSettingRefusals(process.env);
+if (refusals.length > 0) {
+  for (const refusal of refusals) process.stderr.write(`Could not start the fuzz run: ${refusal}\n`);
   process.exit(2);
 }
 

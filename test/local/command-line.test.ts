@@ -147,6 +147,16 @@ describe('npm start with a setting it or a function would refuse', () => {
     ]);
   });
 
+  it('refuses a function setting given in the shell, which the local stage would replace, naming ENV_VARS', async () => {
+    const result = await start({ LIST_HEAD_CACHE_MS: '0', PETS_TABLE_NAME: 'elsewhere' });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([
+      expect.stringMatching(/^Could not start the local API: PETS_TABLE_NAME is set in the shell, .*ENV_VARS file/),
+      expect.stringMatching(/^Could not start the local API: LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/),
+    ]);
+    expect(result.stdout).not.toContain('Animal store API');
+  });
+
   it('names every setting of its own it refuses at once', async () => {
     const result = await start({ PORT: 'eighty', DYNAMODB_PORT: '70000', CORS_ALLOW_ORIGINS: 'not an origin' });
     expect(result.code).toBe(1);
@@ -229,6 +239,16 @@ describe('npm run invoke', () => {
     const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
     const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
     expect(result.stdout).toContain('"statusCode": 200');
+  });
+
+  it('refuses a function setting given in the shell, naming ENV_VARS, before invoking anything', async () => {
+    const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
+      DYNAMODB_PORT: '1',
+      LIST_HEAD_CACHE_MS: '0',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/m);
+    expect(result.stdout).toBe('');
   });
 
   it('lists the functions when given an unknown one', async () => {
