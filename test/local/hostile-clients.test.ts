@@ -195,9 +195,12 @@ describe('npm start, facing hostile clients', () => {
     );
   });
 
-  it('answers another client throughout while one connection pipelines 60,000 requests, never reads them, then goes', async () => {
+  it('answers another client throughout while one connection pipelines 100,000 requests, never reads them, then goes', async () => {
+    const getRex = () => fetch(`${server.baseUrl}/pets/${rex.id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    // getPet's first call bundles and cold-starts it: a wait of its own, before the one measured here.
+    expect((await getRex()).status).toBe(200);
     const request = `GET /v1/pets/${rex.id} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.apiKey}\r\n\r\n`;
-    const flood: Socket = connect({ port, host: '127.0.0.1' }, () => flood.write(request.repeat(60_000)));
+    const flood: Socket = connect({ port, host: '127.0.0.1' }, () => flood.write(request.repeat(100_000)));
     flood.on('error', () => undefined);
     flood.pause();
     const closedByServer = new Promise<boolean>((resolve) => flood.once('close', () => resolve(!leaving)));
@@ -213,8 +216,7 @@ describe('npm start, facing hostile clients', () => {
     const until = performance.now() + 4_000;
     while (performance.now() < until) {
       const started = performance.now();
-      const response = await fetch(`${server.baseUrl}/pets/${rex.id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-      expect(response.status).toBe(200);
+      expect((await getRex()).status).toBe(200);
       slowest.ms = Math.max(slowest.ms, performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
