@@ -9,8 +9,8 @@ import { PROJECT_ROOT } from '../../shared/facts/project-layout';
  */
 const MAX_README_LINES = 170;
 const MAX_README_CHARACTERS = 10_000;
-/** The README and every doc together, in bytes (110 KB). */
-const MAX_DOCUMENTS_BYTES = 110 * 1024;
+/** The README and every doc together, in bytes (110,000 bytes). */
+const MAX_DOCUMENTS_BYTES = 110_000;
 
 /** The README and every doc, as paths from the repository's root. */
 const DOCUMENTS = [
