@@ -7,7 +7,7 @@ import { Alias, Key } from 'aws-cdk-lib/aws-kms';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { AlarmTopic } from '../../infra/alarm-topic';
-import { findingsOf, permissionGraph, type PermissionGraph } from '../../tools/lambda/permission-graph';
+import { findingsOf, permissionGraph, type PermissionGraph } from '../helpers/permission-graph';
 import type { CfnTemplate } from '../../tools/lambda/synth';
 
 const ACCOUNT = '123456789012';

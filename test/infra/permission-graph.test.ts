@@ -21,7 +21,7 @@ import {
   type Edge,
   type EdgeKind,
   type PermissionGraph,
-} from '../../tools/lambda/permission-graph';
+} from '../helpers/permission-graph';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 

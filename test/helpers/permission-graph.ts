@@ -1,5 +1,4 @@
-import { resolve } from 'node:path';
-import { synthesize, type CfnResourceJson, type CfnTemplate } from './synth';
+import type { CfnResourceJson, CfnTemplate } from '../../tools/lambda/synth';
 
 /**
  * The permission graph of a synthesized template: every call one AWS service makes to another on
@@ -9,8 +8,8 @@ import { synthesize, type CfnResourceJson, type CfnTemplate } from './synth';
  * role that must grant it. Edges are derived from the template, never listed by hand: a function,
  * alarm or schedule added later is walked the day it appears. Policies are evaluated as AWS does for
  * what the template uses (Allow, Deny, Action, Resource, Principal and the common condition
- * operators); what it cannot evaluate is reported, never assumed granted.
- * `npx tsx tools/lambda/permission-graph.ts` prints both stages' edges and exits 1 on any problem.
+ * operators); what it cannot evaluate is reported, never assumed granted. A test's oracle: a failing
+ * test/infra/permission-graph.test.ts prints every edge with what grants it.
  */
 
 /** Where the template is deployed: the values of its pseudo parameters. */
@@ -1117,28 +1116,5 @@ class GraphBuilder {
         ]),
       ],
     });
-  }
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  // Permissions do not depend on the bundles: skip bundling.
-  const synthesis = synthesize({ context: { 'aws:cdk:bundling-stacks': [] } });
-  let findings = 0;
-  try {
-    for (const stage of synthesis.stages) {
-      const graph = permissionGraph(stage.json, {
-        account: stage.config.account,
-        region: stage.config.region,
-        stackName: stage.config.stackName,
-      });
-      findings += findingsOf(graph).length;
-      process.stdout.write(`# ${stage.config.name} (${stage.config.stackName}): ${graph.edges.length} edges\n${formatEdges(graph)}\n\n`);
-    }
-  } finally {
-    synthesis.dispose();
-  }
-  if (findings > 0) {
-    process.stderr.write(`${findings} problems\n`);
-    process.exitCode = 1;
   }
 }
