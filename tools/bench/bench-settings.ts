@@ -1,4 +1,3 @@
-import type { ListingCostOptions } from './measure-listing-cost';
 import type { WarmOptions } from './warm';
 
 /** How many samples each section of `npm run bench` takes. */
@@ -12,8 +11,6 @@ export interface BenchSettings {
   readonly petCounts: readonly number[];
   /** Requests per capacity scenario. */
   readonly capacityRequests: number;
-  /** The listing cost's combinations: pet counts, shard counts, limits (tools/bench/measure-listing-cost.ts). */
-  readonly listing: ListingCostOptions;
 }
 
 export interface BenchOptions {
@@ -21,8 +18,6 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Also counts each cold start's instructions under valgrind (tools/bench/instructions.ts). */
   readonly countInstructions: boolean;
-  /** Measures the listing cost alone (--listing): a few minutes, without synthesizing the app. */
-  readonly listingOnly: boolean;
   readonly settings: BenchSettings;
 }
 
@@ -32,14 +27,6 @@ const FULL: BenchSettings = {
   warm: { rounds: 400, batch: 5, warmup: 300 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
-  listing: {
-    petCounts: [1_000, 100_000],
-    shardCounts: [1, 4, 8, 16],
-    limits: [20, 100],
-    laterPages: 40,
-    cacheRates: [5, 10, 100],
-    creates: 20,
-  },
 };
 
 const QUICK: BenchSettings = {
@@ -48,16 +35,14 @@ const QUICK: BenchSettings = {
   warm: { rounds: 16, batch: 5, warmup: 50 },
   petCounts: [1_000],
   capacityRequests: 3,
-  listing: { petCounts: [1_000], shardCounts: [1, 4, 8, 16], limits: [20, 100], laterPages: 10, cacheRates: [5, 10, 100], creates: 4 },
 };
 
-/** The options of `npm run bench [-- --quick --instructions --listing]`, from its command line. */
+/** The options of `npm run bench [-- --quick --instructions]`, from its command line. */
 export function readBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
   return {
     quick,
     countInstructions: argv.includes('--instructions'),
-    listingOnly: argv.includes('--listing'),
     settings: quick ? QUICK : FULL,
   };
 }

@@ -4,14 +4,13 @@ import type { FunctionName } from '../../infra/api-functions';
 import { ENV } from '../../shared/facts/environment';
 import { production, stages } from '../../infra/stages';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
-import { LISTING } from '../../shared/facts/listing';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import type { PetRecord } from '../../shared/domain/pets/pet-schemas';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { functionAssets, type FunctionAsset, type LocalResources } from '../lambda/function-assets';
 import { runtimeNode } from '../lambda/lambda-runner';
-import { synthesize, type Synthesis } from '../lambda/synth';
+import { synthesize } from '../lambda/synth';
 import { ALL_FUNCTIONS } from './bench-functions';
 import type { BenchSettings } from './bench-settings';
 import type { BenchRequests } from './bench-events';
@@ -27,7 +26,6 @@ export interface BenchSetup {
   /** The Node binary of the Lambda runtime's major version, and its `--version`. */
   readonly node: string;
   readonly nodeVersion: string;
-  readonly synthesis: Synthesis;
   readonly dynamoDbEndpoint: string;
   readonly documents: DynamoDBDocumentClient;
   readonly tables: typeof TABLES;
@@ -61,7 +59,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     await ensureTables(client, TABLES);
     const documents = documentClientOver(client);
     const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
-    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1, LISTING.shards);
+    const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1);
     const { apiKey } = await issueApiKey(keyStore, 'bench');
     const assets = new Map(stages.map((stage) => [stage.name, withoutHeadCache(functionAssets(synthesis, synthesis.stage(stage.name)))]));
     const productionAssets = assets.get(production.name)!;
@@ -72,7 +70,6 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     return {
       node,
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
-      synthesis,
       dynamoDbEndpoint: dynamo.endpoint,
       documents,
       tables: TABLES,
@@ -100,7 +97,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
 
 /**
  * The assets with listPets' head cache off, so the verdicts and the capacity table judge the store path
- * against the floor's; what the cache saves is the listing-cost table's (tools/bench/measure-listing-cost.ts).
+ * against the floor's; what the cache saves is in docs/data-model.md's listing cost table.
  */
 function withoutHeadCache(assets: ReadonlyMap<FunctionName, FunctionAsset>): ReadonlyMap<FunctionName, FunctionAsset> {
   return new Map(

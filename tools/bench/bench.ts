@@ -6,8 +6,6 @@ import { computeBill } from './bill';
 import { valgrindInstalled } from './instructions';
 import { capacityIndependentOfTableSize, measureCapacity } from './measure-capacity';
 import { measureColdStarts } from './measure-cold-starts';
-import { printListingCost } from './listing-cost-report';
-import { measureListingCost } from './measure-listing-cost';
 import { measureWarmRequests } from './measure-warm-requests';
 import { chooseMemory, measuredCostOf } from './memory-sizing';
 import { printReport } from './report';
@@ -15,14 +13,13 @@ import { writeResults } from './results-file';
 import { judgeBench } from './bench-verdicts';
 
 /**
- * `npm run bench [-- --quick --instructions --listing]`: what each function costs, measured from the assets
+ * `npm run bench [-- --quick --instructions]`: what each function costs, measured from the assets
  * `cdk synth` produces, run by the Lambda runtime's Node against dynalite, each beside its floor
  * (tools/bench/floors/): the same SDK client and the one command the function issues, built the same way,
  * without source maps. Ratios to the floor are the verdicts; absolute times are this machine's and only context.
  * Prints the tables, writes tools/bench/results.json (results-quick.json with --quick) and exits 1
  * when a verdict fails. --quick is a smoke run of the same code paths; --instructions also counts each
- * cold start's instructions under valgrind (tools/bench/instructions.ts); --listing measures the listing
- * cost alone (tools/bench/measure-listing-cost.ts) and writes nothing.
+ * cold start's instructions under valgrind (tools/bench/instructions.ts).
  */
 
 const options = readBenchOptions(process.argv);
@@ -31,17 +28,12 @@ if (options.countInstructions && !valgrindInstalled()) {
   console.error('bench: --instructions counts instructions with valgrind, which is not installed (apt-get install valgrind).');
   process.exit(2);
 }
-if (options.listingOnly) {
-  printListingCost(await measureListingCost(settings.listing));
-  process.exit(0);
-}
 
 const bench = await setUpBench(settings);
 try {
   const coldStarts = await measureColdStarts(bench, settings, options.countInstructions);
   const warmRequests = await measureWarmRequests(bench, settings);
   const capacity = await measureCapacity(bench, settings);
-  const listingCost = await measureListingCost(settings.listing);
 
   const memory = chooseMemory(stages, ALL_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
   const bill = computeBill(warmRequests, capacity, settings.petCounts[0]!);
@@ -59,7 +51,6 @@ try {
     coldStarts,
     warmRequests,
     capacity,
-    listingCost,
     memory,
     bill,
     verdicts,

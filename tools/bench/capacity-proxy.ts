@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DescribeTableCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type AttributeValue, type TableDescription } from '@aws-sdk/client-dynamodb';
+import { itemSize } from 'dynalite/db/index.js';
 import { createLocalClient } from '../../local/dynamodb-local';
-import { indexKeysOf, indexWriteUnits } from './write-units';
 
 /** The operations whose requests accept ReturnConsumedCapacity. */
 const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem']);
@@ -28,6 +28,21 @@ export interface CapacityProxy {
 }
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
+
+/** The key attributes of each of a table's global secondary indexes, as DescribeTable reports them. */
+function indexKeysOf(table: TableDescription | undefined): string[][] {
+  return (table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!));
+}
+
+/**
+ * Write units DynamoDB charges a put of `item` (DynamoDB JSON) for its index entries, which dynalite does
+ * not charge: one entry per index whose key attributes it has, each the item's size rounded up to 1 KB
+ * (the store's indexes project every attribute).
+ */
+function indexWriteUnits(item: Record<string, AttributeValue>, indexKeys: readonly (readonly string[])[]): number {
+  const entryUnits = Math.max(1, Math.ceil(itemSize(item) / 1024));
+  return entryUnits * indexKeys.filter((keys) => keys.every((key) => item[key] !== undefined)).length;
+}
 
 async function readBody(message: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];

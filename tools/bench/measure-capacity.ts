@@ -1,5 +1,4 @@
 import { writeInBatches } from '../../local/dynamodb-local';
-import { LISTING } from '../../shared/facts/listing';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
@@ -43,10 +42,7 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
       if (pets.length < count) {
         progress(`seeding to ${count.toLocaleString('en')} pets`);
         const oldest = Date.parse(pets[0]!.createdAt);
-        pets = [
-          ...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, LISTING.shards, oldest - 1000)),
-          ...pets,
-        ];
+        pets = [...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, oldest - 1000)), ...pets];
       }
       const n = settings.capacityRequests;
       const replayKey = `bench-replay-${count}`;

@@ -4,21 +4,12 @@ import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
 import { expectedOutcome, outcomeOf, typicalEvent } from './bench-events';
-import { writePaddedFloor } from './floors';
-import { kib, progress } from './format';
+import { progress } from './format';
 import { compareInstructions, type InstructionComparison } from './instructions';
-
-/** The floor of the function with the most code over its floor, padded with that much code it never runs, against the floor. */
-export interface BytesOnly extends ColdStartComparison {
-  readonly name: FunctionName;
-  readonly extraBytes: number;
-}
 
 export interface ColdStartResults {
   /** Each function against its floor, with production's configuration. */
   readonly cold: ReadonlyMap<FunctionName, ColdStartComparison>;
-  /** Tells whether a smaller bundle or less work at cold start is what would close a function's gap. */
-  readonly bytesOnly: BytesOnly;
   /** With --instructions only: the same cold starts counted in instructions, steady enough to weigh a small change. */
   readonly instructions: ReadonlyMap<FunctionName, InstructionComparison>;
 }
@@ -50,31 +41,13 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
     cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
   }
 
-  const judged = ALL_FUNCTIONS.filter(issuesCommand);
-  const extraBytes = (name: FunctionName) => cold.get(name)!.function.size.bytes - cold.get(name)!.floor.size.bytes;
-  const heaviest = judged.reduce((most, name) => (extraBytes(name) > extraBytes(most) ? name : most));
-  progress(`cold starts: ${heaviest}'s floor padded with ${kib(extraBytes(heaviest))} of code it never runs`);
-  const env = bench.productionAssets.get(heaviest)!.environment(bench.local);
-  const event = typicalEvent(heaviest, bench.requests);
-  const floorRoot = bench.floorOf(heaviest);
-  const bytesOnly: BytesOnly = {
-    name: heaviest,
-    extraBytes: extraBytes(heaviest),
-    ...(await compareColdStarts(
-      bench.node,
-      { taskRoot: writePaddedFloor(floorRoot, extraBytes(heaviest), bench.synthesis.outdir), env, event, expect: () => {} },
-      { taskRoot: floorRoot, env, event, expect: () => {} },
-      settings.coldRuns,
-    )),
-  };
-
   const instructions = new Map<FunctionName, InstructionComparison>();
   if (countInstructions) {
-    for (const name of judged) {
+    for (const name of ALL_FUNCTIONS.filter(issuesCommand)) {
       progress(`instructions: ${name} and its floor under callgrind, ${settings.instructionRuns} runs each`);
       const { fn, floor } = coldSubjects(bench, name);
       instructions.set(name, await compareInstructions(bench.node, fn, floor, settings.instructionRuns));
     }
   }
-  return { cold, bytesOnly, instructions };
+  return { cold, instructions };
 }

@@ -5,9 +5,7 @@ import type { BenchOptions } from './bench-settings';
 import { capacityAt, type BillRow } from './bill';
 import { dollars, kib, ms, round } from './format';
 import type { InstructionComparison } from './instructions';
-import { printListingCost } from './listing-cost-report';
 import type { CapacityRow } from './measure-capacity';
-import type { ListingCostResults } from './measure-listing-cost';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
 import type { WarmResult } from './warm';
@@ -22,7 +20,6 @@ export interface BenchReport {
   readonly coldStarts: ColdStartResults;
   readonly warmRequests: WarmRequestResults;
   readonly capacity: readonly CapacityRow[];
-  readonly listingCost: ListingCostResults;
   readonly memory: readonly MemoryChoice[];
   readonly bill: readonly BillRow[];
   readonly verdicts: BenchVerdicts;
@@ -37,7 +34,6 @@ export function printReport(report: BenchReport): void {
   printColdStarts(report);
   printWarmRequests(report);
   printCapacity(report);
-  printListingCost(report.listingCost);
   printMemory(report);
   printBill(report);
   const failed = report.verdicts.all.filter((verdict) => !verdict.pass);
@@ -46,7 +42,7 @@ export function printReport(report: BenchReport): void {
 }
 
 function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
-  const { cold, bytesOnly, instructions } = coldStarts;
+  const { cold, instructions } = coldStarts;
   console.log(
     `Cold start: a fresh process imports the bundle with production's environment and serves one request; median [p25–p75] of ${options.settings.coldRuns}, alternated with the floor; ratio: the median of each run's function/floor pair.`,
   );
@@ -66,11 +62,7 @@ function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
       };
     }),
   );
-
-  console.log(
-    `Bytes alone: ${bytesOnly.name}'s floor with ${kib(bytesOnly.extraBytes)} of code it never runs appended (as much as ${bytesOnly.name} adds to it) ` +
-      `starts ${bytesOnly.ratio}× as long as the floor: what bundle size alone costs. The rest of a function's ratio is code that runs at cold start (not judged).\n`,
-  );
+  console.log('');
 
   if (instructions.size > 0) {
     const millions = (count: number) => (count / 1e6).toFixed(1);

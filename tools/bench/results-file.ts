@@ -15,12 +15,10 @@ export function writeResults(report: BenchReport): string {
     settings: report.options.settings,
     machine: { runtime: report.nodeVersion, cpus: cpus().length, cpu: cpus()[0]?.model },
     coldStarts: Object.fromEntries(coldStarts.cold),
-    bytesOnly: coldStarts.bytesOnly,
     ...(coldStarts.instructions.size > 0 ? { instructions: Object.fromEntries(coldStarts.instructions) } : {}),
     warm: Object.fromEntries(warmRequests.warm),
     authorizer: Object.fromEntries(warmRequests.authorizer),
     capacity: report.capacity,
-    listingCost: { cacheMaxAgeMs: report.listingCost.cacheMaxAgeMs, rows: report.listingCost.rows, creates: report.listingCost.creates },
     memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
       stage,
       function: name,

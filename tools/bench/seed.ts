@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { writeInBatches } from '../../local/dynamodb-local';
+import { LISTING } from '../../shared/facts/listing';
 import { toItem } from '../../shared/dynamodb/dynamo-pet-store';
 import { PET_STATUSES, type PetRecord } from '../../shared/domain/pets/pet-schemas';
 
@@ -8,16 +9,16 @@ import { PET_STATUSES, type PetRecord } from '../../shared/domain/pets/pet-schem
 const PARALLEL = 8;
 
 /**
- * Adds pets to the table, written as the store writes them (toItem) so the indexes hold them as they
- * would hold real ones: statuses in turn (one in five without), one creation per second going back
- * from `newestAt` (now unless told). Ids count up from `firstId`, so repeated seeding never collides.
+ * Adds pets to the table, written as the store writes them (toItem, at LISTING's shard count) so the
+ * indexes hold them as they would hold real ones: statuses in turn (one in five without), one creation
+ * per second going back from `newestAt` (now unless told). Ids count up from `firstId`, so repeated
+ * seeding never collides.
  */
 export async function seedPets(
   client: DynamoDBDocumentClient,
   tableName: string,
   count: number,
   firstId: number,
-  shards: number,
   newestAt: number = Date.now(),
 ): Promise<PetRecord[]> {
   const pets: PetRecord[] = Array.from({ length: count }, (_, index) => {
@@ -35,7 +36,7 @@ export async function seedPets(
   await writeInBatches(
     client,
     tableName,
-    pets.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), shards) } })),
+    pets.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), LISTING.shards) } })),
     PARALLEL,
   );
   return pets;

@@ -11,7 +11,7 @@ export type { FunctionName } from '../../infra/api-functions';
 /** One function as `cdk deploy` would upload and configure it. */
 export interface FunctionAsset {
   readonly name: FunctionName;
-  /** Base name of its handler file in functions/ (and of its floor in tools/bench/floors/). */
+  /** Base name of its handler file in functions/ (its floor is tools/bench/floors/<handler>-floor.ts). */
   readonly handler: string;
   /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
   readonly taskRoot: string;

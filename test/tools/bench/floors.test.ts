@@ -1,24 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writePaddedFloor } from '../../../tools/bench/floors';
+import { CHECK_FUNCTION_HANDLERS } from '../../../shared/checks/checks-config';
+import { FUNCTIONS_DIR } from '../../../shared/facts/project-layout';
+import { buildFloors } from '../../../tools/bench/floors';
 
-const work = mkdtempSync(join(tmpdir(), 'animal-store-padded-'));
+const work = mkdtempSync(join(tmpdir(), 'animal-store-floors-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe("the bench's padded floor", () => {
-  it('is the floor with at least as many bytes of code appended, which loads and leaves the handler as it was', async () => {
-    const floor = join(work, 'floor');
-    mkdirSync(floor);
-    writeFileSync(join(floor, 'index.mjs'), 'export const handler = async () => ({ statusCode: 200 });\n');
-    const padded = writePaddedFloor(floor, 20_000, work);
-
-    const added = statSync(join(padded, 'index.mjs')).size - statSync(join(floor, 'index.mjs')).size;
-    expect(added).toBeGreaterThanOrEqual(20_000);
-    expect(added).toBeLessThan(20_500);
-    const module = (await import(pathToFileURL(join(padded, 'index.mjs')).href)) as { handler: () => Promise<unknown> };
-    expect(await module.handler()).toEqual({ statusCode: 200 });
+describe("the bench's floors", () => {
+  it('build for every API function in functions/, each into its own bundle', async () => {
+    const checks: readonly string[] = Object.values(CHECK_FUNCTION_HANDLERS);
+    const handlers = readdirSync(FUNCTIONS_DIR)
+      .map((file) => file.replace(/\.ts$/, ''))
+      .filter((handler) => !checks.includes(handler));
+    const floors = await buildFloors(handlers, work);
+    expect([...floors.keys()].sort()).toEqual([...handlers].sort());
+    for (const taskRoot of floors.values()) expect(existsSync(join(taskRoot, 'index.mjs'))).toBe(true);
+    expect(new Set(floors.values()).size).toBe(handlers.length);
   });
 });
