@@ -1,5 +1,6 @@
-import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { metricsNamespace } from '../shared/facts/metric-names';
@@ -62,7 +63,8 @@ export class AnimalStoreStack extends Stack {
     Tags.of(this).add('application', 'animal-store');
     Tags.of(this).add('stage', stage.name);
 
-    const data = { removalPolicy: stage.removalPolicy, deletionProtection: stage.deletionProtection };
+    const removalPolicy = stage.retainsData ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
+    const data = { removalPolicy, deletionProtection: stage.deletionProtection };
     this.petsTable = new PetsTable(this, 'Pets', {
       ...data,
       ...(stage.restoredPetsTable === undefined ? {} : { restored: stage.restoredPetsTable }),
@@ -70,7 +72,7 @@ export class AnimalStoreStack extends Stack {
     this.apiKeysTable = new ApiKeysTable(this, 'ApiKeys', data);
     this.idempotencyTable = new IdempotencyTable(this, 'Idempotency');
     const cursorSecret = new CursorSecret(this, 'CursorSecret', {
-      removalPolicy: stage.removalPolicy,
+      removalPolicy,
       generation: stage.cursorSecretGeneration,
     });
 
@@ -85,7 +87,7 @@ export class AnimalStoreStack extends Stack {
       metricsNamespace: metricsNamespace(stage.name),
       ...(stage.authorizerReservedConcurrency === undefined ? {} : { authorizerReservedConcurrency: stage.authorizerReservedConcurrency }),
       logRetention: stage.logRetention,
-      removalPolicy: stage.removalPolicy,
+      removalPolicy,
     });
 
     // API Gateway invokes the `live` aliases, never the functions' latest code: CodeDeploy decides
@@ -97,7 +99,7 @@ export class AnimalStoreStack extends Stack {
       throttle: stage.throttle,
       cors: stage.cors,
       logRetention: stage.logRetention,
-      removalPolicy: stage.removalPolicy,
+      removalPolicy,
       domain: stage.domain,
     });
 
@@ -129,7 +131,8 @@ export class AnimalStoreStack extends Stack {
     });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
       aliases: new Map(this.functions.all.map((fn) => [fn.node.id, fn.alias])),
-      deploymentConfig: stage.deploymentConfig,
+      // Every stage by the same canary: staging's deploys rehearse production's, rollback included.
+      deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
@@ -137,7 +140,7 @@ export class AnimalStoreStack extends Stack {
       apiKeysTable: this.apiKeysTable.table,
       logLevel: stage.logLevel,
       logRetention: stage.logRetention,
-      removalPolicy: stage.removalPolicy,
+      removalPolicy,
     });
     // Every alarm period holds one run, and the probe's alarm counts periods as the stage's others do.
     this.syntheticProbe = new SyntheticProbe(this, 'SyntheticProbe', {
@@ -149,7 +152,7 @@ export class AnimalStoreStack extends Stack {
       metricsNamespace: metricsNamespace(stage.name),
       logLevel: stage.logLevel,
       logRetention: stage.logRetention,
-      removalPolicy: stage.removalPolicy,
+      removalPolicy,
     });
     this.preTrafficChecks.gate(
       this.functions.all.map((fn) => ({ group: this.trafficShifting.deploymentGroups.get(fn.node.id)!, alias: fn.alias })),

@@ -1,6 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { LambdaDeploymentConfig, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
 import type { FunctionName } from './api-functions';
 import { OPERATION_IDS, type OperationId } from '../shared/facts/routes';
@@ -107,7 +105,7 @@ export interface StageConfig {
   readonly domain?: DomainConfig;
   /** Each route's share of the requests the stage admits; they add up to the API's cap (docs/costs.md). */
   readonly throttle: ThrottleConfig;
-  /** Retention of every log group of the stage: function logs and API access logs. */
+  /** Days every log group of the stage keeps its lines (function logs and API access logs): one of CloudWatch's own retention periods. */
   readonly logRetention: RetentionDays;
   /** Memory of each function, in MB: the stage's FUNCTION_MEMORY_MIB (shared/facts/function-memory.ts), chosen to meet `latencyGoals`. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
@@ -122,11 +120,6 @@ export interface StageConfig {
   /** Alarms must reach a person: synthesis fails while `alarmSubscriptions` is empty. */
   readonly requiresAlarmSubscription: boolean;
   /**
-   * How CodeDeploy moves traffic to a new version of the functions: canary or linear with automatic
-   * rollback when an alarm fires, or all at once (still rolled back by an alarm during the deployment).
-   */
-  readonly deploymentConfig: ILambdaDeploymentConfig;
-  /**
    * Concurrent executions reserved for the authorizer, which fronts every route, so nothing else can starve
    * it. Undefined reserves none, as a fresh account's quota cannot spare any (docs/operations.md,
    * "Reserved concurrency for the authorizer").
@@ -138,8 +131,11 @@ export interface StageConfig {
    * replaces the secret, and cursors clients hold stop working (they restart the listing).
    */
   readonly cursorSecretGeneration: number;
-  /** What happens to tables, log groups and the cursor secret when they leave the stack. */
-  readonly removalPolicy: RemovalPolicy;
+  /**
+   * Tables, log groups and the cursor secret outlive the stack and every update that would replace them
+   * (RetainExceptOnCreate); otherwise `cdk destroy` removes them.
+   */
+  readonly retainsData: boolean;
   /** Refuses DeleteTable on the stage's tables, even from CloudFormation. */
   readonly deletionProtection: boolean;
   /** Refuses `cdk destroy` (DeleteStack) until someone turns it off on purpose. */
@@ -166,7 +162,7 @@ export const staging: StageConfig = {
     routeNotFound: { rateLimit: 2, burstLimit: 4 },
     preflight: { rateLimit: 1, burstLimit: 2 },
   },
-  logRetention: RetentionDays.TWO_WEEKS,
+  logRetention: 14,
   memoryMiB: FUNCTION_MEMORY_MIB.staging,
   // Staging serves tests, not customers: a request meeting two cold functions stays within its p99 alarm.
   latencyGoals: { coldStartMs: 1_000, warmP99Ms: 100 },
@@ -188,14 +184,11 @@ export const staging: StageConfig = {
   },
   alarmSubscriptions: [],
   requiresAlarmSubscription: false,
-  // Production's canary, so each deploy rehearses production's sequence and a rollback can be drilled
-  // (docs/operations.md, "Pre-traffic checks").
-  deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   listing: LISTING,
   // Staging holds test data only: `cdk destroy` removes it completely.
-  removalPolicy: RemovalPolicy.DESTROY,
+  retainsData: false,
   deletionProtection: false,
   terminationProtection: false,
 };
@@ -221,7 +214,7 @@ export const production: StageConfig = {
     routeNotFound: { rateLimit: 20, burstLimit: 40 },
     preflight: { rateLimit: 10, burstLimit: 20 },
   },
-  logRetention: RetentionDays.THREE_MONTHS,
+  logRetention: 90,
   memoryMiB: FUNCTION_MEMORY_MIB.production,
   // A request meeting two cold functions (the authorizer and its route) answers within the p99 alarm,
   // with room for Lambda's own environment start and API Gateway.
@@ -245,14 +238,12 @@ export const production: StageConfig = {
   // Example value: the on-call address or your ChatOps topic ({ topicArn: 'arn:aws:sns:…' }).
   alarmSubscriptions: [{ email: 'animal-store-oncall@example.com' }],
   requiresAlarmSubscription: true,
-  // Any alarm during the canary rolls back.
-  deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   cors: { allowOrigins: [], maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
   cursorSecretGeneration: 1,
   listing: LISTING,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act. A first
   // create that rolls back takes them with it: they hold nothing yet, and would only be left to delete by hand.
-  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+  retainsData: true,
   deletionProtection: true,
   terminationProtection: true,
 };

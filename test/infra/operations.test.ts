@@ -65,13 +65,13 @@ describe.each(stages)('gradual deploys in the $name stage', (config: StageConfig
     stage = synthesis.stage(config.name);
   });
 
-  it('hands every function to CodeDeploy through its live alias, with the stage’s deployment configuration', () => {
+  it('hands every function to CodeDeploy through its live alias, which shifts 10 % of traffic for five minutes before the rest', () => {
     for (const fn of stage.stack.functions.all) {
       const group = stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!;
       const alias = stage.json.Resources[logicalId(stage, fn.alias)]! as { UpdatePolicy?: any };
       expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.DeploymentGroupName, fn.node.id).toEqual({ Ref: logicalId(stage, group) });
       const properties = stage.json.Resources[logicalId(stage, group)]!.Properties!;
-      expect(properties.DeploymentConfigName).toBe(config.deploymentConfig.deploymentConfigName);
+      expect(properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
     }
   });
 
