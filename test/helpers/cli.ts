@@ -18,7 +18,8 @@ export function runCli(
   input?: string,
   cwd: string = PROJECT_ROOT,
 ): Promise<CliResult> {
-  const child = spawn(TSX, [script, ...args], { cwd, env: { ...process.env, ...env } });
+  // tsx's loader in the script's own process: tsx's command would start a second Node to run it.
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd, env: { ...process.env, ...env } });
   child.stdin.end(input);
   let stdout = '';
   let stderr = '';

@@ -1,10 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
-import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
 
@@ -204,56 +201,5 @@ describe('npm run keys without a running API', () => {
     const result = await runCli('tools/keys.ts', ['list', '--local'], { DYNAMODB_PORT: '1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Is npm start running?');
-  });
-});
-
-describe('npm run invoke', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
-
-  it('invokes createPet with the sample event and prints an API Gateway result', async () => {
-    const result = await invoke('createPet', 'local/events/create-pet.json');
-    expect(result.code).toBe(0);
-    const output = JSON.parse(result.stdout.slice(result.stdout.indexOf('{\n'))) as { statusCode: number; body: string };
-    expect(output.statusCode).toBe(201);
-    expect(JSON.parse(output.body)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
-  });
-
-  it.each([
-    ['listPets', 'local/events/list-pets.json', 200],
-    ['getPet', 'local/events/get-pet.json', 404],
-    ['route-not-found', 'local/events/route-not-found.json', 405],
-  ])('invokes %s with %s', async (name, event, status) => {
-    const result = await invoke(name, event);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`"statusCode": ${status}`);
-  });
-
-  it('invokes the authorizer, which reports an unknown key as invalid', async () => {
-    const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorize.json'), 'utf8');
-    const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
-    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: '1' }, event);
-    expect(result.stdout).toContain('"outcome": "invalid"');
-  });
-
-  it('reads the event from standard input with -', async () => {
-    const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
-    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
-    expect(result.stdout).toContain('"statusCode": 200');
-  });
-
-  it('refuses a function setting given in the shell, naming ENV_VARS, before invoking anything', async () => {
-    const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
-      DYNAMODB_PORT: '1',
-      LIST_HEAD_CACHE_MS: '0',
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/m);
-    expect(result.stdout).toBe('');
-  });
-
-  it('lists the functions when given an unknown one', async () => {
-    const result = await invoke('deletePet', 'local/events/list-pets.json');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('listPets, createPet, getPet');
   });
 });

@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 
 /** The invocation's result: what invoke prints on stdout after its notes. */
@@ -11,9 +14,9 @@ describe('npm run invoke takes the names the README uses', () => {
 
   it.each([
     ['routeNotFound', 'local/events/route-not-found.json', 405],
-    ['route-not-found', 'local/events/route-not-found.json', 405],
-    ['listPets', 'local/events/list-pets.json', 200],
     ['list-pets', 'local/events/list-pets.json', 200],
+    // The pet the sample names is in no throwaway store.
+    ['getPet', 'local/events/get-pet.json', 404],
   ])('invokes %s', async (name, event, status) => {
     const result = await invoke(name, event);
     expect(result.code, result.stderr).toBe(0);
@@ -69,5 +72,40 @@ describe('the sample events on a fresh npm start', () => {
     expect(context).toMatchObject({ outcome: 'allowed', keyId: expect.stringMatching(/^key_/) });
     const keys = await runCli('tools/keys.ts', ['list', '--local'], { DYNAMODB_PORT: server.dynamoDbPort });
     expect(keys.stdout).toMatch(new RegExp(`${context!.keyId}.*revoked`));
+  });
+});
+
+describe('npm run invoke on a throwaway store', () => {
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
+
+  it('invokes createPet with the sample event and prints an API Gateway result', async () => {
+    const result = await invoke('createPet', 'local/events/create-pet.json');
+    expect(result.code).toBe(0);
+    const output = resultOf(result.stdout);
+    expect(output.statusCode).toBe(201);
+    expect(JSON.parse(output.body!)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });
+  });
+
+  it('invokes the authorizer, which reports an unknown key as invalid', async () => {
+    const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorize.json'), 'utf8');
+    const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
+    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: '1' }, event);
+    expect(result.stdout).toContain('"outcome": "invalid"');
+  });
+
+  it('reads the event from standard input with -', async () => {
+    const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
+    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
+    expect(result.stdout).toContain('"statusCode": 200');
+  });
+
+  it('refuses a function setting given in the shell, naming ENV_VARS, before invoking anything', async () => {
+    const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
+      DYNAMODB_PORT: '1',
+      LIST_HEAD_CACHE_MS: '0',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/m);
+    expect(result.stdout).toBe('');
   });
 });
