@@ -71,11 +71,13 @@ function synthesize(root: string, outdir: string): void {
   const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
     cwd: root,
     encoding: 'utf8',
-    // Output is collected, so the CLI sees no terminal and checks no registry for a newer version; said outright too.
+    // Its progress and warnings reach the operator as they come; its stdout is collected, for a failure.
+    stdio: ['ignore', 'pipe', 'inherit'],
+    // Collected, so the CLI sees no terminal and checks no registry for a newer version; said outright too.
     env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
   });
   if (result.status !== 0) {
-    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    process.stderr.write(result.stdout ?? '');
     throw new Refusal(`cdk synth failed (exit ${result.status ?? result.signal}); nothing was released.`);
   }
 }

@@ -1,8 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
-
-export const TSX = resolve(PROJECT_ROOT, 'node_modules/.bin/tsx');
 
 export interface CliResult {
   code: number;

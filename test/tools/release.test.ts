@@ -6,24 +6,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stages } from '../../infra/stages';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import type { ReleaseManifest } from '../../tools/release';
-import { type CliResult, TSX } from '../helpers/cli';
+import type { CliResult } from '../helpers/cli';
 
 const RELEASE = resolve(PROJECT_ROOT, 'tools/release.ts');
 const BIOME = resolve(PROJECT_ROOT, 'node_modules/.bin/biome');
 /** A release made earlier, of another commit: a rollback needs it exactly as it was. */
 const EARLIER = '20000101-000000-0123456789ab';
 
-/** `npm run release` in a checkout, without AWS credentials of any kind. */
+/** `npm run release` in a checkout: offline, without AWS credentials of any kind, Docker or the machine's npm settings. */
 function release(checkout: string, args: string[] = []): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     AWS_SHARED_CREDENTIALS_FILE: join(checkout, 'no-credentials'),
     AWS_CONFIG_FILE: join(checkout, 'no-config'),
     AWS_EC2_METADATA_DISABLED: 'true',
+    // The machine's own npm settings are not the project's: their warnings would be noise here.
+    NPM_CONFIG_USERCONFIG: join(checkout, 'no-npmrc'),
+    CDK_DOCKER: 'docker-is-not-available',
   };
-  for (const name of Object.keys(env))
+  for (const name of Object.keys(env)) {
     if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|REGION|DEFAULT_REGION)$/.test(name)) delete env[name];
-  const child = spawn(TSX, [RELEASE, ...args], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (name.startsWith('npm_config_')) delete env[name];
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', RELEASE, ...args], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -86,6 +91,21 @@ describe('npm run release', () => {
     for (const stage of stages) {
       expect(manifest.stacks).toContainEqual(expect.objectContaining({ environment: `aws://${stage.account}/${stage.region}` }));
     }
+  });
+
+  it("synthesizes with the CDK CLI one stack per stage, each pinned to its stage's account and region, which the CLI checks against the credentials at deploy", () => {
+    const assembly = JSON.parse(readFileSync(join(checkout, 'releases', name, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { type: string; environment?: string }>;
+    };
+    const stacks = Object.entries(assembly.artifacts).filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack');
+    expect(Object.fromEntries(stacks.map(([stackName, artifact]) => [stackName, artifact.environment]))).toEqual(
+      Object.fromEntries(stages.map((stage) => [stage.stackName, `aws://${stage.account}/${stage.region}`])),
+    );
+  });
+
+  it('passes on what the CDK CLI says while it synthesizes, and it says no warning', () => {
+    expect(first.stderr).toContain('Bundling asset');
+    expect(`${first.stdout}\n${first.stderr}`.split('\n').filter((line) => /warn/i.test(line))).toEqual([]);
   });
 
   it('prints the command that deploys the release to each stage, by its name', () => {

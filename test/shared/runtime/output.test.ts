@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TSX } from '../../helpers/cli';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 
 const work = mkdtempSync(join(tmpdir(), 'animal-store-output-'));
@@ -25,7 +24,7 @@ ${openStreamFirst ? "process.stdout.write('');" : ''}
 for (let i = 0; i < ${LINES}; i++) writeLine('stdout', JSON.stringify({ i, padding: 'x'.repeat(480) }));
 `,
   );
-  const child = spawn(TSX, [script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   child.stdout.pause();
   await sleep(300);
   let output = '';
@@ -62,7 +61,7 @@ writeLine('stderr', '{"level":"WARN"}');
 writeFileSync(${JSON.stringify(received)}, JSON.stringify(lines));
 `,
     );
-    const child = spawn(TSX, [script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let written = '';
     child.stdout.on('data', (chunk) => (written += chunk));
     child.stderr.on('data', (chunk) => (written += chunk));
