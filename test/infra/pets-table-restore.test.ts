@@ -6,6 +6,7 @@ import { ENV } from '../../shared/facts/environment';
 import { routes } from '../../shared/facts/routes';
 import { functionAssets } from '../../tools/lambda/function-assets';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
+import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
 /** The steps of a restore (docs/operations.md, "Restoring the pets table"), each one deploy of the same stage. */
 const RESTORED_NAME = 'AnimalStore-Staging-pets-2026-11-20';
@@ -18,19 +19,19 @@ const restoredTo = (config: StageConfig, detachStackTable = false): StageConfig 
 const PETS_TABLE_ID = 'PetsTable42325518';
 const restoredArn = (config: StageConfig) => `arn:aws:dynamodb:${config.region}:${config.account}:table/${RESTORED_NAME}`;
 
-/** Today, pointed at the restored table, then with the stack's own table detached: one app each, the stages keep their names. */
-let today: Synthesis;
+/** Today (the shared app), pointed at the restored table, then with the stack's own table detached: the stages keep their names. */
+let today: SharedSynthesis;
 let restored: Synthesis;
 let detached: Synthesis;
 beforeAll(() => {
   // Environment, IAM and outputs live in the templates only: bundles are irrelevant here.
   const context = { 'aws:cdk:bundling-stacks': [] };
-  today = synthesize({ stages: [staging, production], context });
+  today = synthesizedApp();
   restored = synthesize({ stages: [restoredTo(staging), restoredTo(production)], context });
   detached = synthesize({ stages: [restoredTo(staging, true), restoredTo(production, true)], context });
 });
 afterAll(() => {
-  for (const synthesis of [today, restored, detached]) synthesis?.dispose();
+  for (const synthesis of [restored, detached]) synthesis?.dispose();
 });
 
 function logicalId(stage: SynthesizedStage, construct: { node: { defaultChild?: unknown } }): string {
