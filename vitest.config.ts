@@ -22,6 +22,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: [INFRA],
+          // CDK bundles assets with process.chdir, which a worker thread may not call.
+          pool: 'forks',
           // A worker runs infra file after infra file in one module graph, so the app it synthesized
           // and bundled for its first (test/helpers/synthesized-app.ts) serves the next ones.
           isolate: false,
@@ -30,7 +32,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, INFRA] },
+        test: {
+          name: 'rest',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, INFRA],
+          // Threads, not processes: a test file starts and loads its modules for less CPU in a thread.
+          pool: 'threads',
+        },
       },
     ],
   },
