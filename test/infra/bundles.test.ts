@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stages, type StageConfig } from '../../infra/stages';
+import { production, stages, type StageConfig } from '../../infra/stages';
 import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
@@ -47,7 +47,17 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-describe.each(stages)('the bundles of the $name stage', (config: StageConfig) => {
+describe('the bundles of every stage', () => {
+  it('are the same code: each function deploys the same asset in every stage, which only its environment tells apart', () => {
+    // An asset's directory is named by the hash of its content.
+    const assetsOf = (config: StageConfig) =>
+      Object.fromEntries([...functionAssets(synthesis, synthesis.stage(config.name))].map(([name, { taskRoot }]) => [name, taskRoot]));
+    for (const config of stages) expect(assetsOf(config), config.name).toEqual(assetsOf(production));
+  });
+});
+
+// Every stage ships the bundles production runs (above): they are run once, with production's environment.
+describe.each([production])('the bundles of the $name stage', (config: StageConfig) => {
   const tables = { pets: `${config.name}-pets`, apiKeys: `${config.name}-api-keys`, idempotency: `${config.name}-idempotency` };
   let stage: SynthesizedStage;
   let apiKey: string;
