@@ -16,29 +16,13 @@ import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, store
  * the body drips a byte at a time, or a 200 carries a body that is not JSON. Injected at the network
  * by the fault proxy in front of dynalite; every answer is our 503 with Retry-After, in far less time
  * than the function timeout, and every test reads what the tables hold afterwards behind the proxy's back.
+ * Each kind of broken answer has a local API and proxy of its own, so a test meets all three at once:
+ * their waits are the store's time budget, not work.
  */
-let faulty: FaultyApi;
-let proxy: FaultProxy;
-let api: TestApi;
-let tables: DynamoDBDocumentClient;
-/** A pet stored before any fault, for getPet to read. */
-let existing: PetBody;
 
-beforeAll(async () => {
-  faulty = await startFaultyApi();
-  ({ proxy, api, tables } = faulty);
-  // Cold-starts every function and caches the dev key's verdict while the store works, so the time
-  // measured below is the fault's, and faults on the pets table meet the route, not the key lookup.
-  existing = (await api.createPet(newPet())) as unknown as PetBody;
-  expect((await api.request(`/pets/${existing.id}`)).status).toBe(200);
-  expect((await api.request('/pets?limit=1')).status).toBe(200);
-});
-afterEach(() => {
-  proxy.clear();
-});
-afterAll(async () => {
-  await faulty?.close();
-});
+/** The faults on an answer that leave the SDK waiting: each attempt must be cut, then retried. */
+const WAITING_FAULTS: readonly Fault[] = ['stall-body', 'drip-body'];
+const ANSWER_FAULTS: readonly Fault[] = [...WAITING_FAULTS, 'non-json-body'];
 
 /**
  * Well within the function timeout, and what the design promises: one call's own budget (every
@@ -46,9 +30,48 @@ afterAll(async () => {
  */
 const ANSWERED_WITHIN_MS = dynamoDbCallBudgetMs() + 2_000;
 
-/** The faults on an answer that leave the SDK waiting: each attempt must be cut, then retried. */
-const WAITING_FAULTS: readonly Fault[] = ['stall-body', 'drip-body'];
-const ANSWER_FAULTS: readonly Fault[] = [...WAITING_FAULTS, 'non-json-body'];
+/** One kind of broken answer's world: its API, the proxy in front of its dynalite, and the tables behind it. */
+interface Broken {
+  readonly fault: Fault;
+  readonly faulty: FaultyApi;
+  readonly proxy: FaultProxy;
+  readonly api: TestApi;
+  readonly tables: DynamoDBDocumentClient;
+  /** A pet stored before any fault, for getPet to read. */
+  readonly existing: PetBody;
+}
+
+let worlds: Broken[] = [];
+
+beforeAll(async () => {
+  worlds = await Promise.all(
+    ANSWER_FAULTS.map(async (fault) => {
+      const faulty = await startFaultyApi();
+      const { proxy, api, tables } = faulty;
+      // Cold-starts every function and caches the dev key's verdict while the store works, so the time
+      // measured below is the fault's, and faults on the pets table meet the route, not the key lookup.
+      const existing = (await api.createPet(newPet())) as unknown as PetBody;
+      expect((await api.request(`/pets/${existing.id}`)).status).toBe(200);
+      expect((await api.request('/pets?limit=1')).status).toBe(200);
+      return { fault, faulty, proxy, api, tables, existing };
+    }),
+  );
+});
+afterEach(() => {
+  for (const { proxy } of worlds) proxy.clear();
+});
+afterAll(async () => {
+  await Promise.all(worlds.map(({ faulty }) => faulty.close()));
+});
+
+/** Runs `check` under every kind of broken answer at once; a failure names its fault. */
+async function underEachFault(check: (world: Broken) => Promise<void>): Promise<void> {
+  const outcomes = await Promise.allSettled(worlds.map((world) => check(world)));
+  const failures = outcomes.flatMap((outcome, index) =>
+    outcome.status === 'rejected' ? [`${worlds[index]!.fault}: ${(outcome.reason as Error).message}`] : [],
+  );
+  if (failures.length > 0) throw new Error(failures.join('\n\n'));
+}
 
 async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
   const started = performance.now();
@@ -61,7 +84,7 @@ async function timed(send: () => Promise<Response>): Promise<{ response: Respons
  * `calls` DynamoDB calls (a listing page queries every listing shard at once), each cut at the attempt
  * timeout rather than all of them at the invocation's deadline; an answer that is not JSON fails at once.
  */
-async function expectUnavailableInTime(fault: Fault, send: () => Promise<Response>, calls = 1): Promise<void> {
+async function expectUnavailableInTime({ fault, proxy }: Broken, send: () => Promise<Response>, calls = 1): Promise<void> {
   const from = proxy.requests.length;
   const { response, ms } = await timed(send);
   const broken = proxy.requests.slice(from).filter((request) => request.fault === fault).length;
@@ -74,12 +97,12 @@ async function expectUnavailableInTime(fault: Fault, send: () => Promise<Respons
 }
 
 /** The stored pets of one body's name: each test uses its own name, so this is what it created. */
-async function petsNamed(name: unknown): Promise<PetBody[]> {
+async function petsNamed({ tables }: Broken, name: unknown): Promise<PetBody[]> {
   return (await storedPets(tables)).filter((pet) => pet.name === name);
 }
 
 /** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
-async function createUntilDone(body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
+async function createUntilDone({ api }: Broken, body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     const response = await postPetWithKey(api, body, key);
     if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
@@ -88,61 +111,71 @@ async function createUntilDone(body: Record<string, unknown>, key: string, attem
   }
 }
 
-describe.each(ANSWER_FAULTS)('when DynamoDB’s answer is broken (%s)', (fault) => {
-  it('answers getPet 503 with Retry-After in time, and the pet is still there', async () => {
-    const petsBefore = await storedPets(tables);
-    proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.pets });
-    await expectUnavailableInTime(fault, () => api.request(`/pets/${existing.id}`));
-    expect(await storedPets(tables)).toEqual(petsBefore);
-  });
+describe(`when DynamoDB’s answer is broken (${ANSWER_FAULTS.join(', ')})`, () => {
+  it('answers getPet 503 with Retry-After in time, and the pet is still there', () =>
+    underEachFault(async (world) => {
+      const { fault, proxy, api, tables, existing } = world;
+      const petsBefore = await storedPets(tables);
+      proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.pets });
+      await expectUnavailableInTime(world, () => api.request(`/pets/${existing.id}`));
+      expect(await storedPets(tables)).toEqual(petsBefore);
+    }));
 
-  it('answers listPets 503 with Retry-After in time, and changes nothing', async () => {
-    const petsBefore = await storedPets(tables);
-    proxy.inject({ fault, operation: 'Query', table: LOCAL_TABLES.pets });
-    await expectUnavailableInTime(fault, () => api.request('/pets'), LISTING.shards);
-    expect(await storedPets(tables)).toEqual(petsBefore);
-  });
+  it('answers listPets 503 with Retry-After in time, and changes nothing', () =>
+    underEachFault(async (world) => {
+      const { fault, proxy, api, tables } = world;
+      const petsBefore = await storedPets(tables);
+      proxy.inject({ fault, operation: 'Query', table: LOCAL_TABLES.pets });
+      await expectUnavailableInTime(world, () => api.request('/pets'), LISTING.shards);
+      expect(await storedPets(tables)).toEqual(petsBefore);
+    }));
 
-  it('answers an unkeyed createPet 503 with Retry-After in time, although the pet was stored, once', async () => {
-    const body = newPet();
-    const recordsBefore = await idempotencyRecords(tables);
-    proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
-    await expectUnavailableInTime(fault, () => postPet(api, body));
-    // The write reached DynamoDB before its answer broke: see docs/contract-decisions.md.
-    expect(await petsNamed(body.name)).toHaveLength(1);
-    expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
-  });
+  it('answers an unkeyed createPet 503 with Retry-After in time, although the pet was stored, once', () =>
+    underEachFault(async (world) => {
+      const { fault, proxy, api, tables } = world;
+      const body = newPet();
+      const recordsBefore = await idempotencyRecords(tables);
+      proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
+      await expectUnavailableInTime(world, () => postPet(api, body));
+      // The write reached DynamoDB before its answer broke: see docs/contract-decisions.md.
+      expect(await petsNamed(world, body.name)).toHaveLength(1);
+      expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
+    }));
 
-  it('answers a keyed createPet 503 with Retry-After in time, and a retry with the same key settles to exactly that one pet', async () => {
-    const body = newPet();
-    const key = randomUUID();
-    const recordsBefore = (await idempotencyRecords(tables)).length;
-    proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
-    await expectUnavailableInTime(fault, () => postPetWithKey(api, body, key));
-    const [written] = await petsNamed(body.name);
-    expect(written).toBeDefined();
+  it('answers a keyed createPet 503 with Retry-After in time, and a retry with the same key settles to exactly that one pet', () =>
+    underEachFault(async (world) => {
+      const { fault, proxy, api, tables } = world;
+      const body = newPet();
+      const key = randomUUID();
+      const recordsBefore = (await idempotencyRecords(tables)).length;
+      proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
+      await expectUnavailableInTime(world, () => postPetWithKey(api, body, key));
+      const [written] = await petsNamed(world, body.name);
+      expect(written).toBeDefined();
 
-    proxy.clear();
-    const retry = await createUntilDone(body, key);
-    expect(retry.status).toBe(201);
-    expect(((await retry.json()) as PetBody).id).toBe(written!.id);
-    expect(await petsNamed(body.name)).toHaveLength(1);
-    const records = await idempotencyRecords(tables);
-    expect(records).toHaveLength(recordsBefore + 1);
-    expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);
-  });
+      proxy.clear();
+      const retry = await createUntilDone(world, body, key);
+      expect(retry.status).toBe(201);
+      expect(((await retry.json()) as PetBody).id).toBe(written!.id);
+      expect(await petsNamed(world, body.name)).toHaveLength(1);
+      const records = await idempotencyRecords(tables);
+      expect(records).toHaveLength(recordsBefore + 1);
+      expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);
+    }));
 
-  it('answers 503 with Retry-After in time, not 401, when the authorizer’s key lookup meets it; the key works once the store does', async () => {
-    const fresh = await issueApiKey(apiKeyStore(tables), `broken lookup ${randomUUID()}`);
-    const authorization = `Bearer ${fresh.apiKey}`;
-    const petsBefore = await storedPets(tables);
-    proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.apiKeys });
-    await expectUnavailableInTime(fault, () => api.request('/pets', { headers: { authorization } }));
-    await expectUnavailableInTime(fault, () => postPet(api, newPet(), { 'content-type': 'application/json', authorization }));
-    expect(await storedPets(tables)).toEqual(petsBefore);
+  it('answers 503 with Retry-After in time, not 401, when the authorizer’s key lookup meets it; the key works once the store does', () =>
+    underEachFault(async (world) => {
+      const { fault, proxy, api, tables } = world;
+      const fresh = await issueApiKey(apiKeyStore(tables), `broken lookup ${randomUUID()}`);
+      const authorization = `Bearer ${fresh.apiKey}`;
+      const petsBefore = await storedPets(tables);
+      proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.apiKeys });
+      await expectUnavailableInTime(world, () => api.request('/pets', { headers: { authorization } }));
+      await expectUnavailableInTime(world, () => postPet(api, newPet(), { 'content-type': 'application/json', authorization }));
+      expect(await storedPets(tables)).toEqual(petsBefore);
 
-    proxy.clear();
-    // The outage was not cached as a verdict: the same key is looked up again, and accepted.
-    expect((await api.request('/pets?limit=1', { headers: { authorization } })).status).toBe(200);
-  });
+      proxy.clear();
+      // The outage was not cached as a verdict: the same key is looked up again, and accepted.
+      expect((await api.request('/pets?limit=1', { headers: { authorization } })).status).toBe(200);
+    }));
 });
