@@ -10,11 +10,8 @@ import { MAX_BODY_BYTES } from '../shared/http/request';
 import { MAX_ID, NAME_MAX_LENGTH, PET_STATUSES } from '../shared/domain/pets/pet-schemas';
 import { BASE_PATH, routes } from '../shared/facts/routes';
 
-/**
- * The standing fuzz suite's generators and properties, shared by the bounded run in `npm test`
- * (test/api/fuzz.test.ts) and long runs (`npm run fuzz`). Every case is one raw HTTP request
- * to the local API, which is `npm start`: the real gateway, authorizer, handlers and dynalite.
- */
+// The standing fuzz suite, for `npm test` (test/api/fuzz.test.ts) and `npm run fuzz`: every case is one raw HTTP
+// request to the local API, which is `npm start`: the real gateway, authorizer, handlers and dynalite.
 
 export type KeyKind = 'valid' | 'none' | 'wrong' | 'malformed';
 
@@ -80,6 +77,19 @@ const queryArbitrary: fc.Arbitrary<string> = fc.oneof(
   },
 );
 
+/** Ways to spoil a valid pet's JSON: `json` is the pet's, `value` any JSON value. */
+const MUTATIONS: Record<string, (pet: object, json: string, value: unknown) => string> = {
+  drop: (pet) => JSON.stringify({ ...pet, name: undefined }),
+  extra: (pet, _, value) => JSON.stringify({ ...pet, id: value }),
+  'wrong-type': (pet, _, value) => JSON.stringify({ ...pet, categoryId: value }),
+  proto: (_, json) => `{"__proto__":{"polluted":true},${json.slice(1)}`,
+  constructor: (_: object, json: string) => `{"constructor":{"prototype":{"polluted":true}},${json.slice(1)}`,
+  duplicate: (_, json) => `{"name":"first",${json.slice(1)}`,
+  float: (_, json) => json.replace(/"categoryId":(\d+)/, '"categoryId":$1.0'),
+  huge: (_, json) => json.replace(/"categoryId":\d+/, '"categoryId":9007199254740993'),
+  surrogate: (_, json) => json.replace(/"name":"/, '"name":"\\ud800'),
+};
+
 const validPetArbitrary = fc.record(
   {
     name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: NAME_MAX_LENGTH }),
@@ -95,34 +105,8 @@ const textBodyArbitrary: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .tuple(
-        validPetArbitrary,
-        fc.constantFrom('drop', 'extra', 'wrong-type', 'proto', 'constructor', 'duplicate', 'float', 'huge', 'surrogate'),
-        fc.jsonValue(),
-      )
-      .map(([pet, mutation, value]) => {
-        const json = JSON.stringify(pet);
-        switch (mutation) {
-          case 'drop':
-            return JSON.stringify({ ...pet, name: undefined });
-          case 'extra':
-            return JSON.stringify({ ...pet, id: value });
-          case 'wrong-type':
-            return JSON.stringify({ ...pet, categoryId: value });
-          case 'proto':
-            return `{"__proto__":{"polluted":true},${json.slice(1)}`;
-          case 'constructor':
-            return `{"constructor":{"prototype":{"polluted":true}},${json.slice(1)}`;
-          case 'duplicate':
-            return `{"name":"first",${json.slice(1)}`;
-          case 'float':
-            return json.replace(/"categoryId":(\d+)/, '"categoryId":$1.0');
-          case 'huge':
-            return json.replace(/"categoryId":\d+/, '"categoryId":9007199254740993');
-          default:
-            return json.replace(/"name":"/, '"name":"\\ud800');
-        }
-      }),
+      .tuple(validPetArbitrary, fc.constantFrom(...Object.keys(MUTATIONS)), fc.jsonValue())
+      .map(([pet, mutation, value]) => MUTATIONS[mutation]!(pet, JSON.stringify(pet), value)),
   },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 6 }).map((value) => JSON.stringify(value) ?? 'null') },
   {
@@ -172,34 +156,32 @@ const wellFormedCreateArbitrary: fc.Arbitrary<FuzzRequest> = fc
     key: 'valid' as const,
   }));
 
-export function requestArbitrary(): fc.Arbitrary<FuzzRequest> {
-  return fc.oneof({ weight: 1, arbitrary: wellFormedCreateArbitrary }, { weight: 4, arbitrary: anyRequestArbitrary() });
-}
+const anyRequestArbitrary: fc.Arbitrary<FuzzRequest> = fc
+  .record({
+    method: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('GET', 'POST') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+    path: pathArbitrary,
+    query: queryArbitrary,
+    key: fc.oneof(
+      { weight: 6, arbitrary: fc.constant<KeyKind>('valid') },
+      { weight: 1, arbitrary: fc.constantFrom<KeyKind>('none', 'wrong', 'malformed') },
+    ),
+    contentType: contentTypeArbitrary,
+    idempotencyKey: fc.option(fc.oneof(fc.uuid(), fc.string({ maxLength: 300 }), fc.constantFrom('reused-key', '')), { freq: 4 }),
+    encoding: fc.option(fc.constantFrom('gzip', 'identity', 'br'), { freq: 10 }),
+    body: bodyArbitrary,
+  })
+  .map(({ method, path, query, key, contentType, idempotencyKey, encoding, body }) => {
+    const headers: Record<string, string> = {};
+    if (contentType !== undefined) headers['content-type'] = contentType;
+    // Node's client refuses header values with control characters: those are the server's to refuse, not ours to send.
+    if (idempotencyKey !== null && /^[\t\x20-\x7e]*$/.test(idempotencyKey)) headers['idempotency-key'] = idempotencyKey;
+    if (encoding !== null) headers['content-encoding'] = encoding;
+    const sendBody = method === 'GET' || method === 'OPTIONS' || method === 'DELETE' ? undefined : body;
+    return { method, target: `${BASE_PATH}${path}${query}`, headers, ...(sendBody ? { body: sendBody } : {}), key };
+  });
 
-function anyRequestArbitrary(): fc.Arbitrary<FuzzRequest> {
-  return fc
-    .record({
-      method: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('GET', 'POST') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
-      path: pathArbitrary,
-      query: queryArbitrary,
-      key: fc.oneof(
-        { weight: 6, arbitrary: fc.constant<KeyKind>('valid') },
-        { weight: 1, arbitrary: fc.constantFrom<KeyKind>('none', 'wrong', 'malformed') },
-      ),
-      contentType: contentTypeArbitrary,
-      idempotencyKey: fc.option(fc.oneof(fc.uuid(), fc.string({ maxLength: 300 }), fc.constantFrom('reused-key', '')), { freq: 4 }),
-      encoding: fc.option(fc.constantFrom('gzip', 'identity', 'br'), { freq: 10 }),
-      body: bodyArbitrary,
-    })
-    .map(({ method, path, query, key, contentType, idempotencyKey, encoding, body }) => {
-      const headers: Record<string, string> = {};
-      if (contentType !== undefined) headers['content-type'] = contentType;
-      // Node's client refuses header values with control characters: those are the server's to refuse, not ours to send.
-      if (idempotencyKey !== null && /^[\t\x20-\x7e]*$/.test(idempotencyKey)) headers['idempotency-key'] = idempotencyKey;
-      if (encoding !== null) headers['content-encoding'] = encoding;
-      const sendBody = method === 'GET' || method === 'OPTIONS' || method === 'DELETE' ? undefined : body;
-      return { method, target: `${BASE_PATH}${path}${query}`, headers, ...(sendBody ? { body: sendBody } : {}), key };
-    });
+export function requestArbitrary(): fc.Arbitrary<FuzzRequest> {
+  return fc.oneof({ weight: 1, arbitrary: wellFormedCreateArbitrary }, { weight: 4, arbitrary: anyRequestArbitrary });
 }
 
 /** Sends one case as raw HTTP, with the key it calls for. */
@@ -231,10 +213,7 @@ export async function newestPetId(client: DynamoDBDocumentClient): Promise<numbe
 
 const PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort().join();
 
-/**
- * Every property one case must hold; a thrown Error names the one that broke. `before` is the newest
- * pet's id before the request.
- */
+/** Every property one case must hold; a thrown Error names the one that broke. `before`: the newest pet's id before. */
 export async function checkCase(
   client: DynamoDBDocumentClient,
   request: FuzzRequest,
@@ -289,10 +268,7 @@ export function curlFor(request: FuzzRequest, baseUrl = 'http://localhost:3000')
   if (request.body) {
     const text = request.body.toString('utf8');
     const printable = Buffer.from(text, 'utf8').equals(request.body) && text.length < 2_000;
-    parts.push(
-      printable ? '--data-binary' : '--data-binary',
-      printable ? quote(text) : `@<(printf %s ${quote(request.body.toString('base64'))} | base64 -d)`,
-    );
+    parts.push('--data-binary', printable ? quote(text) : `@<(printf %s ${quote(request.body.toString('base64'))} | base64 -d)`);
   }
   return parts.join(' ');
 }

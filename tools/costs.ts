@@ -11,15 +11,11 @@ import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm
 import { PRICE_LIST, PRICES } from './bench/prices';
 import { resourcesOfType, synthesize, type CfnTemplate } from './lambda/synth';
 
-/**
- * `npm run costs`: renders docs/costs.md, the one place the project states what it costs, from the
- * price table (tools/bench/prices.ts), the bench's last results (tools/bench/results.json) and the
- * stages' synthesized templates. test/tools/costs.test.ts fails when the committed page is stale.
- */
+// `npm run costs`: docs/costs.md, the one place the project states what it costs, rendered from the price table,
+// the bench's last results and the synthesized stages. test/tools/costs.test.ts fails when the page is stale.
 export const COSTS_PATH = resolve(PROJECT_ROOT, 'docs/costs.md');
-export const RESULTS_PATH = resolve(PROJECT_ROOT, 'tools/bench/results.json');
+const RESULTS_PATH = resolve(PROJECT_ROOT, 'tools/bench/results.json');
 
-/** What the bench wrote that the bill is computed from. */
 export interface BenchResults {
   readonly settings: { readonly petCounts: readonly number[] };
   readonly warm: Record<string, RouteWarmResult>;
@@ -27,7 +23,6 @@ export interface BenchResults {
   readonly capacity: readonly CapacityRow[];
 }
 
-/** A stage as the page needs it: its settings and its template. */
 export interface StageTemplate {
   readonly config: StageConfig;
   readonly template: CfnTemplate;
@@ -36,10 +31,7 @@ export interface StageTemplate {
 const SECONDS_PER_DAY = 86_400;
 const HOURS_PER_MONTH = 730;
 
-/**
- * How many metrics each business metric becomes, one per value of its dimension: a new metric does
- * not compile until it is counted here.
- */
+/** One metric per value of each business metric's dimension: a new metric does not compile until it is counted here. */
 const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
   petsCreated: 1,
   idempotentReplays: 1,
@@ -69,10 +61,6 @@ const SERVED_BY: Readonly<Record<ThrottledRoute, readonly string[]>> = {
   preflight: ['anonymous (401)'],
 };
 
-export function readBenchResults(path = RESULTS_PATH): BenchResults {
-  return JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
-}
-
 /** The bill per million requests in production, computed from the bench's measurements at today's prices. */
 export function billFrom(results: BenchResults): BillRow[] {
   const warm = new Map(Object.entries(results.warm)) as Map<FunctionName, RouteWarmResult>;
@@ -99,45 +87,33 @@ export function fixedMonthlyOf({ config, template }: StageTemplate) {
   const runs = (HOURS_PER_MONTH * 60) / config.alarms.periodMinutes;
   const functionGb = config.memoryMiB.listPets / 1024;
   const metrics = Object.values(METRIC_SERIES).reduce((sum, n) => sum + n, 0) + [PROBE_METRICS.success, PROBE_METRICS.latency].length;
+  const counted = (item: string, type: string, price: number) => [item, String(count(type)), count(type) * price] as const;
+  // `uses` a run, at `price` per `per` uses.
+  const perRun = (item: string, uses: number, price: number, per: number) =>
+    [item, (runs * uses).toLocaleString('en-US'), (runs * uses * price) / per] as const;
+  // Per million invocations of a function of `gb` billed `ms` each.
+  const invocations = (gb: number, ms: number) => PRICES.lambdaPerMillionInvocations + gb * (ms / 1000) * PRICES.lambdaArmPerGbSecond * 1e6;
   const rows: Array<readonly [item: string, quantity: string, usd: number]> = [
-    ['Alarms', String(count('AWS::CloudWatch::Alarm')), count('AWS::CloudWatch::Alarm') * PRICES.alarmPerMonth],
-    ['Dashboard', String(count('AWS::CloudWatch::Dashboard')), count('AWS::CloudWatch::Dashboard') * PRICES.dashboardPerMonth],
-    [
-      'Secrets (cursor key, probe key)',
-      String(count('AWS::SecretsManager::Secret')),
-      count('AWS::SecretsManager::Secret') * PRICES.secretPerMonth,
-    ],
+    counted('Alarms', 'AWS::CloudWatch::Alarm', PRICES.alarmPerMonth),
+    counted('Dashboard', 'AWS::CloudWatch::Dashboard', PRICES.dashboardPerMonth),
+    counted('Secrets (cursor key, probe key)', 'AWS::SecretsManager::Secret', PRICES.secretPerMonth),
     ['Custom metrics, at most (business and probe)', String(metrics), metrics * PRICES.customMetricPerMonth],
     [`Probe: scheduled runs (first 14 million a month free)`, runs.toLocaleString('en-US'), 0],
-    [
+    perRun(
       `Probe: its function (requests and ${PROBE_RUN.probeBilledMs} ms a run at most)`,
-      runs.toLocaleString('en-US'),
-      (runs * (PRICES.lambdaPerMillionInvocations + probeMemoryGb * (PROBE_RUN.probeBilledMs / 1000) * PRICES.lambdaArmPerGbSecond * 1e6)) /
-        1e6,
-    ],
-    [
-      `Probe: API requests it makes`,
-      (runs * PROBE_RUN.apiRequests).toLocaleString('en-US'),
-      (runs * PROBE_RUN.apiRequests * PRICES.httpApiPerMillionRequests) / 1e6,
-    ],
-    [
+      1,
+      invocations(probeMemoryGb, PROBE_RUN.probeBilledMs),
+      1e6,
+    ),
+    perRun('Probe: API requests it makes', PROBE_RUN.apiRequests, PRICES.httpApiPerMillionRequests, 1e6),
+    perRun(
       `Probe: API functions it invokes (about ${PROBE_RUN.functionBilledMs} ms each)`,
-      (runs * PROBE_RUN.functionInvocations).toLocaleString('en-US'),
-      (runs *
-        PROBE_RUN.functionInvocations *
-        (PRICES.lambdaPerMillionInvocations + functionGb * (PROBE_RUN.functionBilledMs / 1000) * PRICES.lambdaArmPerGbSecond * 1e6)) /
-        1e6,
-    ],
-    [
-      `Probe: DynamoDB read units`,
-      (runs * PROBE_RUN.readUnits).toLocaleString('en-US'),
-      (runs * PROBE_RUN.readUnits * PRICES.dynamoDbPerMillionReadUnits) / 1e6,
-    ],
-    [
-      `Probe: secret reads`,
-      (runs * PROBE_RUN.secretReads).toLocaleString('en-US'),
-      (runs * PROBE_RUN.secretReads * PRICES.secretsManagerPer10kCalls) / 1e4,
-    ],
+      PROBE_RUN.functionInvocations,
+      invocations(functionGb, PROBE_RUN.functionBilledMs),
+      1e6,
+    ),
+    perRun('Probe: DynamoDB read units', PROBE_RUN.readUnits, PRICES.dynamoDbPerMillionReadUnits, 1e6),
+    perRun('Probe: secret reads', PROBE_RUN.secretReads, PRICES.secretsManagerPer10kCalls, 1e4),
     [
       `Probe: log bytes (about ${PROBE_RUN.logBytes / 1000} KB a run)`,
       `${((runs * PROBE_RUN.logBytes) / 1e9).toFixed(2)} GB`,
@@ -162,7 +138,6 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly (string |
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
-/** docs/costs.md, whole. */
 export function renderCosts(results: BenchResults, stages: readonly StageTemplate[]): string {
   const bill = billFrom(results);
   const sections = [
@@ -271,7 +246,7 @@ export function renderCostsFromSources(): string {
   const synthesis = synthesize({ context: { 'aws:cdk:bundling-stacks': [] } });
   try {
     return renderCosts(
-      readBenchResults(),
+      JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults,
       synthesis.stages.map(({ config, json }) => ({ config, template: json })),
     );
   } finally {

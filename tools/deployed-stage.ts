@@ -1,5 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { stages, type StageConfig } from '../infra/stages';
+import { messageOf } from './command-line';
 
 /** What the operator tools need of a deployed stage, read from its stack's outputs. */
 export interface DeployedStage {
@@ -13,20 +14,11 @@ export interface DeployedStage {
 /** A refusal an operator can act on: the message says what to do. */
 export class StageLookupError extends Error {}
 
-/** The stage named `name` in infra/stages.ts, or a StageLookupError listing the known ones. */
-export function findStage(name: string): StageConfig {
+/** Only in the stage's own account, so other credentials never manage the wrong one; a refusal names the `policyOutput` policy. */
+export async function findDeployedStage(name: string, policyOutput?: string): Promise<DeployedStage> {
   const stage = stages.find((candidate) => candidate.name === name);
   if (!stage)
     throw new StageLookupError(`Unknown stage "${name}": the stages are ${stages.map((s) => s.name).join(', ')} (infra/stages.ts).`);
-  return stage;
-}
-
-/**
- * Finds a deployed stage with the caller's AWS credentials, only in the stage's own account, so credentials
- * for another never manage the wrong stage. `policyOutput` names the operator policy a refusal should attach.
- */
-export async function findDeployedStage(name: string, policyOutput?: string): Promise<DeployedStage> {
-  const stage = findStage(name);
   const client = new CloudFormationClient({ region: stage.region, maxAttempts: 2 });
   let stack: Stack | undefined;
   try {
@@ -50,7 +42,6 @@ export async function findDeployedStage(name: string, policyOutput?: string): Pr
   return { stage, region: stage.region, outputs };
 }
 
-/** One stack output, or a StageLookupError saying the stack predates it. */
 export function requireOutput(deployed: DeployedStage, key: string): string {
   const value = deployed.outputs[key];
   if (value === undefined) {
@@ -68,7 +59,7 @@ function notFound(stage: StageConfig): string {
 
 function describeFailure(stage: StageConfig, error: unknown, policyOutput: string | undefined): string {
   const name = error instanceof Error ? error.name : '';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (name === 'ValidationError' && /does not exist/.test(message)) return notFound(stage);
   if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
     return `No AWS credentials: set AWS_PROFILE (or the AWS_ACCESS_KEY_ID family) for account ${stage.account}, where the ${stage.name} stage lives.`;
@@ -83,33 +74,21 @@ function describeFailure(stage: StageConfig, error: unknown, policyOutput: strin
   return `Could not read stack ${stage.stackName} in ${stage.region}: ${message}`;
 }
 
-/** One resource of a deployed stage's stack. */
-export interface StackResource {
-  /** Its id in the template, e.g. MonitoringApiServerErrorRate2E5E1C62. */
-  readonly logicalId: string;
-  /** Its own name or id in its service: an alarm's name, a table's name. */
-  readonly physicalId: string;
-}
-
-/**
- * The resources of one type (e.g. AWS::CloudWatch::Alarm) the stage's stack holds now, in template
- * order. Needs cloudformation:ListStackResources on the stack.
- */
-export async function listStackResources(deployed: DeployedStage, resourceType: string): Promise<StackResource[]> {
+/** The physical ids (an alarm's name, a table's name) of the stack's resources of one type, in template order. */
+export async function listStackResources(deployed: DeployedStage, resourceType: string): Promise<string[]> {
   const { stage } = deployed;
   const client = new CloudFormationClient({ region: deployed.region, maxAttempts: 2 });
-  const resources: StackResource[] = [];
+  const resources: string[] = [];
   try {
     for await (const page of paginateListStackResources({ client }, { StackName: stage.stackName })) {
       for (const summary of page.StackResourceSummaries ?? []) {
-        if (summary.ResourceType === resourceType && summary.PhysicalResourceId && summary.LogicalResourceId) {
-          resources.push({ logicalId: summary.LogicalResourceId, physicalId: summary.PhysicalResourceId });
-        }
+        if (summary.ResourceType === resourceType && summary.PhysicalResourceId) resources.push(summary.PhysicalResourceId);
       }
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new StageLookupError(`Could not list the resources of stack ${stage.stackName} (cloudformation:ListStackResources): ${message}`);
+    throw new StageLookupError(
+      `Could not list the resources of stack ${stage.stackName} (cloudformation:ListStackResources): ${messageOf(error)}`,
+    );
   } finally {
     client.destroy();
   }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import {
   type AlarmHistoryItem,
   CloudWatchClient,
@@ -13,13 +12,11 @@ import {
 import { paginateListSubscriptionsByTopic, SNSClient, type Subscription } from '@aws-sdk/client-sns';
 import * as v from 'valibot';
 import { stages } from '../infra/stages';
+import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, listStackResources, requireOutput, StageLookupError } from './deployed-stage';
 
-/**
- * `npm run drill -- --stage <name>`: forces each alarm of a deployed stage into ALARM and checks its notification
- * was delivered, since an alarm whose topic refuses CloudWatch fails silently (docs/operations.md, "Alarm drill").
- * It first checks that the stage's topic has a confirmed subscriber, as SNS accepts what nobody receives.
- */
+// `npm run drill`: an alarm whose topic refuses CloudWatch fails silently, and SNS accepts what nobody receives,
+// so the drill checks the topic's subscribers, then forces each alarm into ALARM (docs/operations.md, "Alarm drill").
 const DEFAULT_TIMEOUT_SECONDS = 120;
 const DEFAULT_INTERVAL_SECONDS = 5;
 /** Beyond one alarm period: CloudWatch re-evaluates a forced alarm at the period's end, give or take its own delay. */
@@ -53,26 +50,23 @@ An alarm already in ALARM is not forced: the notification of its real change is 
 Every forced alarm notifies the stage's subscribers twice (ALARM, then OK): tell them first. Never
 drill production during a deployment: CodeDeploy rolls back while an alarm it watches is in ALARM.`;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${usage}\n`);
-  process.exit(2);
-}
+const fail: (message: string) => never = usageFailure(usage);
 
-const { values: options } = parseArgs({
-  options: {
-    stage: { type: 'string' },
-    alarm: { type: 'string' },
-    timeout: { type: 'string' },
-    'return-timeout': { type: 'string' },
-    interval: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
+const { values: options } = parseCommandLine(
+  {
+    options: {
+      stage: { type: 'string' },
+      alarm: { type: 'string' },
+      timeout: { type: 'string' },
+      'return-timeout': { type: 'string' },
+      interval: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   },
-});
+  usage,
+);
 
-if (options.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
+if (options.help) showUsage(usage);
 if (options.stage === undefined) fail(`Say which stage to drill: --stage <name> (${stages.map((stage) => stage.name).join(', ')}).`);
 
 function millisecondsOf(option: 'timeout' | 'return-timeout' | 'interval', fallbackSeconds: number): number {
@@ -90,7 +84,7 @@ let alarmTopicArn: string;
 try {
   deployed = await findDeployedStage(options.stage);
   alarmTopicArn = requireOutput(deployed, 'AlarmTopicArn');
-  const inStack = (await listStackResources(deployed, ALARM_RESOURCE_TYPE)).map((resource) => resource.physicalId);
+  const inStack = await listStackResources(deployed, ALARM_RESOURCE_TYPE);
   const { stackName } = deployed.stage;
   if (inStack.length === 0) throw new StageLookupError(`Stack ${stackName} has no alarms: deploy the current version of the stack first.`);
   if (options.alarm !== undefined && !inStack.includes(options.alarm)) {
@@ -98,7 +92,7 @@ try {
   }
   alarmNames = options.alarm === undefined ? inStack : [options.alarm];
 } catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${messageOf(error)}\n`);
   process.exit(error instanceof StageLookupError ? 2 : 1);
 }
 const returnTimeoutMs = millisecondsOf('return-timeout', deployed.stage.alarms.periodMinutes * 60 + RETURN_MARGIN_SECONDS);
@@ -123,7 +117,6 @@ interface Drill {
   /** When the change into ALARM being checked happened, by CloudWatch's clock; unknown until the history shows it. */
   changedAt?: Date;
   verdict?: Verdict;
-  /** The state CloudWatch returned a forced alarm to. */
   returnedTo?: string;
 }
 
@@ -160,26 +153,20 @@ async function describeAlarms(names: readonly string[]): Promise<Map<string, Met
 
 async function historyOf(name: string, type: HistoryItemType, since: Date): Promise<AlarmHistoryItem[]> {
   const items: AlarmHistoryItem[] = [];
-  const pages = paginateDescribeAlarmHistory(
-    { client },
-    { AlarmName: name, HistoryItemType: type, StartDate: since, ScanBy: 'TimestampAscending' },
-  );
-  for await (const page of pages) items.push(...(page.AlarmHistoryItems ?? []));
+  const query = { AlarmName: name, HistoryItemType: type, StartDate: since, ScanBy: 'TimestampAscending' } as const;
+  for await (const page of paginateDescribeAlarmHistory({ client }, query)) items.push(...(page.AlarmHistoryItems ?? []));
   return items;
 }
 
 const topicName = (arn: string) => arn.split(':').at(-1) ?? arn;
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** A pending e-mail subscription shows this instead of an ARN; only a subscription with an ARN receives anything. */
 const PENDING = 'PendingConfirmation';
 
-/** A confirmed subscription has its own ARN; a pending one says PendingConfirmation. */
 function isConfirmed(subscription: Subscription): boolean {
   return subscription.SubscriptionArn?.startsWith('arn:') ?? false;
 }
 
-/** The topic's subscriptions, every page of them. */
 async function subscriptionsOf(topicArn: string): Promise<Subscription[]> {
   const subscriptions: Subscription[] = [];
   try {
@@ -187,16 +174,12 @@ async function subscriptionsOf(topicArn: string): Promise<Subscription[]> {
       subscriptions.push(...(page.Subscriptions ?? []));
     }
   } catch (error) {
-    throw new Error(`Could not list the subscriptions of alarm topic ${topicArn} (sns:ListSubscriptionsByTopic): ${message(error)}`);
+    throw new Error(`Could not list the subscriptions of alarm topic ${topicArn} (sns:ListSubscriptionsByTopic): ${messageOf(error)}`);
   }
   return subscriptions;
 }
 
-/**
- * Whether anyone hears the stage's alarm topic. SNS deletes an e-mail subscription left unconfirmed while
- * the stack keeps its resource, so no deploy brings it back: the stage's addresses missing from the topic
- * are named too. Gives the refusal when no subscription is confirmed, else a warning per endpoint that is not.
- */
+/** SNS deletes an e-mail subscription left unconfirmed and no deploy brings it back: addresses missing from the topic are named too. */
 async function checkSubscriptions(topicArn: string, otherTopics: readonly string[]): Promise<{ refusal?: string; warnings: string[] }> {
   const listed = await subscriptionsOf(topicArn);
   const unconfirmed = listed.filter((subscription) => !isConfirmed(subscription));
@@ -238,11 +221,7 @@ async function checkSubscriptions(topicArn: string, otherTopics: readonly string
   return { refusal, warnings: [] };
 }
 
-/**
- * What the actions of the change at `changedAt` came to, from the alarm's Action history (oldest first):
- * a failure as soon as one action failed, a pass once every action succeeded, nothing while some are
- * still missing. The OK notification of the return is told apart by the change it names.
- */
+/** Fails once an action failed, passes once all succeeded; the return's OK notification is told apart by the change it names. */
 function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date): Verdict | undefined {
   const outcomes = drill.actions.map((action) => {
     for (const item of items) {
@@ -313,7 +292,7 @@ async function runDrill(): Promise<Drill[]> {
       await client.send(new SetAlarmStateCommand({ AlarmName: drill.name, StateValue: 'ALARM', StateReason: drillReason }));
       drill.forced = true;
     } catch (error) {
-      drill.verdict = { passed: false, detail: `SetAlarmState refused: ${message(error)}` };
+      drill.verdict = { passed: false, detail: `SetAlarmState refused: ${messageOf(error)}` };
     }
   }
   const forcedAt = Date.now();
@@ -324,15 +303,10 @@ async function runDrill(): Promise<Drill[]> {
   );
 
   // One loop for both waits, each bounded by its own timeout from the moment the alarms were forced.
-  const pending = () => {
-    const elapsed = Date.now() - forcedAt;
-    return {
-      unjudged: elapsed <= timeoutMs ? drills.filter((drill) => !drill.verdict) : [],
-      away: elapsed <= returnTimeoutMs ? drills.filter((drill) => drill.forced && drill.returnedTo === undefined) : [],
-    };
-  };
   for (;;) {
-    const { unjudged, away } = pending();
+    const elapsed = Date.now() - forcedAt;
+    const unjudged = elapsed <= timeoutMs ? drills.filter((drill) => !drill.verdict) : [];
+    const away = elapsed <= returnTimeoutMs ? drills.filter((drill) => drill.forced && drill.returnedTo === undefined) : [];
     if (unjudged.length === 0 && away.length === 0) break;
     for (const drill of unjudged) await checkNotification(drill, since);
     if (away.length > 0) await checkReturns(away);
@@ -376,7 +350,7 @@ try {
     if (passed < verdicts.length) process.exitCode = 1;
   }
 } catch (error) {
-  process.stderr.write(`The drill of the ${deployed.stage.name} stage stopped: ${message(error)}\n`);
+  process.stderr.write(`The drill of the ${deployed.stage.name} stage stopped: ${messageOf(error)}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();

@@ -5,11 +5,10 @@ import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
+import { messageOf } from './command-line';
 
-/**
- * `npm run fuzz -- --runs N --seed S`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like,
- * against a fresh in-memory local API; a failure prints the shrunk case as a curl command for `npm start`.
- */
+// `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like, against a fresh in-memory
+// local API; a failure prints the shrunk case as a curl command for `npm start`.
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '100000' }, seed: { type: 'string' } } });
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
@@ -59,7 +58,7 @@ if (result.failed) {
   const [request] = result.counterexample as [FuzzRequest];
   process.stdout.write(
     `\nFAILED after ${result.numRuns} cases (${seconds} s), seed ${seed}, path ${result.counterexamplePath}: ` +
-      `${result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance)}\n\n` +
+      `${messageOf(result.errorInstance)}\n\n` +
       `Shrunk counterexample:\n${JSON.stringify({ ...request, body: request.body?.toString('utf8') }, null, 2)}\n\n` +
       `Reproduce against npm start (API_KEY: the printed key):\n  ${curlFor(request)}\n`,
   );

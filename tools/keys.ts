@@ -1,16 +1,14 @@
-import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
+import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
-/**
- * `npm run keys -- <command>`: issue, list and revoke API keys in the store named by `--local`, `--stage` or
- * `--table`. It never guesses: a key in the wrong store silently fails, or works where it should not.
- */
+// `npm run keys`: the store is always named (--local, --stage or --table), never guessed: a key in the wrong
+// store silently fails, or works where it should not.
 const usage = `Usage: npm run keys -- <command> <where> [options]
 
 Commands:
@@ -27,37 +25,31 @@ Where (exactly one):
   --table <name>         a keys table named directly (stack output ApiKeysTableName),
     --region <region>    in this region, for operators who may not read the stack`;
 
-const { values: options, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    local: { type: 'boolean' },
-    stage: { type: 'string' },
-    table: { type: 'string' },
-    region: { type: 'string' },
-    endpoint: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
+const { values: options, positionals } = parseCommandLine(
+  {
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      local: { type: 'boolean' },
+      stage: { type: 'string' },
+      table: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   },
-});
+  usage,
+);
 const [command, ...rest] = positionals;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${usage}\n`);
-  process.exit(2);
-}
+const fail: (message: string) => never = usageFailure(usage);
 
-if (options.help || command === undefined) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(options.help ? 0 : 2);
-}
+if (options.help || command === undefined) showUsage(usage, options.help ? 0 : 2);
 
-/** The keys table to work on, and how to reach it. */
 interface Target {
   readonly client: DynamoDBClient;
   readonly table: string;
-  /** Names the store in messages. */
   readonly where: string;
-  /** What to say when the store cannot be reached. */
   readonly unreachable: (reason: string) => string;
 }
 
@@ -101,7 +93,7 @@ let target: Target;
 try {
   target = await resolveTarget();
 } catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${messageOf(error)}\n`);
   process.exit(error instanceof StageLookupError ? 2 : 1);
 }
 const { client, where } = target;
@@ -142,7 +134,7 @@ try {
       fail(`Unknown command "${command}".`);
   }
 } catch (error) {
-  process.stderr.write(`${target.unreachable(error instanceof Error ? error.message : String(error))}\n`);
+  process.stderr.write(`${target.unreachable(messageOf(error))}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();

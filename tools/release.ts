@@ -1,14 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { stages } from '../infra/stages';
+import { parseCommandLine, showUsage } from './command-line';
 
-/**
- * `npm run release [-- --list]`: synthesizes the checked-out commit once, offline, into `releases/<name>/`.
- * Both stages deploy that same directory and a rollback an older one, so no release is overwritten or removed here.
- */
+// `npm run release`: both stages deploy the same synthesized directory and a rollback an older one, so no release
+// is overwritten or removed here.
 const RELEASES_DIR = 'releases';
 const RELEASE_MANIFEST = 'release.json';
 /** Characters of the commit id in a release's name: fixed, where git's own abbreviation grows with the repository. */
@@ -25,7 +23,6 @@ directory by hand to synthesize that commit again.
 
   --list    list the releases of this checkout, oldest first, and exit`;
 
-/** What `release.json` holds. */
 export interface ReleaseManifest {
   readonly name: string;
   readonly commit: string;
@@ -135,7 +132,6 @@ function makeRelease(root: string): ReleaseManifest {
   }
 }
 
-/** Every release of the checkout, by directory name, oldest commit first, with what its manifest says. */
 function listReleases(root: string): string[] {
   const releases = join(root, RELEASES_DIR);
   if (!existsSync(releases)) return [];
@@ -150,11 +146,8 @@ function listReleases(root: string): string[] {
 }
 
 function main(): void {
-  const { values: options } = parseArgs({ options: { list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (options.help) {
-    process.stdout.write(`${usage}\n`);
-    return;
-  }
+  const { values: options } = parseCommandLine({ options: { list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }, usage);
+  if (options.help) showUsage(usage);
   // The checkout the command runs in: `npm run` runs it at the project's root.
   const root = git(process.cwd(), ['rev-parse', '--show-toplevel']);
   if (options.list) {

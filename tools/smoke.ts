@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 import { issueTemporaryLocalKey } from '../local/temporary-key';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
+import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
@@ -27,25 +28,15 @@ import {
   type Step,
 } from '../shared/checks/api-checks';
 
-/**
- * `npm run smoke`: a short read/create/read sequence against any stage, run after a deploy (between
- * staging and production) to show the stage answers as the contract says, with the authorizer in
- * front. It prints PASS or FAIL per step and exits 0 only when every step passed.
- */
+/** `npm run smoke`: run after a deploy, between staging and production, to show the stage answers as the contract says. */
 const DEFAULT_TIMEOUT_SECONDS = 10;
-/** What the smoke pet is named, followed by the run's time, so ops can tell it from real pets. */
+/** Followed by the run's time, so ops can tell the smoke pet from real pets. */
 const SMOKE_PET_PREFIX = 'smoke-test';
-/**
- * Whether some route serves GET at a created pet's Location (getPet, deprecated). Once none does, the
- * steps look for the pet in the listing filtered by its status, the documented replacement.
- */
+/** getPet is deprecated: once no route serves GET at a pet's Location, the steps find the pet in the listing by status. */
 const READS_ONE_PET = matchRoute('GET', `${BASE_PATH}/pets/1`) !== undefined;
 /** Sold, so the smoke pet is never listed among the available ones, even when it cannot be deleted. */
 const SMOKE_PET_STATUS: PetStatus = 'sold';
-/** Where the smoke pet is listed among those of its status, newest first. */
 const SMOKE_LISTING = `/pets?status=${SMOKE_PET_STATUS}&limit=${LIST_LIMIT.max}`;
-
-/** The name of the key a keyless --local run issues for itself, and revokes once it is done. */
 const SMOKE_KEY_NAME = 'npm run smoke --local';
 
 const usage = `Usage: npm run smoke -- (--stage <name> | --local | --base-url <url>) --key <api key> [--timeout <seconds>]
@@ -78,18 +69,13 @@ delete is conditional on the name). With --base-url alone the pet stays: exactly
 inside the step reuses the Idempotency-Key), with status "sold", so it is never listed among
 available pets; the run prints the command that removes it.`;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${usage}\n`);
-  process.exit(2);
-}
+const fail: (message: string) => never = usageFailure(usage);
 
-/** Where the smoke pet is deleted from once the steps are done. */
 interface Cleanup {
   readonly client: DynamoDBDocumentClient;
   readonly table: string;
 }
 
-/** The smoke test's settings, from the command line or the environment. */
 interface Settings {
   /** Ends in BASE_PATH, without a trailing slash. */
   readonly baseUrl: string;
@@ -101,36 +87,25 @@ interface Settings {
   readonly revokeKey?: () => Promise<unknown>;
 }
 
-function parseSmokeArgs() {
-  return parseArgs({
-    options: {
-      'base-url': { type: 'string' },
-      stage: { type: 'string' },
-      local: { type: 'boolean' },
-      key: { type: 'string' },
-      timeout: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-
 async function readSettings(): Promise<Settings> {
-  let parsed: ReturnType<typeof parseSmokeArgs>;
-  try {
-    parsed = parseSmokeArgs();
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-  const { values: options } = parsed;
-  if (options.help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
+  const { values: options } = parseCommandLine(
+    {
+      options: {
+        'base-url': { type: 'string' },
+        stage: { type: 'string' },
+        local: { type: 'boolean' },
+        key: { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    },
+    usage,
+  );
+  if (options.help) showUsage(usage);
   const apiKey = (options.key ?? process.env.SMOKE_API_KEY)?.trim();
   if (!apiKey && !options.local) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
   const timeoutMs = parseTimeout(options.timeout);
-  const chosen = [options.stage !== undefined && '--stage', options.local && '--local'].filter(Boolean);
-  if (chosen.length > 1) fail('Choose --stage or --local, not both.');
+  if (options.stage !== undefined && options.local) fail('Choose --stage or --local, not both.');
   if (options.stage !== undefined) {
     try {
       const deployed = await findDeployedStage(options.stage, 'SmokeTestPolicyArn');
@@ -158,22 +133,14 @@ async function readSettings(): Promise<Settings> {
   return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: apiKey!, timeoutMs };
 }
 
-/**
- * A key of the running npm start's own, for a --local run given none: issued in its keys table as
- * `npm run keys -- create --local` would, and revoked once the steps are done.
- */
-async function issueLocalKey(
-  client: DynamoDBDocumentClient,
-  endpoint: string,
-): Promise<{ apiKey: string; revoke: () => Promise<unknown> }> {
+/** A key in the running npm start's own keys table for a keyless --local run, as `npm run keys -- create --local` issues it. */
+async function issueLocalKey(client: DynamoDBDocumentClient, endpoint: string) {
   try {
     const key = await issueTemporaryLocalKey(client, SMOKE_KEY_NAME);
     process.stdout.write(`Issued ${key.keyId} in the local store for this run; it is revoked when the run ends.\n`);
     return key;
   } catch (error) {
-    process.stderr.write(
-      `Could not issue a key in the local API's DynamoDB at ${endpoint} (${error instanceof Error ? error.message : String(error)}). Is npm start running?\n`,
-    );
+    process.stderr.write(`Could not issue a key in the local API's DynamoDB at ${endpoint} (${messageOf(error)}). Is npm start running?\n`);
     process.exit(2);
   }
 }
@@ -202,20 +169,10 @@ function parseTimeout(input: string | undefined): number {
   return Math.round(seconds * 1000);
 }
 
-/** The created pet, for steps 4 and the closing note. */
-interface Created {
-  readonly pet: Pet;
-  readonly location: string;
-}
-
-function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
-  steps: Step[];
-  created: () => Created | undefined;
-  deleted: () => boolean;
-} {
+function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   const target: CheckTarget = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
   const send = checkSender(target, timeoutMs);
-  let created: Created | undefined;
+  let created: { readonly pet: Pet; readonly location: string } | undefined;
   let deleted = false;
 
   const steps: Step[] = [
@@ -284,10 +241,7 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
   }
   return { steps, created: () => created, deleted: () => deleted };
 
-  /**
-   * Reads the listing until it shows the pet as created (or no longer shows it): the listing reads an
-   * index, which DynamoDB updates a moment after the write, so a single read could miss a change.
-   */
+  // The listing reads an index, which DynamoDB updates a moment after the write: one read could miss the change.
   async function untilListed(pet: Pet, present: boolean, signal: AbortSignal): Promise<void> {
     for (;;) {
       const answer = await send(SMOKE_LISTING, {}, signal);
@@ -304,10 +258,7 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings): {
   }
 }
 
-/**
- * Deletes the smoke pet straight from the table (the API has no delete), and only if it still carries
- * the smoke name: a wrong id can never remove a real pet.
- */
+/** Only a pet still carrying the smoke name is deleted (the API has no delete): a wrong id can never remove a real pet. */
 async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: AbortSignal): Promise<void> {
   try {
     await client.send(
@@ -322,15 +273,11 @@ async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: Abor
     );
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new StepFailure(`pet ${pet.id} is not a smoke pet; left alone`);
-    throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${messageOf(error)}`);
   }
 }
 
-/**
- * Sends the create, and again with the same Idempotency-Key after a lost answer, a 5xx or a 409,
- * as the API asks of clients (docs/reliability.md): the stage still ends with one pet, and a
- * passing step says it needed a retry. Gives up when the step's time budget runs out.
- */
+/** Resends with the same Idempotency-Key after a lost answer, a 5xx or a 409, as docs/reliability.md asks of clients. */
 async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
   const retries: string[] = [];
   for (;;) {

@@ -305,6 +305,16 @@ describe('npm run drill', () => {
     expect(result.forced).toEqual([]);
   });
 
+  it('answers an unknown option with what is wrong and the usage, exit 2, forcing nothing', async () => {
+    const result = await drill(
+      [{ name: serverErrors, state: 'OK', topics: [topic], notification: 'succeeds' }],
+      ['--stage', 'staging', '--alarms', 'x', ...quick],
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Unknown option '--alarms'.*\n\nUsage: npm run drill/s);
+    expect(result.forced).toEqual([]);
+  });
+
   it('refuses to run without --stage, and says what to pass', async () => {
     const result = await drill([{ name: serverErrors, state: 'OK', topics: [topic], notification: 'succeeds' }], quick);
     expect(result.code).toBe(2);

@@ -47,6 +47,13 @@ describe('npm run keys', () => {
     expect(result.stderr).toContain('--stage');
   });
 
+  it('answers an unknown option with what is wrong and the usage, exit 2, not a stack trace', async () => {
+    const result = await keys(['list', '--local', '--stages', 'staging']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Unknown option '--stages'.*\n\nUsage: npm run keys/s);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('refuses two stores at once', async () => {
     const result = await keys(['list', '--local', '--stage', 'staging']);
     expect(result.code).toBe(2);

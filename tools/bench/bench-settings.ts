@@ -9,7 +9,6 @@ export interface BenchSettings {
   readonly warm: WarmOptions;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
   readonly petCounts: readonly number[];
-  /** Requests per capacity scenario. */
   readonly capacityRequests: number;
 }
 
@@ -37,12 +36,7 @@ const QUICK: BenchSettings = {
   capacityRequests: 3,
 };
 
-/** The options of `npm run bench [-- --quick --instructions]`, from its command line. */
 export function readBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
-  return {
-    quick,
-    countInstructions: argv.includes('--instructions'),
-    settings: quick ? QUICK : FULL,
-  };
+  return { quick, countInstructions: argv.includes('--instructions'), settings: quick ? QUICK : FULL };
 }

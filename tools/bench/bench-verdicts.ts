@@ -5,10 +5,7 @@ import { type Spread, spread } from './statistics';
 /** The cold-start goal: the most a function's cold start may take, as a ratio to its floor's. */
 export const MAX_RATIO = 1.05;
 
-/**
- * The warm goal: the most CPU time per request over the floor's, on a core taken as one Lambda vCPU, so more
- * duration at less memory (docs/performance.md, "The warm verdict: CPU added per request").
- */
+/** The warm goal, CPU µs per request over the floor's on a core (docs/performance.md, "The warm verdict: CPU added per request"). */
 export const MAX_ADDED_CPU_US = 100;
 
 /** One pass/fail judgement of the bench: a measured value against its limit. */
@@ -30,10 +27,7 @@ interface CpuBatches {
   readonly cpuUsPerBatch: readonly number[];
 }
 
-/**
- * CPU µs per request a function adds to its floor's: the median and quartiles of each round's difference
- * between their batches. Pairing cancels the machine's drift; the median ignores rounds a collection fell into.
- */
+/** Of the rounds' differences: pairing cancels the machine's drift, and the median ignores rounds a collection fell into. */
 export function addedCpuUs(fn: CpuBatches, floor: CpuBatches): Spread {
   const rounds = Math.min(fn.cpuUsPerBatch.length, floor.cpuUsPerBatch.length);
   const differences = Array.from({ length: rounds }, (_, round) => fn.cpuUsPerBatch[round]! - floor.cpuUsPerBatch[round]!);
@@ -47,16 +41,12 @@ function judgeAddedCpu(what: string, fn: CpuBatches, floor: CpuBatches): Verdict
   return { ...judge(what, added.median, MAX_ADDED_CPU_US), spread: added };
 }
 
-/** How the tables print a verdict. */
 export function mark(verdict: Verdict): 'pass' | 'FAIL' {
   return verdict.pass ? 'pass' : 'FAIL';
 }
 
-/** What the verdicts are taken on, as the sections measured it. */
 export interface JudgedMeasurements {
-  /** Each function's cold starts against its floor's. */
   readonly coldStarts: ReadonlyMap<FunctionName, { readonly ratio: number }>;
-  /** Each route function's warm requests, and its floor's, interleaved round by round. */
   readonly warm: ReadonlyMap<FunctionName, { readonly fn: CpuBatches; readonly floor: CpuBatches }>;
   /** The production authorizer with a key it has not cached, and its floor, interleaved likewise. */
   readonly productionAuthorizer: { readonly uncached: CpuBatches; readonly floor: CpuBatches };
@@ -82,10 +72,7 @@ export interface BenchVerdicts {
   readonly all: readonly Verdict[];
 }
 
-/**
- * The bench's verdicts, cold and warm for the functions that issue a command; the authorizer's warm CPU in
- * production only, as staging's DEBUG lines are a cost it chose to pay.
- */
+/** The authorizer's warm CPU is judged in production only: staging's DEBUG lines are a cost it chose to pay. */
 export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
   const judged = <T>(results: ReadonlyMap<FunctionName, T>, verdict: (name: FunctionName, result: T) => Verdict) =>
     new Map([...results].filter(([name]) => issuesCommand(name)).map(([name, result]) => [name, verdict(name, result)]));

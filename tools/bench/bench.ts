@@ -12,15 +12,9 @@ import { printReport } from './report';
 import { writeResults } from './results-file';
 import { judgeBench } from './bench-verdicts';
 
-/**
- * `npm run bench [-- --quick --instructions]`: what each function costs, measured from the assets
- * `cdk synth` produces, run by the Lambda runtime's Node against dynalite, each beside its floor
- * (tools/bench/floors/): the same SDK client and the one command the function issues, built the same way,
- * without source maps. Ratios to the floor are the verdicts; absolute times are this machine's and only context.
- * Prints the tables, writes tools/bench/results.json (results-quick.json with --quick) and exits 1
- * when a verdict fails. --quick is a smoke run of the same code paths; --instructions also counts each
- * cold start's instructions under valgrind (tools/bench/instructions.ts).
- */
+// `npm run bench`: each function as `cdk synth` builds it, run by the Lambda runtime's Node against dynalite beside
+// its floor (tools/bench/floors/): the same SDK client and the one command it issues, built alike. Ratios to the floor
+// are the verdicts; absolute times are this machine's and only context.
 
 const options = readBenchOptions(process.argv);
 const { settings } = options;
@@ -45,16 +39,7 @@ try {
     memory,
   });
 
-  const report = {
-    options,
-    nodeVersion: bench.nodeVersion,
-    coldStarts,
-    warmRequests,
-    capacity,
-    memory,
-    bill,
-    verdicts,
-  };
+  const report = { options, nodeVersion: bench.nodeVersion, coldStarts, warmRequests, capacity, memory, bill, verdicts };
   printReport(report);
   console.log(`Wrote ${writeResults(report)}.`);
   process.exitCode = verdicts.all.every((verdict) => verdict.pass) ? 0 : 1;

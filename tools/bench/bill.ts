@@ -22,16 +22,11 @@ export interface BillRow {
   readonly total: number;
 }
 
-/** The capacity of a scenario at a table size. */
 export function capacityAt(capacity: readonly CapacityRow[], scenario: string, pets: number): CapacityRow {
   return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
 }
 
-/**
- * The bill per million requests in production, at the memory configured: the route's function and the
- * authorizer (with the key cached, or no key for an anonymous request), billed per started
- * millisecond, at the capacity measured on the smallest table. Cold starts and the free tier are left out.
- */
+/** Per million production requests: function and authorizer billed per started ms, at the capacity measured on the smallest table. */
 export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: readonly CapacityRow[], pets: number): BillRow[] {
   const productionAuthorizer = authorizer.get(production.name)!;
   const billedMs = (name: FunctionName, result: WarmResult) =>
@@ -39,29 +34,19 @@ export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: 
   const durationCost = (name: FunctionName, milliseconds: number) =>
     (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
   const zero = { readUnits: 0, writeUnits: 0 };
+  // The function's warm result and its capacity scenario of the same name.
+  const measuredAs = (operation: string, name: FunctionName) => ({
+    operation,
+    name,
+    measured: () => ({ result: warm.get(name)!.fn, units: capacityAt(capacity, operation, pets) }),
+  });
   // What each line measured, read only for a function the route table still deploys.
   const operations: Array<{ operation: string; name: FunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
-    {
-      operation: 'listPets',
-      name: 'listPets',
-      measured: () => ({ result: warm.get('listPets')!.fn, units: capacityAt(capacity, 'listPets', pets) }),
-    },
-    {
-      operation: 'createPet',
-      name: 'createPet',
-      measured: () => ({ result: warm.get('createPet')!.fn, units: capacityAt(capacity, 'createPet', pets) }),
-    },
-    {
-      // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.
-      operation: 'createPet, new Idempotency-Key',
-      name: 'createPet',
-      measured: () => ({ result: warm.get('createPet')!.fn, units: capacityAt(capacity, 'createPet, new Idempotency-Key', pets) }),
-    },
-    {
-      operation: 'getPet',
-      name: 'getPet',
-      measured: () => ({ result: warm.get('getPet')!.fn, units: capacityAt(capacity, 'getPet', pets) }),
-    },
+    measuredAs('listPets', 'listPets'),
+    measuredAs('createPet', 'createPet'),
+    // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.
+    measuredAs('createPet, new Idempotency-Key', 'createPet'),
+    measuredAs('getPet', 'getPet'),
     { operation: 'anonymous (401)', name: 'listPets', measured: () => ({ result: warm.get('listPets')!.anonymous, units: zero }) },
   ];
   return operations

@@ -10,7 +10,6 @@ const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Quer
 
 /** What one DynamoDB request cost, as DynamoDB reported it. */
 export interface Consumption {
-  /** DynamoDB operation, from X-Amz-Target. */
   readonly operation: string;
   readonly table: string;
   /** Capacity units, table and indexes together: a put is charged once more for each index entry it writes. */
@@ -34,11 +33,7 @@ function indexKeysOf(table: TableDescription | undefined): string[][] {
   return (table?.GlobalSecondaryIndexes ?? []).map((index) => (index.KeySchema ?? []).map((key) => key.AttributeName!));
 }
 
-/**
- * Write units DynamoDB charges a put of `item` (DynamoDB JSON) for its index entries, which dynalite does
- * not charge: one entry per index whose key attributes it has, each the item's size rounded up to 1 KB
- * (the store's indexes project every attribute).
- */
+/** DynamoDB, unlike dynalite, charges a put once per index it has the keys of: its size in KB, rounded up (indexes project it all). */
 function indexWriteUnits(item: Record<string, AttributeValue>, indexKeys: readonly (readonly string[])[]): number {
   const entryUnits = Math.max(1, Math.ceil(itemSize(item) / 1024));
   return entryUnits * indexKeys.filter((keys) => keys.every((key) => item[key] !== undefined)).length;
@@ -50,14 +45,10 @@ async function readBody(message: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/**
- * A proxy in front of dynalite that meters the unchanged functions' own requests: it adds
- * ReturnConsumedCapacity TOTAL and records the answer, plus the index entries a put writes, which
- * dynalite does not charge. Answers pass back byte for byte; the SDK's callers ignore the extra field.
- */
+/** Meters the unchanged functions' requests: it asks for ReturnConsumedCapacity TOTAL, which their SDK ignores, and passes answers back. */
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
   const upstream = new URL(target);
-  let record: Consumption[] = [];
+  const record: Consumption[] = [];
   const describer = createLocalClient(target);
   const indexKeysByTable = new Map<string, Promise<string[][]>>();
   const indexKeysOfTable = (table: string) => {
@@ -71,10 +62,8 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   };
   const server = createServer(async (incoming, outgoing) => {
     try {
-      const operation =
-        String(incoming.headers['x-amz-target'] ?? '')
-          .split('.')
-          .pop() ?? '';
+      // Absent, the header makes 'undefined', which is metered as nothing.
+      const operation = String(incoming.headers['x-amz-target']).split('.').pop() ?? '';
       let body = await readBody(incoming);
       const metered = METERED.has(operation);
       if (metered) body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), ReturnConsumedCapacity: 'TOTAL' }));
@@ -112,16 +101,11 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   await once(server, 'listening');
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    take() {
-      const taken = record;
-      record = [];
-      return taken;
+    take: () => record.splice(0),
+    async close() {
+      describer.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        describer.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

@@ -4,7 +4,6 @@ import { gzipSync } from 'node:zlib';
 import { invokeBundle } from '../lambda/lambda-runner';
 import { median, rounded, spread, type Spread } from './statistics';
 
-/** A bundle to start cold, again and again. */
 export interface ColdSubject {
   readonly taskRoot: string;
   readonly env: Record<string, string>;
@@ -13,13 +12,10 @@ export interface ColdSubject {
   readonly expect: (result: any) => void;
 }
 
-export interface BundleSize {
-  readonly bytes: number;
-  readonly gzipBytes: number;
-}
+type Sample = { ms: number; cpu: number; rss: number };
 
 export interface ColdStartFigures {
-  readonly size: BundleSize;
+  readonly size: { readonly bytes: number; readonly gzipBytes: number };
   /** From the process's start to its first answer. */
   readonly firstResponseMs: Spread;
   /** CPU time used by then. */
@@ -30,28 +26,18 @@ export interface ColdStartFigures {
 export interface ColdStartComparison {
   readonly function: ColdStartFigures;
   readonly floor: ColdStartFigures;
-  /**
-   * The function's time to first response over the floor's: the median of the ratios of each run's
-   * pair (started one after the other), so a slow moment of the machine weighs on both sides of a pair.
-   */
+  /** The median of each run's function/floor pair, so a slow moment of the machine weighs on both sides of a pair. */
   readonly ratio: number;
 }
 
-export function bundleSize(taskRoot: string): BundleSize {
+function bundleSize(taskRoot: string) {
   const code = readFileSync(join(taskRoot, 'index.mjs'));
   return { bytes: code.length, gzipBytes: gzipSync(code).length };
 }
 
-/**
- * Starts the function and its floor `runs` times each, alternating (and swapping which goes first
- * every run), each in a fresh process of the runtime's Node that imports the bundle and serves one
- * event: a cold start as Lambda's INIT and first INVOKE, minus the sandbox and code download.
- */
+/** Function and floor in turn (the first swapped every run), each a fresh process: INIT and first INVOKE, less sandbox and download. */
 export async function compareColdStarts(node: string, fn: ColdSubject, floor: ColdSubject, runs: number): Promise<ColdStartComparison> {
-  const samples = {
-    function: [] as Array<{ ms: number; cpu: number; rss: number }>,
-    floor: [] as Array<{ ms: number; cpu: number; rss: number }>,
-  };
+  const samples = { function: [] as Sample[], floor: [] as Sample[] };
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? (['function', 'floor'] as const) : (['floor', 'function'] as const);
     for (const which of order) {
@@ -62,7 +48,7 @@ export async function compareColdStarts(node: string, fn: ColdSubject, floor: Co
       samples[which].push({ ms: firstResponseMs, cpu: cpuMs, rss: rssBytes / 2 ** 20 });
     }
   }
-  const figures = (subject: ColdSubject, taken: Array<{ ms: number; cpu: number; rss: number }>): ColdStartFigures => ({
+  const figures = (subject: ColdSubject, taken: Sample[]): ColdStartFigures => ({
     size: bundleSize(subject.taskRoot),
     firstResponseMs: spread(taken.map((sample) => sample.ms)),
     cpuMs: spread(taken.map((sample) => sample.cpu)),

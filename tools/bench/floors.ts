@@ -5,13 +5,7 @@ import { BUNDLE_SHAPE } from '../../infra/api-function';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { RUNTIME_MAJOR } from '../lambda/lambda-runner';
 
-/** Node's major version of the Lambda runtime, as esbuild's target: `node24`. */
-const TARGET = `node${RUNTIME_MAJOR}`;
-
-/**
- * Builds each function's floor (tools/bench/floors/) with the functions' own esbuild options but no source
- * map, so it is what a function costs with nothing of ours in it. Returns each bundle's directory, by handler.
- */
+/** The functions' own esbuild options but no source map: a floor costs what a function does with nothing of ours in it. */
 export async function buildFloors(handlers: readonly string[], outdir: string): Promise<Map<string, string>> {
   const floors = new Map<string, string>();
   for (const handler of handlers) {
@@ -22,7 +16,7 @@ export async function buildFloors(handlers: readonly string[], outdir: string): 
       outfile: join(taskRoot, 'index.mjs'),
       bundle: true,
       platform: 'node',
-      target: TARGET,
+      target: `node${RUNTIME_MAJOR}`,
       format: BUNDLE_SHAPE.format,
       minify: BUNDLE_SHAPE.minify,
       mainFields: [...BUNDLE_SHAPE.mainFields],

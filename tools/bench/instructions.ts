@@ -6,10 +6,8 @@ import { invokeBundle } from '../lambda/lambda-runner';
 import type { ColdSubject } from './cold-start';
 import { median, rounded } from './statistics';
 
-/**
- * Cold starts counted in instructions under callgrind (`npm run bench -- --instructions`): steadier than
- * time, so they weigh a small change, but not a verdict, since instructions are not time.
- */
+// Cold starts counted in instructions under callgrind (`npm run bench -- --instructions`): steadier than time, so they
+// weigh a small change, but not a verdict, since instructions are not time.
 
 /** Instructions a cold start executed, all threads together, and where some of them went. */
 export interface InstructionCount {
@@ -26,14 +24,10 @@ export interface InstructionComparison {
   /** Medians of the runs, component by component. */
   readonly function: InstructionCount;
   readonly floor: InstructionCount;
-  /** The function's total over the floor's. */
   readonly ratio: number;
 }
 
-/**
- * Inclusive counts of V8 functions, by the symbol names callgrind_annotate prints. `randomStart` is left
- * out of every total: V8's random hash seed at start is a random amount of work that would swamp the differences.
- */
+/** Left out of every total, `randomStart` is a random amount of work (V8's hash seed) that would swamp the differences. */
 const SYMBOLS = {
   randomStart: 'v8::internal::HashSeed::InitializeRoots(',
   loadParse: 'v8::internal::Parser::ParseProgram(',
@@ -51,10 +45,7 @@ export function valgrindInstalled(): boolean {
   }
 }
 
-/**
- * Runs the function and its floor `runs` times each under callgrind (each in a fresh process, as
- * tools/bench/cold-start.ts does, serving its first request) and compares the instructions executed.
- */
+/** Each run in a fresh process serving its first request, as tools/bench/cold-start.ts does, but under callgrind. */
 export async function compareInstructions(node: string, fn: ColdSubject, floor: ColdSubject, runs: number): Promise<InstructionComparison> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
   try {

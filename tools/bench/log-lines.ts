@@ -1,9 +1,7 @@
 import type { ACCESS_LOG_FIELDS } from '../../infra/animal-store-http-api';
 
-/**
- * Log bytes a request costs outside the functions' own output, for the bill: Lambda's platform lines in the
- * JSON log format and API Gateway's access log line, from sample values of typical length (an estimate).
- */
+// Log bytes a request costs outside the functions' own output, for the bill: Lambda's platform lines (JSON log format)
+// and API Gateway's access log line, from sample values of typical length (an estimate).
 const REQUEST_ID = '6d1e2b7a-8c1f-4c5e-9b1a-3f2d1e0c9a8b';
 
 const PLATFORM_LINES = [
@@ -43,5 +41,4 @@ const ACCESS_LOG_SAMPLE: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
 /** Bytes Lambda logs for one invocation of a function, beside what the function writes itself. */
 export const PLATFORM_BYTES_PER_INVOCATION = PLATFORM_LINES.reduce((bytes, line) => bytes + JSON.stringify(line).length + 1, 0);
 
-/** Bytes of one access log line. */
 export const ACCESS_LOG_BYTES_PER_REQUEST = JSON.stringify(ACCESS_LOG_SAMPLE).length + 1;

@@ -26,12 +26,10 @@ interface Scenario {
   readonly before?: unknown[];
 }
 
-/**
- * DynamoDB capacity per request, metered by ./capacity-proxy.ts, at each table size of the settings. The
- * pets added are older than all others and created ones are deleted, so every size lists the same newest pets.
- */
+/** Pets added are older than all others and created ones deleted, so every table size lists the same newest pets. */
 export async function measureCapacity(bench: BenchSetup, settings: BenchSettings): Promise<CapacityRow[]> {
-  const proxy = await startCapacityProxy(bench.dynamoDbEndpoint);
+  const { tables, dynamoDbEndpoint } = bench.local;
+  const proxy = await startCapacityProxy(dynamoDbEndpoint);
   const capacity: CapacityRow[] = [];
   const meteredKeys = await bench.issueKeys(settings.capacityRequests);
   let pets = bench.pets;
@@ -42,30 +40,26 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
       if (pets.length < count) {
         progress(`seeding to ${count.toLocaleString('en')} pets`);
         const oldest = Date.parse(pets[0]!.createdAt);
-        pets = [...(await seedPets(bench.documents, bench.tables.pets, count - pets.length, pets.length + 1, oldest - 1000)), ...pets];
+        pets = [...(await seedPets(bench.documents, tables.pets, count - pets.length, pets.length + 1, oldest - 1000)), ...pets];
       }
-      const n = settings.capacityRequests;
+      const times = (event: (index: number) => unknown) => Array.from({ length: settings.capacityRequests }, (_, index) => event(index));
       const replayKey = `bench-replay-${count}`;
       const scenarios: Scenario[] = [
-        { scenario: 'listPets', name: 'listPets', events: Array.from({ length: n }, () => listEvent()) },
-        {
-          scenario: 'listPets ?status=available',
-          name: 'listPets',
-          events: Array.from({ length: n }, () => listEvent({ status: 'available' })),
-        },
-        { scenario: 'createPet', name: 'createPet', events: Array.from({ length: n }, () => createEvent()) },
+        { scenario: 'listPets', name: 'listPets', events: times(() => listEvent()) },
+        { scenario: 'listPets ?status=available', name: 'listPets', events: times(() => listEvent({ status: 'available' })) },
+        { scenario: 'createPet', name: 'createPet', events: times(() => createEvent()) },
         {
           scenario: 'createPet, new Idempotency-Key',
           name: 'createPet',
-          events: Array.from({ length: n }, (_, index) => createEvent({ 'idempotency-key': `bench-${count}-${index}` })),
+          events: times((index) => createEvent({ 'idempotency-key': `bench-${count}-${index}` })),
         },
         {
           scenario: 'createPet, replayed Idempotency-Key',
           name: 'createPet',
           before: [createEvent({ 'idempotency-key': replayKey })],
-          events: Array.from({ length: n }, () => createEvent({ 'idempotency-key': replayKey })),
+          events: times(() => createEvent({ 'idempotency-key': replayKey })),
         },
-        { scenario: 'getPet', name: 'getPet', events: Array.from({ length: n }, () => getEvent(pets[pets.length >> 1]!.id)) },
+        { scenario: 'getPet', name: 'getPet', events: times(() => getEvent(pets[pets.length >> 1]!.id)) },
         // A cached key costs nothing: the authorizer answers from memory.
         { scenario: 'authorizer, key not cached', name: 'authorizer', events: meteredKeys.map(keyEvent) },
       ];
@@ -85,7 +79,7 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         }
         if (name === 'createPet') created.push(...invocation.results.map((result) => JSON.parse((result as { body: string }).body).id));
         const consumed = (kind: string) =>
-          sum(units.filter((entry) => entry.kind === kind).map((entry) => entry.capacityUnits)) / events.length;
+          units.filter((entry) => entry.kind === kind).reduce((total, entry) => total + entry.capacityUnits, 0) / events.length;
         capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
       }
       await deletePets(bench, created);
@@ -107,9 +101,5 @@ export function capacityIndependentOfTableSize(capacity: readonly CapacityRow[])
 /** Deletes pets by id, past the proxy: what it costs is no scenario's. */
 async function deletePets(bench: BenchSetup, ids: readonly number[]): Promise<void> {
   const keys = [...new Set(ids)].map((id) => ({ DeleteRequest: { Key: { [PETS_TABLE.partitionKey]: id } } }));
-  await writeInBatches(bench.documents, bench.tables.pets, keys);
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((total, value) => total + value, 0);
+  await writeInBatches(bench.documents, bench.local.tables.pets, keys);
 }

@@ -14,7 +14,6 @@ export interface ColdStartResults {
   readonly instructions: ReadonlyMap<FunctionName, InstructionComparison>;
 }
 
-/** A function's production asset and its floor, each to start cold with production's environment and a typical request. */
 function coldSubjects(bench: BenchSetup, name: FunctionName): { fn: ColdSubject; floor: ColdSubject } {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);

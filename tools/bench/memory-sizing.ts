@@ -1,5 +1,5 @@
 import type { FunctionName } from '../../infra/api-functions';
-import type { StageConfig } from '../../infra/stages';
+import type { LatencyGoals, StageConfig } from '../../infra/stages';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
 import { PRICES } from './prices';
@@ -18,18 +18,8 @@ export interface MeasuredCost {
   readonly warm: { readonly p50Ms: number; readonly p99Ms: number; readonly cpuMs: number };
 }
 
-/**
- * How far within a goal an estimate must be to count as meeting it: this machine's absolute times move
- * between runs, so a setting meeting a goal by less would be chosen by one run and refused by the next.
- */
+/** How far within a goal to meet it: this machine's times move, and a setting meeting it by less would flip from run to run. */
 export const SIZING_MARGIN = 0.1;
-
-export interface LatencyGoals {
-  /** A cold start, from INIT to the first answer. */
-  readonly coldStartMs: number;
-  /** A warm request's p99 inside the function. */
-  readonly warmP99Ms: number;
-}
 
 export interface SizeEstimate {
   readonly memoryMiB: number;
@@ -42,10 +32,7 @@ export interface SizeEstimate {
   readonly meetsGoals: boolean;
 }
 
-/**
- * A time measured here, on Lambda at `memoryMiB`: the time off CPU stays, the CPU time stretches by the
- * vCPU share the memory buys. Its assumptions: docs/performance.md, "How memory is chosen".
- */
+/** On Lambda at `memoryMiB`, a time's CPU part stretches by the vCPU share (docs/performance.md, "How memory is chosen"). */
 export function timeAt(memoryMiB: number, wallMs: number, cpuMs: number): number {
   const share = Math.min(1, memoryMiB / FULL_VCPU_MB);
   return Math.max(0, wallMs - cpuMs) + cpuMs / share;
@@ -57,14 +44,8 @@ export function estimateSizes(measured: MeasuredCost, goals: LatencyGoals): Size
     const warmP50Ms = timeAt(memoryMiB, measured.warm.p50Ms, measured.warm.cpuMs);
     const warmP99Ms = timeAt(memoryMiB, measured.warm.p99Ms, measured.warm.cpuMs);
     const durationCostPerMillion = (Math.ceil(warmP50Ms) / 1000) * (memoryMiB / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
-    return {
-      memoryMiB,
-      coldStartMs,
-      warmP50Ms,
-      warmP99Ms,
-      durationCostPerMillion,
-      meetsGoals: coldStartMs <= goals.coldStartMs * (1 - SIZING_MARGIN) && warmP99Ms <= goals.warmP99Ms * (1 - SIZING_MARGIN),
-    };
+    const meetsGoals = coldStartMs <= goals.coldStartMs * (1 - SIZING_MARGIN) && warmP99Ms <= goals.warmP99Ms * (1 - SIZING_MARGIN);
+    return { memoryMiB, coldStartMs, warmP50Ms, warmP99Ms, durationCostPerMillion, meetsGoals };
   });
 }
 
@@ -84,10 +65,7 @@ export interface MemoryChoice {
   readonly configured: number;
 }
 
-/**
- * What a function costs as measured: its cold start, and its warm request (the authorizer's at the
- * stage's log level, with a key it has not cached, since that is the request a goal must hold for).
- */
+/** The authorizer's warm request at the stage's log level, with a key it has not cached: the request a goal must hold for. */
 export function measuredCostOf(
   { cold }: Pick<ColdStartResults, 'cold'>,
   { warm, authorizer }: WarmRequestResults,

@@ -3,14 +3,10 @@ export interface Price {
   /** What is billed, as AWS's price list names it. */
   readonly item: string;
   readonly usd: number;
-  /** The unit `usd` is per. */
   readonly per: string;
 }
 
-/**
- * The one price table, for the region every stage deploys to: the bench bills with it and docs/costs.md
- * is rendered from it (`npm run costs`), which says where each price was read. First tiers, free tiers ignored unless said.
- */
+/** The one price table: the bench bills with it, docs/costs.md says where each was read. First tiers, free tiers ignored unless said. */
 export const PRICE_LIST = {
   httpApiPerMillionRequests: {
     item: 'API Gateway HTTP API requests (first 300 million a month; EU-ApiGatewayHttpRequest)',
@@ -64,11 +60,9 @@ export const PRICE_LIST = {
   xrayPerMillionTracesRecorded: { item: 'X-Ray traces recorded (not used: docs/observability.md)', usd: 5, per: 'million traces' },
 } as const satisfies Record<string, Price>;
 
-export type PriceName = keyof typeof PRICE_LIST;
-
 /** The prices as plain numbers, for arithmetic, with the region and the date they were read. */
 export const PRICES = {
   region: 'eu-west-1',
   readOn: '2026-11-25',
-  ...(Object.fromEntries(Object.entries(PRICE_LIST).map(([name, price]) => [name, price.usd])) as Record<PriceName, number>),
+  ...(Object.fromEntries(Object.entries(PRICE_LIST).map(([name, price]) => [name, price.usd])) as Record<keyof typeof PRICE_LIST, number>),
 } as const;

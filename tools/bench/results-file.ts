@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { PRICES } from './prices';
 import type { BenchReport } from './report';
 
-/**
- * Writes everything the bench measured and judged to tools/bench/results.json (results-quick.json with
- * --quick, which is not committed), for docs/performance.md and for comparing runs. Returns its path.
- */
+/** tools/bench/results.json, for docs/performance.md and comparing runs (results-quick.json with --quick: not committed). */
 export function writeResults(report: BenchReport): string {
   const { coldStarts, warmRequests } = report;
   const results = {
@@ -31,7 +28,6 @@ export function writeResults(report: BenchReport): string {
     verdicts: report.verdicts.all,
   };
   const file = join(import.meta.dirname, report.options.quick ? 'results-quick.json' : 'results.json');
-  mkdirSync(import.meta.dirname, { recursive: true });
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;
 }

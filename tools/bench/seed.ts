@@ -5,15 +5,9 @@ import { LISTING } from '../../shared/facts/listing';
 import { toItem } from '../../shared/dynamodb/dynamo-pet-store';
 import { PET_STATUSES, type PetRecord } from '../../shared/domain/pets/pet-schemas';
 
-/** Batches in flight at once. */
-const PARALLEL = 8;
+const PARALLEL_BATCHES = 8;
 
-/**
- * Adds pets to the table, written as the store writes them (toItem, at LISTING's shard count) so the
- * indexes hold them as they would hold real ones: statuses in turn (one in five without), one creation
- * per second going back from `newestAt` (now unless told). Ids count up from `firstId`, so repeated
- * seeding never collides.
- */
+/** Written as the store writes them, so the indexes hold them as real pets; ids count up from `firstId`, so seeding never collides. */
 export async function seedPets(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -33,11 +27,7 @@ export async function seedPets(
       ...(status === undefined ? {} : { status }),
     };
   });
-  await writeInBatches(
-    client,
-    tableName,
-    pets.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), LISTING.shards) } })),
-    PARALLEL,
-  );
+  const puts = pets.map((pet) => ({ PutRequest: { Item: toItem(pet, randomUUID(), LISTING.shards) } }));
+  await writeInBatches(client, tableName, puts, PARALLEL_BATCHES);
   return pets;
 }

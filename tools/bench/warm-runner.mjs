@@ -23,17 +23,8 @@ for (const subject of subjects) {
   Object.assign(process.env, subject.env);
   // A query string gives each subject its own module instance, even when two share a bundle.
   const module = await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
-  loaded.push({
-    ...subject,
-    handler: module.handler,
-    next: 0,
-    latenciesMs: [],
-    cpuUs: 0,
-    cpuUsPerBatch: [],
-    requests: 0,
-    logBytes: 0,
-    statuses: {},
-  });
+  const measured = { next: 0, latenciesMs: [], cpuUs: 0, cpuUsPerBatch: [], requests: 0, logBytes: 0, statuses: {} };
+  loaded.push({ ...subject, handler: module.handler, ...measured });
 }
 
 async function invoke(subject, record) {
@@ -65,16 +56,12 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-writeFileSync(
-  resultFile,
-  JSON.stringify(
-    loaded.map(({ label, latenciesMs, cpuUs, cpuUsPerBatch, requests, logBytes, statuses }) => ({
-      label,
-      latenciesMs,
-      cpuUsPerRequest: cpuUs / requests,
-      cpuUsPerBatch,
-      logBytesPerRequest: logBytes / requests,
-      statuses,
-    })),
-  ),
-);
+const results = loaded.map(({ label, latenciesMs, cpuUs, cpuUsPerBatch, requests, logBytes, statuses }) => ({
+  label,
+  latenciesMs,
+  cpuUsPerRequest: cpuUs / requests,
+  cpuUsPerBatch,
+  logBytesPerRequest: logBytes / requests,
+  statuses,
+}));
+writeFileSync(resultFile, JSON.stringify(results));

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,13 +7,11 @@ import { quantile } from './statistics';
 
 /** One handler the warm runner invokes over and over. */
 export interface WarmSubject {
-  /** How the tables name it. */
   readonly label: string;
   /** Directory of its index.mjs. */
   readonly taskRoot: string;
-  /** The environment it is imported with. */
   readonly env: Record<string, string>;
-  /** The events it is invoked with, in turn. */
+  /** Invoked in turn. */
   readonly events: readonly unknown[];
 }
 
@@ -31,6 +30,9 @@ export interface WarmResult {
   readonly statuses: Readonly<Record<string, number>>;
 }
 
+/** What the runner writes of each subject. */
+type RunnerResult = Omit<WarmResult, 'p50Ms' | 'p99Ms' | 'requests'> & { readonly latenciesMs: number[] };
+
 export interface WarmOptions {
   /** Rounds of interleaved batches: each is one pair the warm verdict compares, so many of them. */
   readonly rounds: number;
@@ -40,11 +42,7 @@ export interface WarmOptions {
   readonly warmup: number;
 }
 
-/**
- * Imports the subjects into one fresh process of the runtime's Node and invokes them in interleaved
- * batches (the order reversed every round), so a function and its floor meet the same machine at the
- * same moment. dynalite runs in the calling process: the CPU measured is the handler's alone.
- */
+/** Interleaved batches in one process, so function and floor meet the machine alike; dynalite runs here, out of the CPU measured. */
 export async function measureWarm(node: string, subjects: readonly WarmSubject[], options: WarmOptions): Promise<WarmResult[]> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-warm-'));
   try {
@@ -57,28 +55,16 @@ export async function measureWarm(node: string, subjects: readonly WarmSubject[]
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
+    const [code] = (await once(child, 'close')) as [number | null];
     if (code !== 0) throw new Error(`The warm runner failed (exit ${code}):\n${stderr.slice(-4000)}`);
-    const raw = JSON.parse(readFileSync(resultFile, 'utf8')) as Array<{
-      label: string;
-      latenciesMs: number[];
-      cpuUsPerRequest: number;
-      cpuUsPerBatch: number[];
-      logBytesPerRequest: number;
-      statuses: Record<string, number>;
-    }>;
-    return raw.map((subject) => ({
-      label: subject.label,
-      p50Ms: quantile(subject.latenciesMs, 0.5),
-      p99Ms: quantile(subject.latenciesMs, 0.99),
-      cpuUsPerRequest: subject.cpuUsPerRequest,
-      cpuUsPerBatch: subject.cpuUsPerBatch,
-      logBytesPerRequest: subject.logBytesPerRequest,
-      requests: subject.latenciesMs.length,
-      statuses: subject.statuses,
+    const raw = JSON.parse(readFileSync(resultFile, 'utf8')) as RunnerResult[];
+    return raw.map(({ label, latenciesMs, statuses, ...perRequest }) => ({
+      label,
+      p50Ms: quantile(latenciesMs, 0.5),
+      p99Ms: quantile(latenciesMs, 0.99),
+      ...perRequest,
+      requests: latenciesMs.length,
+      statuses,
     }));
   } finally {
     rmSync(work, { recursive: true, force: true });

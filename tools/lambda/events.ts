@@ -27,11 +27,7 @@ export function httpEvent(options: HttpEventOptions = {}): HttpEvent {
     routeKey: options.routeKey ?? `${method} ${rawPath}`,
     rawPath,
     rawQueryString: new URLSearchParams(query).toString(),
-    headers: {
-      host: 'abc123.execute-api.eu-west-1.amazonaws.com',
-      'x-forwarded-proto': 'https',
-      ...options.headers,
-    },
+    headers: { host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'x-forwarded-proto': 'https', ...options.headers },
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
     requestContext: {

@@ -15,20 +15,14 @@ export interface FunctionAsset {
   readonly handler: string;
   /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
   readonly taskRoot: string;
-  /** MemorySize of the template. */
   readonly memoryMiB: number;
-  /** Timeout of the template, in milliseconds. */
   readonly timeoutMs: number;
-  /**
-   * The environment Lambda would give the function, template references resolved to local tables
-   * and a stand-in for the cursor secret, pointed at a local DynamoDB.
-   */
+  /** Lambda's environment for the function, with the template's references resolved to the local resources. */
   environment(local: LocalResources): Record<string, string>;
 }
 
 export interface LocalResources {
   readonly tables: TableNames;
-  /** DynamoDB endpoint the functions' SDK calls. */
   readonly dynamoDbEndpoint: string;
   /** Stands in for the secret the template resolves from Secrets Manager. */
   readonly cursorSecret: string;
@@ -37,20 +31,18 @@ export interface LocalResources {
 /** The function of every handler of a synthesized stage. */
 export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
   const { stack } = stage;
-  const functions = new Map<FunctionName, [string, ApiFunction]>([
-    ...routes.map((route): [FunctionName, [string, ApiFunction]] => [
-      route.operationId,
-      [route.handler, stack.functions.routes.get(route.handler)!],
-    ]),
-    ['routeNotFound', [routeNotFoundHandler, stack.functions.routeNotFound]],
-    ['authorizer', [authorizer.handler, stack.functions.authorizer]],
-  ]);
+  const functions: Array<readonly [FunctionName, string, ApiFunction]> = [
+    ...routes.map((route) => [route.operationId, route.handler, stack.functions.routes.get(route.handler)!] as const),
+    ['routeNotFound', routeNotFoundHandler, stack.functions.routeNotFound],
+    ['authorizer', authorizer.handler, stack.functions.authorizer],
+  ];
   const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);
   return new Map(
-    [...functions].map(([name, [handler, target]]) => {
+    functions.map(([name, handler, target]) => {
       const resource = stage.json.Resources[logicalId(target.function.node.defaultChild)]!;
       const { Environment, MemorySize, Timeout } = resource.Properties!;
       const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
+      const variables = Object.entries(Environment.Variables as Record<string, unknown>);
       const environment = (local: LocalResources): Record<string, string> => {
         const ownPets = stack.petsTable.stackTable;
         const references: Record<string, string> = {
@@ -82,16 +74,10 @@ export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: Synt
           AWS_SECRET_ACCESS_KEY: 'local',
           AWS_ENDPOINT_URL_DYNAMODB: local.dynamoDbEndpoint,
           FUNCTION_TIMEOUT_MS: String(Timeout * 1000),
-          ...Object.fromEntries(
-            Object.entries(Environment.Variables as Record<string, unknown>).map(([variable, value]) => [
-              variable,
-              resolve(variable, value),
-            ]),
-          ),
+          ...Object.fromEntries(variables.map(([variable, value]) => [variable, resolve(variable, value)])),
         };
       };
-      const asset: FunctionAsset = { name, handler, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment };
-      return [name, asset] as const;
+      return [name, { name, handler, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment }] as const;
     }),
   );
 }

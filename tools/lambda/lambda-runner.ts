@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,13 +7,10 @@ import { pathToFileURL } from 'node:url';
 import { FUNCTION_RUNTIME } from '../../infra/api-function';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
-/** The major Node.js version of the Lambda runtime (24 for `nodejs24.x`). */
+/** 24 for `nodejs24.x`. */
 export const RUNTIME_MAJOR = /^nodejs(\d+)\.x$/.exec(FUNCTION_RUNTIME.name)?.[1] ?? 'unknown';
 
-/**
- * A Node binary of the runtime's major version: the one running the tests when npm scripts put the
- * project's `node` package first on PATH, else that package's binary directly.
- */
+/** This process's Node when npm scripts put the project's `node` package (the runtime's major) first on PATH, else its binary. */
 export function runtimeNode(): string {
   const candidates = [process.execPath, join(PROJECT_ROOT, 'node_modules', '.bin', 'node')];
   for (const candidate of candidates) {
@@ -22,13 +20,9 @@ export function runtimeNode(): string {
   throw new Error(`No Node.js ${RUNTIME_MAJOR} found (tried ${candidates.join(', ')}); run npm install.`);
 }
 
-/**
- * Loads a bundle the way the Lambda Node.js runtime does (an ES module named by the handler setting
- * `index.handler`) and invokes its handler with each event in turn, like one warm instance. It
- * writes timings and results to a file: stdout belongs to the function's logs.
- */
 const LAMBDA_CONTEXT_MODULE = pathToFileURL(join(PROJECT_ROOT, 'local', 'lambda-context.mjs')).href;
 
+/** Imports index.mjs as Lambda's runtime does and invokes it per event; results go to a file, as stdout is the function's logs. */
 const RUNNER = `
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,20 +57,16 @@ export interface ColdStart {
   readonly firstResponseMs: number;
   /** CPU time (user and system) the process had used by then. */
   readonly cpuMs: number;
-  /** Resident memory at that moment. */
   readonly rssBytes: number;
 }
 
 export interface Invocation {
-  /** The handler's return value for each event. */
   readonly results: any[];
   /** Time to import the bundle: the module-loading part of a cold start. */
   readonly loadMs: number;
   /** Time of the first invocation (cold SDK client, first connection). */
   readonly firstInvokeMs: number;
-  /** The process at its first response: time since it started, CPU it used, resident memory. */
   readonly coldStart: ColdStart;
-  /** What the function logged. */
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -108,10 +98,7 @@ export async function invokeBundle(node: string, options: InvokeOptions): Promis
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
+    const [code] = (await once(child, 'close')) as [number | null];
     if (code !== 0) {
       // Node quotes the failing line, which in a minified bundle is the whole bundle.
       const output = `${stderr}\n${stdout}`.split('\n').map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line));

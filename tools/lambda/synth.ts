@@ -22,7 +22,6 @@ export interface Synthesis {
   readonly assembly: CloudAssembly;
   readonly stages: readonly SynthesizedStage[];
   stage(name: string): SynthesizedStage;
-  /** Deletes the cloud assembly. */
   dispose(): void;
 }
 
@@ -44,11 +43,7 @@ export interface SynthesisOptions extends Omit<AnimalStoreAppOptions, 'outdir'> 
   readonly parentDir?: string;
 }
 
-/**
- * Synthesizes the app as `cdk synth` does (cdk.json's context, cdk-nag, bundling with the local
- * esbuild) into a temporary directory. Environment-agnostic by default, like an offline synth:
- * that proves no stage needs an account, a region or a lookup.
- */
+/** As `cdk synth` does, into a temporary directory; environment-agnostic by default, proving no stage needs an account or a lookup. */
 export function synthesize({ parentDir = tmpdir(), ...options }: SynthesisOptions = {}): Synthesis {
   const outdir = mkdtempSync(join(parentDir, 'animal-store-cdk-'));
   try {
@@ -84,12 +79,4 @@ export function synthesize({ parentDir = tmpdir(), ...options }: SynthesisOption
 /** Resources of a type, by logical id. */
 export function resourcesOfType(json: CfnTemplate, type: string): Record<string, CfnResourceJson> {
   return Object.fromEntries(Object.entries(json.Resources).filter(([, resource]) => resource.Type === type));
-}
-
-/** The logical id of the one resource created at a construct path under the stack. */
-export function logicalIdAt(json: CfnTemplate, stackName: string, constructPath: string): string {
-  const path = `${stackName}/${constructPath}`;
-  const matches = Object.entries(json.Resources).filter(([, resource]) => resource.Metadata?.['aws:cdk:path'] === path);
-  if (matches.length !== 1) throw new Error(`Expected one resource at ${path}, found ${matches.length}`);
-  return matches[0]![0];
 }
