@@ -14,7 +14,14 @@ import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
  * `npm start`: serves the API on this machine. Configuration comes from the environment
  * (docs/local-development.md, "Configuration"); `--watch` (npm run dev) reloads handlers when their source changes.
  */
-const { values: flags } = parseArgs({ options: { watch: { type: 'boolean', default: false }, 'env-vars': { type: 'string' } } });
+const { values: flags } = (() => {
+  try {
+    return parseArgs({ options: { watch: { type: 'boolean', default: false }, 'env-vars': { type: 'string' } } });
+  } catch (error) {
+    // An unknown option is named like every other refusal, not thrown as a stack trace.
+    return refuseToStart([error instanceof Error ? error.message : String(error)]);
+  }
+})();
 const env = process.env;
 
 function portFrom(name: string, fallback: number): number {

@@ -1,19 +1,19 @@
-import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { shellSettingRefusals } from '../local/config-check';
 import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
-import { messageOf } from './command-line';
+import { messageOf, parseCommandLine } from './command-line';
 
 // `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like, against a fresh in-memory
 // local API; a failure prints the shrunk case as a curl command for `npm start`.
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '100000' }, seed: { type: 'string' } } });
+const usage = 'Usage: npm run fuzz -- [--runs N] [--seed S]';
+const { values } = parseCommandLine({ options: { runs: { type: 'string', default: '100000' }, seed: { type: 'string' } } }, usage);
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed)) {
-  process.stderr.write('Usage: npm run fuzz -- [--runs N] [--seed S]\n');
+  process.stderr.write(`${usage}\n`);
   process.exit(2);
 }
 

@@ -164,6 +164,13 @@ describe('npm start with a setting it or a function would refuse', () => {
     ]);
   });
 
+  it('names an unknown option, not a stack trace', async () => {
+    const result = await runCli('local/server.ts', ['--wach'], { PORT: '0', DYNAMODB_PORT: '0' });
+    expect(result.code).toBe(1);
+    expect(refusals(result.stderr)).toEqual([expect.stringContaining("Unknown option '--wach'")]);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('names HOST when it is no address this machine can listen on', async () => {
     const result = await start({ HOST: 'no-such-host.invalid' });
     expect(result.code).toBe(1);

@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
 
 describe('npm run fuzz', () => {
+  it('answers an unknown option with what is wrong and the usage, exit 2, not a stack trace', async () => {
+    const result = await runCli('tools/fuzz.ts', ['--run', '1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Unknown option '--run'.*\n\nUsage: npm run fuzz/s);
+    expect(result.stdout).not.toContain('Fuzzing');
+  });
+
   it('refuses a function setting given in the shell, which its local API would replace, naming ENV_VARS', async () => {
     const result = await runCli('tools/fuzz.ts', ['--runs', '1'], { LIST_HEAD_CACHE_MS: '0' });
     expect(result.code).toBe(2);
