@@ -62,8 +62,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   };
   const server = createServer(async (incoming, outgoing) => {
     try {
-      // Absent, the header makes 'undefined', which is metered as nothing.
-      const operation = String(incoming.headers['x-amz-target']).split('.').pop() ?? '';
+      const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
       let body = await readBody(incoming);
       const metered = METERED.has(operation);
       if (metered) body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), ReturnConsumedCapacity: 'TOTAL' }));
