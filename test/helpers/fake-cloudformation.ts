@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { escapeXml, listenOnLoopback } from './fake-aws-server';
 
 /** A stack as the fake answers DescribeStacks for it. */
 export interface FakeStack {
@@ -97,14 +97,10 @@ export async function startFakeCloudFormation(stacks: readonly FakeStack[]): Pro
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { endpoint, close } = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

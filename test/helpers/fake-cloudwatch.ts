@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './fake-aws-server';
 
 export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
 
@@ -196,15 +196,15 @@ export async function startFakeCloudWatch(alarms: readonly FakeAlarm[], region =
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { endpoint, close } = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     setAlarmStateCalls,
     stateOf: (name) => {
       reevaluate(Date.now());
       return held.get(name)?.state;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
 }
 

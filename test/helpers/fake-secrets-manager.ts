@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './fake-aws-server';
 
 export interface FakeSecretsManager {
   /** Point the SDK here: `endpoint` of the client, or AWS_ENDPOINT_URL_SECRETS_MANAGER. */
@@ -43,11 +43,11 @@ export async function startFakeSecretsManager(secrets: Record<string, string> = 
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { endpoint, close } = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     secrets: stored,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
 }

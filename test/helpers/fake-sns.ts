@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { escapeXml, listenOnLoopback } from './fake-aws-server';
 
 /** A subscription as SNS lists it: an e-mail one stays pending until its owner follows the confirmation link. */
 export interface FakeSubscription {
@@ -88,11 +88,11 @@ export async function startFakeSns(topics: readonly FakeTopic[], { pageSize = 10
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { endpoint, close } = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     listSubscriptionsCalls,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
 }
 
@@ -101,8 +101,4 @@ function error(code: string, message: string): string {
     `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code>` +
     `<Message>${escapeXml(message)}</Message></Error><RequestId>fake</RequestId></ErrorResponse>`
   );
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
