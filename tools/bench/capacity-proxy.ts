@@ -62,7 +62,10 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   };
   const server = createServer(async (incoming, outgoing) => {
     try {
-      const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const operation =
+        String(incoming.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
       let body = await readBody(incoming);
       const metered = METERED.has(operation);
       if (metered) body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), ReturnConsumedCapacity: 'TOTAL' }));
