@@ -195,34 +195,35 @@ describe('npm start, facing hostile clients', () => {
     );
   });
 
-  it('answers another client throughout while one connection pipelines 100,000 requests, never reads them, then goes', async () => {
-    const getRex = () => fetch(`${server.baseUrl}/pets/${rex.id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-    // getPet's first call bundles and cold-starts it: a wait of its own, before the one measured here.
+  it('closes a connection that pipelines 100,000 requests and never reads them, answering another client throughout', async () => {
+    // "Answered" is within a few seconds: before the bound, the queue's clean-up froze the server for longer.
+    const getRex = () =>
+      fetch(`${server.baseUrl}/pets/${rex.id}`, {
+        headers: { authorization: `Bearer ${server.apiKey}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+    // getPet's first call bundles and cold-starts it: a wait of its own, before the flood.
     expect((await getRex()).status).toBe(200);
     const request = `GET /v1/pets/${rex.id} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.apiKey}\r\n\r\n`;
     const flood: Socket = connect({ port, host: '127.0.0.1' }, () => flood.write(request.repeat(100_000)));
     flood.on('error', () => undefined);
     flood.pause();
-    const closedByServer = new Promise<boolean>((resolve) => flood.once('close', () => resolve(!leaving)));
     let leaving = false;
-    setTimeout(() => {
+    const closedByServer = new Promise<boolean>((resolve) => flood.once('close', () => resolve(!leaving)));
+    const giveUp = setTimeout(() => {
       leaving = true;
       flood.destroy();
-    }, 1_000);
+    }, 10_000);
 
-    // Before the fix, the server queued every pipelined request, and the queue's clean-up when the client left
-    // blocked every other client for seconds.
-    const slowest = { ms: 0 };
-    const until = performance.now() + 4_000;
-    while (performance.now() < until) {
-      const started = performance.now();
-      expect((await getRex()).status).toBe(200);
-      slowest.ms = Math.max(slowest.ms, performance.now() - started);
+    const answered: number[] = [];
+    for (let call = 0; call < 20; call++) {
+      answered.push((await getRex()).status);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(slowest.ms).toBeLessThan(2_000);
-    // The server closes a connection that far ahead itself, before the client gives up.
+    expect(answered).toEqual(Array(20).fill(200));
+    // The server closes a connection that far ahead itself, long before the client would give up.
     expect(await closedByServer).toBe(true);
+    clearTimeout(giveUp);
   });
 
   it('is still running afterwards, with its pets and its key, and logged no abandoned request', async () => {
