@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, expectError } from '../helpers/http';
+import { CLOSED_PORT, expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { postPet, storedPets } from '../helpers/pets';
 
@@ -10,7 +10,7 @@ import { postPet, storedPets } from '../helpers/pets';
 let api: TestApi;
 
 beforeAll(async () => {
-  const unreachable = `http://127.0.0.1:${await closedPort()}`;
+  const unreachable = `http://127.0.0.1:${CLOSED_PORT}`;
   api = await startTestApi({ functionEnvironment: () => ({ AWS_ENDPOINT_URL_DYNAMODB: unreachable }) });
 });
 afterAll(async () => {

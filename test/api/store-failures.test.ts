@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/facts/environment';
-import { closedPort, expectError } from '../helpers/http';
+import { CLOSED_PORT, expectError } from '../helpers/http';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';
 
@@ -17,7 +17,7 @@ describe('when DynamoDB is unreachable', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi({
-      functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }),
+      functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }),
     });
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { authorizer, BASE_PATH, routeNotFoundHandler, routeKey, routes, type Rou
 import { CHECK_FUNCTION_HANDLERS } from '../../shared/checks/checks-config';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
-import { closedPort } from '../helpers/http';
+import { CLOSED_PORT } from '../helpers/http';
 import { httpEvent, lambdaContext } from '../../tools/lambda/events';
 
 /**
@@ -49,7 +49,7 @@ beforeAll(async () => {
     PRE_TRAFFIC_CHECK_TARGETS: JSON.stringify({ listPets: 'l', createPet: 'c', getPet: 'g', routeNotFound: 'r', authorizer: 'a' }),
     PROBE_BASE_URL: 'https://api.invalid/v1',
     PROBE_API_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:probe',
-    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}`,
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}`,
   });
   for (const name of functionFiles) {
     modules.set(name, await import(pathToFileURL(join(functionsDir, `${name}.ts`)).href));

@@ -7,7 +7,7 @@ import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { runCli } from '../helpers/cli';
 import type { FaultProxy } from '../helpers/fault-proxy';
-import { closedPort } from '../helpers/http';
+import { CLOSED_PORT } from '../helpers/http';
 import { startFaultyApi, startTestApi, type FaultyApi, type TestApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 
@@ -144,7 +144,7 @@ describe('npm run smoke against a stage whose store loses answers', () => {
 
 describe('npm run smoke against a stage that does not answer', () => {
   it('fails every step, naming it, when nothing listens at the base URL', async () => {
-    const result = await smoke(['--base-url', `http://127.0.0.1:${await closedPort()}/v1`, '--key', DEV_KEY]);
+    const result = await smoke(['--base-url', `http://127.0.0.1:${CLOSED_PORT}/v1`, '--key', DEV_KEY]);
     expect(result.code).toBe(1);
     const lines = stepLines(result.stdout);
     expect(lines).toHaveLength(STEPS);
