@@ -40,6 +40,8 @@ try {
     if (server.exitCode !== null) throw new Error(`npm start exited:\n${banner}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // Its access log is not kept: thousands of lines would weigh on this process's memory, not the server's.
+  server.stdout.removeAllListeners('data').resume();
   const baseUrl = /Animal store API\s+(\S+)/.exec(banner)![1]!;
   const headers = { authorization: `Bearer ${/API key\s+(\S+)/.exec(banner)![1]!}`, 'content-type': 'application/json' };
   const residentMiB = () => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(server.pid)], { encoding: 'utf8' })) / 1024;
