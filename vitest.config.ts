@@ -13,7 +13,7 @@ export default defineConfig({
     // the processes and servers it starts. Two workers overlap those waits.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
-    // lines, and the local runtime's START/END/REPORT lines, unless a test asks (test/api/metrics.test.ts,
+    // lines, and the local runtime's START and REPORT lines, unless a test asks (test/api/metrics.test.ts,
     // test/local/console-log.test.ts do).
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', SYSTEM_LOG_LEVEL: 'WARN' },
     projects: [

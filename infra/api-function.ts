@@ -96,7 +96,7 @@ export class ApiFunction extends Construct {
 
 /**
  * What every function of the stack shares, whoever deploys it. JSON logging makes Lambda's own
- * START/END/REPORT lines JSON too, so one query language reads the whole log.
+ * START and REPORT lines JSON too, so one query language reads the whole log.
  */
 export function functionDefaults(entry: string, logLevel: LogLevel) {
   return {

@@ -4,7 +4,7 @@ import { type OutputDestination, writeLine } from '../shared/runtime/output';
 
 /**
  * How the local API's console reads: `pretty` for a person at a terminal (one line per request,
- * Lambda's START, END and REPORT lines, errors with their stack), `json` for a program: every line
+ * Lambda's START and REPORT lines, errors with their stack), `json` for a program: every line
  * exactly as Lambda writes it to CloudWatch, metric documents included.
  */
 export type LogFormat = 'pretty' | 'json';
@@ -19,7 +19,7 @@ export function logFormatFrom(name: string, value: string | undefined, isTermina
   return format as LogFormat;
 }
 
-/** Lambda's system log levels: START, END and REPORT are INFO lines, so WARN leaves them out, as on Lambda. */
+/** Lambda's system log levels: START and REPORT are INFO lines, so WARN leaves them out, as on Lambda. */
 export const SYSTEM_LOG_LEVELS = ['DEBUG', 'INFO', 'WARN'] as const;
 export type SystemLogLevel = (typeof SYSTEM_LOG_LEVELS)[number];
 
@@ -95,7 +95,7 @@ function renderRequest(entry: Entry): string {
   return `${method} ${path} ${entry.status} ${entry.responseLatency} ms  ${handler}`;
 }
 
-/** Lambda's START, END and REPORT lines, as its text log format writes them, with the function's name first. */
+/** Lambda's START and REPORT lines, as its text log format writes them, with the function's name first. */
 function renderPlatform(entry: Entry, functions: Map<string, string>): string {
   const record = (entry.record ?? {}) as Entry;
   const requestId = String(record.requestId);
@@ -105,8 +105,6 @@ function renderPlatform(entry: Entry, functions: Map<string, string>): string {
     case 'platform.start':
       functions.set(requestId, fn);
       return `START ${fn} RequestId: ${requestId} Version: ${record.version ?? '$LATEST'}`;
-    case 'platform.runtimeDone':
-      return `END ${fn} RequestId: ${requestId}${status}`;
     case 'platform.report': {
       functions.delete(requestId);
       const metrics = (record.metrics ?? {}) as Entry;

@@ -186,7 +186,7 @@ export async function createFunctionRuntime(options: {
    */
   output?: OutputDestination;
   /**
-   * Which platform lines are written, as Lambda's system log level says: START, END and REPORT at INFO
+   * Which platform lines are written, as Lambda's system log level says: START and REPORT at INFO
    * and below. SYSTEM_LOG_LEVEL's (INFO unless set) unless the caller says; the tests set WARN.
    */
   systemLogLevel?: SystemLogLevel;
@@ -520,7 +520,6 @@ function platformLines(output: OutputDestination, invocation: { readonly functio
     start: () => write('platform.start', { requestId: invocation.requestId, version: '$LATEST' }),
     end(status: 'success' | 'failure' | 'timeout', report: InvocationReport) {
       const durationMs = Math.round(report.durationMs * 100) / 100;
-      write('platform.runtimeDone', { requestId: invocation.requestId, status, metrics: { durationMs } });
       write('platform.report', {
         requestId: invocation.requestId,
         status,

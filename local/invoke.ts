@@ -76,7 +76,7 @@ const cursorSecret = process.env[ENV.cursorSecret] || 'local-invoke-cursor-secre
 const configProblems = functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, overrides?.(name)));
 if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFile ?? 'The environment'}: ${line}`));
 
-// The function's lines and its START, END and REPORT lines go to stderr, read as `npm start`'s console
+// The function's lines and its START and REPORT lines go to stderr, read as `npm start`'s console
 // is: stdout holds the result alone, for a pipe.
 let output: ReturnType<typeof createConsoleLog>;
 let systemLogLevel: SystemLogLevel;

@@ -52,9 +52,9 @@ export interface LocalApiOptions {
   /** Browser origins allowed to call the API, with CORS emulated as API Gateway does it; none when omitted. */
   readonly cors?: CorsConfig;
   readonly accessLog?: (line: string) => void;
-  /** Where the functions' output and each invocation's START, END and REPORT lines go; this process's one writer when omitted. */
+  /** Where the functions' output and each invocation's START and REPORT lines go; this process's one writer when omitted. */
   readonly output?: OutputDestination;
-  /** Which of the runtime's own lines (START, END, REPORT) are written: SYSTEM_LOG_LEVEL's unless given. */
+  /** Which of the runtime's own lines (START, REPORT) are written: SYSTEM_LOG_LEVEL's unless given. */
   readonly systemLogLevel?: SystemLogLevel;
   /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
   readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;

@@ -23,7 +23,7 @@ beforeAll(async () => {
   // Every function logs everything it can.
   const debug = { [ENV.logLevel]: 'DEBUG' };
   const accessLog = (line: string) => writeLine('stdout', line);
-  // Lambda's START, END and REPORT lines too, which the tests' SYSTEM_LOG_LEVEL leaves out elsewhere.
+  // Lambda's START and REPORT lines too, which the tests' SYSTEM_LOG_LEVEL leaves out elsewhere.
   const systemLogLevel = 'INFO';
   api = await startTestApi({ devApiKey: DEV_KEY, accessLog, systemLogLevel, functionEnvironment: () => debug });
   issuedKey = (await issueApiKey(apiKeyStore(api.documents), 'logs test')).apiKey;
@@ -97,7 +97,7 @@ describe('logs', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) {
       const entry = JSON.parse(line) as Record<string, unknown>;
-      // Lambda's platform lines (START, END, REPORT) carry the invocation's in their record.
+      // Lambda's platform lines (START, REPORT) carry the invocation's in their record.
       const requestId = entry.requestId ?? (entry.record as { requestId?: unknown } | undefined)?.requestId;
       expect(typeof requestId, line).toBe('string');
       expect(requestId, line).not.toBe('');

@@ -55,16 +55,14 @@ describe('the pretty console', () => {
     expect(shown('pretty', [['stdout', { ...accessLine, path: '/v1/nowhere' }]])[0]![1]).toMatch(/ route-not-found$/);
   });
 
-  it("shows Lambda's START, END and REPORT lines, the init duration only when there was one, and a status other than success", () => {
+  it("shows Lambda's START and REPORT lines, the init duration only when there was one, and a status other than success", () => {
     const lines = shown('pretty', [
       ['stdout', start],
-      ['stdout', { type: 'platform.runtimeDone', function: 'get-pet', record: { requestId: REQUEST_ID, status: 'success' } }],
       ['stdout', report({ initDurationMs: 412.25 })],
       ['stdout', report({}, 'timeout')],
     ]).map(([, line]) => line);
     expect(lines).toEqual([
       `START get-pet RequestId: ${REQUEST_ID} Version: $LATEST`,
-      `END get-pet RequestId: ${REQUEST_ID}`,
       `REPORT get-pet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Init Duration: 412.25 ms`,
       `REPORT get-pet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Status: timeout`,
     ]);
@@ -213,13 +211,13 @@ describe('npm start', () => {
       expect.objectContaining({ durationMs: expect.any(Number), initDurationMs: expect.any(Number) }),
     );
     expect(entries.some((entry) => '_aws' in entry)).toBe(true);
-    expect(lines.some((line) => /^(START|END|REPORT) /.test(line))).toBe(false);
+    expect(lines.some((line) => /^(START|REPORT) /.test(line))).toBe(false);
   });
 
-  it('writes for people with LOG_FORMAT=pretty: START, END and REPORT per invocation, init duration on the cold start, one line per request', async () => {
+  it('writes for people with LOG_FORMAT=pretty: START and REPORT per invocation, init duration on the cold start, one line per request', async () => {
     const lines = await consoleAfterTwoRequests({ LOG_FORMAT: 'pretty' }, /^GET \/v1\/pets /);
     const listPets = lines.filter((line) => / list-pets RequestId: /.test(line));
-    expect(listPets.map((line) => line.split(' ')[0])).toEqual(['START', 'END', 'REPORT', 'START', 'END', 'REPORT']);
+    expect(listPets.map((line) => line.split(' ')[0])).toEqual(['START', 'REPORT', 'START', 'REPORT']);
     const [cold, warm] = listPets.filter((line) => line.startsWith('REPORT'));
     expect(cold).toMatch(
       /Duration: [\d.]+ ms {2}Billed Duration: \d+ ms {2}Memory Size: \d+ MB {2}Max Memory Used: \d+ MB {2}Init Duration: [\d.]+ ms$/,
@@ -239,7 +237,7 @@ describe('npm start', () => {
 });
 
 describe('npm run invoke', () => {
-  it("prints the result alone on stdout, and the function's START, END and REPORT lines on stderr", async () => {
+  it("prints the result alone on stdout, and the function's START and REPORT lines on stderr", async () => {
     const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
       DYNAMODB_PORT: '1',
       LOG_FORMAT: 'pretty',
@@ -248,7 +246,7 @@ describe('npm run invoke', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ statusCode: 200 });
     const lines = result.stderr.split('\n').filter((line) => / list-pets RequestId: /.test(line));
-    expect(lines.map((line) => line.split(' ')[0])).toEqual(['START', 'END', 'REPORT']);
-    expect(lines[2]).toContain('Init Duration: ');
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(['START', 'REPORT']);
+    expect(lines[1]).toContain('Init Duration: ');
   });
 });

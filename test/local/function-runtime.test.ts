@@ -81,7 +81,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   runtime = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS });
-  // Writes START, END and REPORT, which the tests' SYSTEM_LOG_LEVEL (WARN) leaves out elsewhere.
+  // Writes START and REPORT, which the tests' SYSTEM_LOG_LEVEL (WARN) leaves out elsewhere.
   framed = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS, systemLogLevel: 'INFO' });
 });
 afterAll(async () => {
@@ -127,9 +127,9 @@ describe('the local function runtime', () => {
       output.stop();
     }
     const lines = Array.from({ length: 500 }, (_, i) => [`line ${i}`, `console ${i}`]).flat();
-    // Between the runtime's own START line and its END and REPORT lines, as on Lambda; its cold start's before them.
+    // Between the runtime's own START and REPORT lines, as on Lambda; its cold start's before them.
     const platform = (line: string) => /"type":"platform\.(\w+)"/.exec(line)?.[1];
-    expect(seen.stdout.map((line) => platform(line) ?? line)).toEqual(['cold start', 'start', ...lines, 'runtimeDone', 'report']);
+    expect(seen.stdout.map((line) => platform(line) ?? line)).toEqual(['cold start', 'start', ...lines, 'report']);
     expect(seen.stderr).toEqual(['warned', 'console warned']);
   });
 
@@ -147,7 +147,6 @@ describe('the local function runtime', () => {
     expect(ofWhoami.map((entry) => [entry.type, entry.record.requestId])).toEqual(
       requestIds.flatMap((id) => [
         ['platform.start', id],
-        ['platform.runtimeDone', id],
         ['platform.report', id],
       ]),
     );
@@ -170,7 +169,7 @@ describe('the local function runtime', () => {
     expect(timedOut?.record.status).toBe('timeout');
   });
 
-  it('writes no START, END or REPORT line at system log level WARN, as Lambda does', async () => {
+  it('writes no START or REPORT line at system log level WARN, as Lambda does', async () => {
     const quiet = await createFunctionRuntime({ sourceRoot: root, timeoutMs: TIMEOUT_MS, systemLogLevel: 'WARN' });
     const output = captureOutput({ silent: true });
     let answer: unknown;
