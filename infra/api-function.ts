@@ -95,8 +95,14 @@ export class ApiFunction extends Construct {
 }
 
 /**
- * What every function of the stack shares, whoever deploys it. JSON logging makes Lambda's own
- * START and REPORT lines JSON too, so one query language reads the whole log.
+ * Lambda's system log level for every function of every stage. At WARN, Lambda logs no platform.start and
+ * platform.report lines: what they held, and where else it is, is in docs/observability.md.
+ */
+export const SYSTEM_LOG_LEVEL: keyof typeof SystemLogLevel = 'WARN';
+
+/**
+ * What every function of the stack shares, whoever deploys it. JSON logging makes Lambda's own lines
+ * (at WARN, only what went wrong, such as a timeout) JSON too, so one query language reads the whole log.
  */
 export function functionDefaults(entry: string, logLevel: LogLevel) {
   return {
@@ -108,7 +114,7 @@ export function functionDefaults(entry: string, logLevel: LogLevel) {
     architecture: Architecture.ARM_64,
     loggingFormat: LoggingFormat.JSON,
     applicationLogLevelV2: ApplicationLogLevel[logLevel],
-    systemLogLevelV2: SystemLogLevel.INFO,
+    systemLogLevelV2: SystemLogLevel[SYSTEM_LOG_LEVEL],
     bundling: functionBundling(),
   } as const;
 }

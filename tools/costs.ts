@@ -182,7 +182,7 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
       ]),
     ),
     '',
-    'API Gateway is the largest part, CloudWatch Logs the second; a DynamoDB write costs more than a whole anonymous request',
+    'API Gateway is the largest part of every request; a DynamoDB write costs more than a whole anonymous request',
     "spends in Lambda. The authorizer's key lookup (once per key per 30 s per instance) is one read unit.",
     '',
     '## The most a stage can cost in a day',

@@ -1,4 +1,5 @@
 import type { ACCESS_LOG_FIELDS } from '../../infra/animal-store-http-api';
+import { SYSTEM_LOG_LEVEL } from '../../infra/api-function';
 
 // Log bytes a request costs outside the functions' own output, for the bill: Lambda's platform lines (JSON log format)
 // and API Gateway's access log line, from sample values of typical length (an estimate).
@@ -38,7 +39,8 @@ const ACCESS_LOG_SAMPLE: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
   error: '-',
 };
 
-/** Bytes Lambda logs for one invocation of a function, beside what the function writes itself. */
-export const PLATFORM_BYTES_PER_INVOCATION = PLATFORM_LINES.reduce((bytes, line) => bytes + JSON.stringify(line).length + 1, 0);
+/** Bytes Lambda logs for one invocation of a function, beside what the function writes itself: none at WARN. */
+export const PLATFORM_BYTES_PER_INVOCATION =
+  SYSTEM_LOG_LEVEL === 'WARN' ? 0 : PLATFORM_LINES.reduce((bytes, line) => bytes + JSON.stringify(line).length + 1, 0);
 
 export const ACCESS_LOG_BYTES_PER_REQUEST = JSON.stringify(ACCESS_LOG_SAMPLE).length + 1;
