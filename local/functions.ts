@@ -12,6 +12,7 @@ import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../
 import { FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
 import { FUNCTIONS_DIR, PROJECT_ROOT, SHARED_DIR } from '../shared/facts/project-layout';
 import { type OutputDestination, type OutputStream, writeLine } from '../shared/runtime/output';
+import { messageOf } from '../shared/runtime/error-message';
 import { systemLogLevelFrom, type SystemLogLevel } from './console-log';
 
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
@@ -440,7 +441,7 @@ export async function createFunctionRuntime(options: {
         const bundle = await bundleOf(`source-${path.replace(/\W+/g, '-')}`, path);
         return (await import(pathToFileURL(bundle).href)) as typeof loaded;
       } catch (error) {
-        options.onFunctionError?.({ phase: 'build', message: error instanceof Error ? error.message : String(error) });
+        options.onFunctionError?.({ phase: 'build', message: messageOf(error) });
         throw error;
       }
     },

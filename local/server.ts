@@ -9,6 +9,7 @@ import { shellSettingRefusals } from './config-check';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { startLocalApi } from './local-api';
 import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
+import { messageOf } from '../shared/runtime/error-message';
 
 /**
  * `npm start`: serves the API on this machine. Configuration comes from the environment
@@ -19,7 +20,7 @@ const { values: flags } = (() => {
     return parseArgs({ options: { watch: { type: 'boolean', default: false }, 'env-vars': { type: 'string' } } });
   } catch (error) {
     // An unknown option is named like every other refusal, not thrown as a stack trace.
-    return refuseToStart([error instanceof Error ? error.message : String(error)]);
+    return refuseToStart([messageOf(error)]);
   }
 })();
 const env = process.env;
@@ -54,7 +55,7 @@ function setting<T>(parse: () => T): T | undefined {
   try {
     return parse();
   } catch (error) {
-    problems.push(error instanceof Error ? error.message : String(error));
+    problems.push(messageOf(error));
     return undefined;
   }
 }
@@ -134,7 +135,7 @@ try {
   process.once('SIGTERM', stop);
 } catch (error) {
   // startLocalApi names each variable a function would refuse on a line of its own.
-  refuseToStart((error instanceof Error ? error.message : String(error)).split('\n'));
+  refuseToStart(messageOf(error).split('\n'));
 }
 
 function storage(endpoint: string | undefined, dataDir: string | undefined): string {

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { messageOf } from '../shared/runtime/error-message';
 
 /** What the operator commands share: a wrong command line exits 2 after saying what was wrong. */
 export function usageFailure(usage: string): (message: string) => never {
@@ -11,10 +12,6 @@ export function usageFailure(usage: string): (message: string) => never {
 export function showUsage(usage: string, exitCode = 0): never {
   process.stdout.write(`${usage}\n`);
   process.exit(exitCode);
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** node:util's parseArgs, an unknown or malformed option answered with the usage and exit 2, not a stack trace. */

@@ -1,6 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { stages, type StageConfig } from '../infra/stages';
-import { messageOf } from './command-line';
+import { messageOf } from '../shared/runtime/error-message';
 
 /** What the operator tools need of a deployed stage, read from its stack's outputs. */
 export interface DeployedStage {

@@ -12,7 +12,8 @@ import {
 import { paginateListSubscriptionsByTopic, SNSClient, type Subscription } from '@aws-sdk/client-sns';
 import * as v from 'valibot';
 import { stages } from '../infra/stages';
-import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
+import { messageOf } from '../shared/runtime/error-message';
+import { parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, listStackResources, requireOutput, StageLookupError } from './deployed-stage';
 
 // `npm run drill`: an alarm whose topic refuses CloudWatch fails silently, and SNS accepts what nobody receives,

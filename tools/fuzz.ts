@@ -4,7 +4,8 @@ import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
-import { messageOf, parseCommandLine } from './command-line';
+import { messageOf } from '../shared/runtime/error-message';
+import { parseCommandLine } from './command-line';
 
 // `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like, against a fresh in-memory
 // local API; a failure prints the shrunk case as a curl command for `npm start`.

@@ -4,7 +4,8 @@ import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
-import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
+import { messageOf } from '../shared/runtime/error-message';
+import { parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 
 // `npm run keys`: the store is always named (--local, --stage or --table), never guessed: a key in the wrong

@@ -6,7 +6,8 @@ import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local
 import { issueTemporaryLocalKey } from '../local/temporary-key';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
-import { messageOf, parseCommandLine, showUsage, usageFailure } from './command-line';
+import { messageOf } from '../shared/runtime/error-message';
+import { parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';

@@ -4,6 +4,7 @@ import { PetListSchema, PetSchema } from '../domain/pets/pet-output-schemas';
 import { MAX_ID, type Pet } from '../domain/pets/pet-schemas';
 import type { ErrorCode } from '../facts/error-codes';
 import { ErrorSchema } from '../http/error-schema';
+import { messageOf } from '../runtime/error-message';
 
 /**
  * End-to-end checks of a stage over its public URL, each step within its own time budget, shared by
@@ -43,7 +44,7 @@ export async function call(url: string, init: RequestInit, signal: AbortSignal, 
 /** fetch() says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS error) is in its cause. */
 function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
-  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? messageOf(error);
 }
 
 export function excerpt(text: string): string {
