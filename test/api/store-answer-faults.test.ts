@@ -7,9 +7,19 @@ import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { DYNAMODB_MAX_ATTEMPTS, dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
 import type { Fault, FaultProxy } from '../helpers/fault-proxy';
-import { expectError } from '../helpers/http';
+import { expectError, expectRetryAfter, timed } from '../helpers/http';
 import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
-import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
+import {
+  apiKeyStore,
+  createUntilDone,
+  idempotencyRecords,
+  newPet,
+  petsNamed,
+  postPet,
+  postPetWithKey,
+  storedPets,
+  type PetBody,
+} from '../helpers/pets';
 
 /**
  * DynamoDB's answer broken after the request reached it: the head arrives and the body never does,
@@ -73,12 +83,6 @@ async function underEachFault(check: (world: Broken) => Promise<void>): Promise<
   if (failures.length > 0) throw new Error(failures.join('\n\n'));
 }
 
-async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
-  const started = performance.now();
-  const response = await send();
-  return { response, ms: performance.now() - started };
-}
-
 /**
  * Our 503 with Retry-After, in time. A waiting fault was met by every attempt of each of the request's
  * `calls` DynamoDB calls (a listing page queries every listing shard at once), each cut at the attempt
@@ -88,27 +92,12 @@ async function expectUnavailableInTime({ fault, proxy }: Broken, send: () => Pro
   const from = proxy.requests.length;
   const { response, ms } = await timed(send);
   const broken = proxy.requests.slice(from).filter((request) => request.fault === fault).length;
-  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  expectRetryAfter(response);
   await expectError(response, 503, 'service_unavailable');
   expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
   expect(ANSWERED_WITHIN_MS).toBeLessThan(FUNCTION_TIMEOUT_MS);
   if (WAITING_FAULTS.includes(fault)) expect(broken).toBe(DYNAMODB_MAX_ATTEMPTS * calls);
   else expect(broken).toBeGreaterThanOrEqual(1);
-}
-
-/** The stored pets of one body's name: each test uses its own name, so this is what it created. */
-async function petsNamed({ tables }: Broken, name: unknown): Promise<PetBody[]> {
-  return (await storedPets(tables)).filter((pet) => pet.name === name);
-}
-
-/** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
-async function createUntilDone({ api }: Broken, body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const response = await postPetWithKey(api, body, key);
-    if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
-    await response.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
-  }
 }
 
 describe(`when DynamoDB’s answer is broken (${ANSWER_FAULTS.join(', ')})`, () => {
@@ -138,7 +127,7 @@ describe(`when DynamoDB’s answer is broken (${ANSWER_FAULTS.join(', ')})`, () 
       proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
       await expectUnavailableInTime(world, () => postPet(api, body));
       // The write reached DynamoDB before its answer broke: see docs/contract-decisions.md.
-      expect(await petsNamed(world, body.name)).toHaveLength(1);
+      expect(await petsNamed(world.tables, body.name)).toHaveLength(1);
       expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
     }));
 
@@ -150,14 +139,14 @@ describe(`when DynamoDB’s answer is broken (${ANSWER_FAULTS.join(', ')})`, () 
       const recordsBefore = (await idempotencyRecords(tables)).length;
       proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
       await expectUnavailableInTime(world, () => postPetWithKey(api, body, key));
-      const [written] = await petsNamed(world, body.name);
+      const [written] = await petsNamed(world.tables, body.name);
       expect(written).toBeDefined();
 
       proxy.clear();
-      const retry = await createUntilDone(world, body, key);
+      const retry = await createUntilDone(world.api, body, key);
       expect(retry.status).toBe(201);
       expect(((await retry.json()) as PetBody).id).toBe(written!.id);
-      expect(await petsNamed(world, body.name)).toHaveLength(1);
+      expect(await petsNamed(world.tables, body.name)).toHaveLength(1);
       const records = await idempotencyRecords(tables);
       expect(records).toHaveLength(recordsBefore + 1);
       expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);

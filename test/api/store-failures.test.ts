@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/facts/environment';
-import { CLOSED_PORT, expectError } from '../helpers/http';
+import { CLOSED_PORT, expectError, expectRetryAfter } from '../helpers/http';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';
 
@@ -8,10 +8,6 @@ import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../help
  * The pets table failing behind a working authorizer: the route functions' environment points
  * DynamoDB at a closed port, or names a table that does not exist; the authorizer's is the stage's.
  */
-
-function expectRetryAfter(response: Response): void {
-  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-}
 
 describe('when DynamoDB is unreachable', () => {
   let api: TestApi;

@@ -6,9 +6,19 @@ import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import type { FaultProxy } from '../helpers/fault-proxy';
-import { expectError } from '../helpers/http';
+import { expectError, expectRetryAfter, timed } from '../helpers/http';
 import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
-import { apiKeyStore, idempotencyRecords, newPet, postPet, postPetWithKey, storedPets, type PetBody } from '../helpers/pets';
+import {
+  apiKeyStore,
+  createUntilDone,
+  idempotencyRecords,
+  newPet,
+  petsNamed,
+  postPet,
+  postPetWithKey,
+  storedPets,
+  type PetBody,
+} from '../helpers/pets';
 
 /**
  * Faults between the functions and DynamoDB, injected at the network: the local API is started on a
@@ -38,31 +48,6 @@ afterAll(async () => {
 const PETS = { table: LOCAL_TABLES.pets };
 const IDEMPOTENCY = { table: LOCAL_TABLES.idempotency };
 
-/** The stored pets of one body's name: each test uses its own name, so this is what it created. */
-async function petsNamed(name: unknown): Promise<PetBody[]> {
-  return (await storedPets(tables)).filter((pet) => pet.name === name);
-}
-
-async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
-  const started = performance.now();
-  const response = await send();
-  return { response, ms: performance.now() - started };
-}
-
-function expectRetryAfter(response: Response): void {
-  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-}
-
-/** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
-async function createUntilDone(body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const response = await postPetWithKey(api, body, key);
-    if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
-    await response.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
-  }
-}
-
 describe('when the answer to a write is lost after the write', () => {
   it('answers 201 and stores exactly that one pet: the SDK retried, and its own earlier write is not a collision', async () => {
     proxy.inject({ fault: 'lose-response', operation: 'PutItem', ...PETS, times: 1 });
@@ -70,7 +55,7 @@ describe('when the answer to a write is lost after the write', () => {
     const response = await postPet(api, body);
     expect(response.status).toBe(201);
     const pet = (await response.json()) as PetBody;
-    expect(await petsNamed(body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
+    expect(await petsNamed(tables, body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
     expect(proxy.requests.filter((request) => request.operation === 'PutItem' && request.table === PETS.table)).toHaveLength(2);
   });
 
@@ -82,7 +67,7 @@ describe('when the answer to a write is lost after the write', () => {
     const response = await postPetWithKey(api, body, randomUUID());
     expect(response.status).toBe(201);
     const pet = (await response.json()) as PetBody;
-    expect(await petsNamed(body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
+    expect(await petsNamed(tables, body.name)).toEqual([expect.objectContaining({ id: pet.id })]);
     const records = await idempotencyRecords(tables);
     expect(records).toHaveLength(recordsBefore + 1);
     expect(records.filter((record) => record.status === 'INPROGRESS')).toEqual([]);
@@ -112,14 +97,14 @@ describe('when the answer to a write is lost after the write', () => {
     const first = await postPetWithKey(api, body, key);
     expectRetryAfter(first);
     await expectError(first, 503, 'service_unavailable');
-    const [written] = await petsNamed(body.name);
+    const [written] = await petsNamed(tables, body.name);
     expect(written).toBeDefined();
 
-    const retry = await createUntilDone(body, key);
+    const retry = await createUntilDone(api, body, key);
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(((await retry.json()) as PetBody).id).toBe(written!.id);
-    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
   });
 
   it('settles a 503 after the pet was written but its record could not be completed: 409 while the key is held, then the pet', async () => {
@@ -128,16 +113,16 @@ describe('when the answer to a write is lost after the write', () => {
     const body = newPet();
     const key = randomUUID();
     await expectError(await postPetWithKey(api, body, key), 503, 'service_unavailable');
-    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
 
     const held = await postPetWithKey(api, body, key);
     expectRetryAfter(held);
     await expectError(held, 409, 'idempotency_key_in_use');
 
-    const settled = await createUntilDone(body, key);
+    const settled = await createUntilDone(api, body, key);
     expect(settled.status).toBe(201);
-    expect(await petsNamed(body.name)).toHaveLength(1);
-    expect(((await settled.json()) as PetBody).id).toBe((await petsNamed(body.name))[0]!.id);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
+    expect(((await settled.json()) as PetBody).id).toBe((await petsNamed(tables, body.name))[0]!.id);
   });
 });
 
@@ -151,13 +136,13 @@ describe('when DynamoDB refuses connections', () => {
     expectRetryAfter(response);
     await expectError(response, 503, 'service_unavailable');
     expect(ms).toBeLessThan(dynamoDbCallBudgetMs());
-    expect(await petsNamed(body.name)).toEqual([]);
+    expect(await petsNamed(tables, body.name)).toEqual([]);
     expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
 
     await proxy.acceptConnections();
-    const retry = await createUntilDone(body, key);
+    const retry = await createUntilDone(api, body, key);
     expect(retry.status).toBe(201);
-    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
   });
 });
 
@@ -170,12 +155,12 @@ describe('when DynamoDB accepts a request and never answers', () => {
     expectRetryAfter(response);
     await expectError(response, 503, 'service_unavailable');
     expect(ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    expect(await petsNamed(body.name)).toEqual([]);
+    expect(await petsNamed(tables, body.name)).toEqual([]);
 
     proxy.clear();
-    const retry = await createUntilDone(body, key);
+    const retry = await createUntilDone(api, body, key);
     expect(retry.status).toBe(201);
-    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
   });
 
   it('answers a listing 503 with Retry-After within the function timeout', async () => {
@@ -204,12 +189,12 @@ describe('when DynamoDB throttles', () => {
     const response = await postPetWithKey(api, body, key);
     expectRetryAfter(response);
     await expectError(response, 503, 'service_unavailable');
-    expect(await petsNamed(body.name)).toEqual([]);
+    expect(await petsNamed(tables, body.name)).toEqual([]);
     expect(proxy.requests.filter((request) => request.fault === 'throttle').length).toBeGreaterThanOrEqual(3);
 
     proxy.clear();
-    const retry = await createUntilDone(body, key);
+    const retry = await createUntilDone(api, body, key);
     expect(retry.status).toBe(201);
-    expect(await petsNamed(body.name)).toHaveLength(1);
+    expect(await petsNamed(tables, body.name)).toHaveLength(1);
   });
 });

@@ -91,6 +91,18 @@ export function rawRequest(port: number, options: RawRequest): Promise<RawRespon
   });
 }
 
+/** A 503's (or a 409's) Retry-After: a whole number of seconds, at least one. */
+export function expectRetryAfter(response: Response): void {
+  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+}
+
+/** The answer `send` gets, and how long it took. */
+export async function timed(send: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
+  const started = performance.now();
+  const response = await send();
+  return { response, ms: performance.now() - started };
+}
+
 /**
  * A loopback port nothing listens on: 2, below every port the suite's servers are given (they ask for
  * port 0), and not one fetch refuses to call (1 is). A port bound and released instead could be handed

@@ -134,3 +134,18 @@ export function postPetWithKey(
 ): Promise<Response> {
   return postPet(api, body, { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...headers });
 }
+
+/** The stored pets of one body's name: each fault test uses its own name, so this is what it created. */
+export async function petsNamed(client: DynamoDBDocumentClient, name: unknown): Promise<PetBody[]> {
+  return (await storedPets(client)).filter((pet) => pet.name === name);
+}
+
+/** A client that retries 5xx and 409 with the same key and body, honouring Retry-After. */
+export async function createUntilDone(api: TestApi, body: Record<string, unknown>, key: string, attempts = 30): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await postPetWithKey(api, body, key);
+    if ((response.status < 500 && response.status !== 409) || attempt === attempts) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
