@@ -2,6 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { CLOSED_PORT } from '../helpers/http';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
 
@@ -205,7 +206,7 @@ describe('npm start on a port already in use', () => {
 
 describe('npm run keys without a running API', () => {
   it('asks whether npm start is running', async () => {
-    const result = await runCli('tools/keys.ts', ['list', '--local'], { DYNAMODB_PORT: '1' });
+    const result = await runCli('tools/keys.ts', ['list', '--local'], { DYNAMODB_PORT: String(CLOSED_PORT) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Is npm start running?');
   });

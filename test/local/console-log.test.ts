@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createConsoleLog, type LogFormat, logFormatFrom, showMetricsFrom } from '../../local/console-log';
 import type { OutputStream } from '../../shared/runtime/output';
 import { runCli, startServerProcess } from '../helpers/cli';
+import { CLOSED_PORT } from '../helpers/http';
 
 /** What the console shows for `lines`, each written to the stream it names. */
 function shown(format: LogFormat, lines: ReadonlyArray<[OutputStream, unknown]>, showMetrics = false) {
@@ -239,7 +240,7 @@ describe('npm start', () => {
 describe('npm run invoke', () => {
   it("prints the result alone on stdout, and the function's START and REPORT lines on stderr", async () => {
     const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
-      DYNAMODB_PORT: '1',
+      DYNAMODB_PORT: String(CLOSED_PORT),
       LOG_FORMAT: 'pretty',
       SYSTEM_LOG_LEVEL: 'INFO',
     });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { CLOSED_PORT } from '../helpers/http';
 import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temporary-checkout';
 
 /** What a developer sees under `npm run dev` and `npm run invoke` while editing: each run in a checkout of its own. */
@@ -200,7 +201,13 @@ describe('npm run invoke, when a function fails to build or load', () => {
   afterAll(() => checkout?.remove());
 
   const invoke = () =>
-    runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], { DYNAMODB_PORT: '1' }, undefined, checkout.root);
+    runCli(
+      'local/invoke.ts',
+      ['listPets', 'local/events/list-pets.json'],
+      { DYNAMODB_PORT: String(CLOSED_PORT) },
+      undefined,
+      checkout.root,
+    );
 
   it(
     "prints esbuild's message with the file, line and column, and fails",

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServerProcess } from '../helpers/cli';
+import { CLOSED_PORT } from '../helpers/http';
 
 const folder = mkdtempSync(join(tmpdir(), 'animal-store-env-vars-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -74,7 +75,7 @@ describe('npm start with ENV_VARS (per-function environment overrides)', () => {
 });
 
 describe('npm run invoke with --env-vars', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1', ENV_VARS: '' });
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
   it("lays the file's variables over the invoked function's environment", async () => {
     const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });

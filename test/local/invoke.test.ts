@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { CLOSED_PORT } from '../helpers/http';
 
 /** The invocation's result: what invoke prints on stdout after its notes. */
 function resultOf(stdout: string): { statusCode?: number; body?: string; isAuthorized?: boolean; context?: Record<string, string> } {
@@ -10,7 +11,7 @@ function resultOf(stdout: string): { statusCode?: number; body?: string; isAutho
 }
 
 describe('npm run invoke takes the names the README uses', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1', ENV_VARS: '' });
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
   it.each([
     ['routeNotFound', 'local/events/route-not-found.json', 405],
@@ -37,7 +38,7 @@ describe('npm run invoke takes the names the README uses', () => {
       'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorize.',
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
-    const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1', ENV_VARS: '' }, '[1, 2]');
+    const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(line)]);
     expect(result.stdout).toBe('');
@@ -76,7 +77,7 @@ describe('the sample events on a fresh npm start', () => {
 });
 
 describe('npm run invoke on a throwaway store', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: '1' });
+  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT) });
 
   it('invokes createPet with the sample event and prints an API Gateway result', async () => {
     const result = await invoke('createPet', 'local/events/create-pet.json');
@@ -89,19 +90,19 @@ describe('npm run invoke on a throwaway store', () => {
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
     const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorize.json'), 'utf8');
     const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
-    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: '1' }, event);
+    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 
   it('reads the event from standard input with -', async () => {
     const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
-    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: '1' }, event);
+    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
     expect(result.stdout).toContain('"statusCode": 200');
   });
 
   it('refuses a function setting given in the shell, naming ENV_VARS, before invoking anything', async () => {
     const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
-      DYNAMODB_PORT: '1',
+      DYNAMODB_PORT: String(CLOSED_PORT),
       LIST_HEAD_CACHE_MS: '0',
     });
     expect(result.code).toBe(2);
