@@ -31,7 +31,7 @@ const { AbstractValueIterator } = createRequire(fromDynalite.resolve('memory-lev
 /** dynalite's store iterators still on the heap: queryObjects collects the garbage first. */
 const liveIterators = () => queryObjects(AbstractValueIterator, { format: 'count' });
 
-describe('the local DynamoDB (dynalite, with patches/dynalite+4.0.0.patch)', () => {
+describe('the local DynamoDB (dynalite, with local/patches/dynalite+4.0.0.patch)', () => {
   it("keeps no query's iterator once it has answered: 100 listings, 400 queries, leave none behind", async () => {
     // Unpatched, dynalite 4.0.0 never closes them, and npm start's memory grows with every listing.
     const before = liveIterators();
