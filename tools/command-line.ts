@@ -14,10 +14,12 @@ export function showUsage(usage: string, exitCode = 0): never {
   process.exit(exitCode);
 }
 
-/** node:util's parseArgs, an unknown or malformed option answered with the usage and exit 2, not a stack trace. */
+/** node:util's parseArgs: a wrong option gets the usage and exit 2, not a stack trace; a declared --help, the usage and exit 0. */
 export function parseCommandLine<T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs(config);
+    const parsed = parseArgs(config);
+    if ((parsed.values as { help?: boolean }).help) showUsage(usage);
+    return parsed;
   } catch (error) {
     return usageFailure(usage)(messageOf(error));
   }

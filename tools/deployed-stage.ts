@@ -5,14 +5,22 @@ import { messageOf } from '../shared/runtime/error-message';
 /** What the operator tools need of a deployed stage, read from its stack's outputs. */
 export interface DeployedStage {
   readonly stage: StageConfig;
-  /** The stage's region (infra/stages.ts), where its stack and tables live. */
-  readonly region: string;
   /** Stack output values by key: BaseUrl, ApiKeysTableName, PetsTableName… (infra/animal-store-stack.ts). */
   readonly outputs: Readonly<Record<string, string>>;
 }
 
 /** A refusal an operator can act on: the message says what to do. */
 export class StageLookupError extends Error {}
+
+/** Runs a command's lookup of its stage: a refusal exits 2 with its message, any other failure 1. */
+export async function lookUpOrExit<T>(lookUp: () => Promise<T>): Promise<T> {
+  try {
+    return await lookUp();
+  } catch (error) {
+    process.stderr.write(`${messageOf(error)}\n`);
+    process.exit(error instanceof StageLookupError ? 2 : 1);
+  }
+}
 
 /** Only in the stage's own account, so other credentials never manage the wrong one; a refusal names the `policyOutput` policy. */
 export async function findDeployedStage(name: string, policyOutput?: string): Promise<DeployedStage> {
@@ -39,7 +47,7 @@ export async function findDeployedStage(name: string, policyOutput?: string): Pr
   const outputs = Object.fromEntries(
     (stack.Outputs ?? []).flatMap((output) => (output.OutputKey && output.OutputValue ? [[output.OutputKey, output.OutputValue]] : [])),
   );
-  return { stage, region: stage.region, outputs };
+  return { stage, outputs };
 }
 
 export function requireOutput(deployed: DeployedStage, key: string): string {
@@ -77,14 +85,11 @@ function describeFailure(stage: StageConfig, error: unknown, policyOutput: strin
 /** The physical ids (an alarm's name, a table's name) of the stack's resources of one type, in template order. */
 export async function listStackResources(deployed: DeployedStage, resourceType: string): Promise<string[]> {
   const { stage } = deployed;
-  const client = new CloudFormationClient({ region: deployed.region, maxAttempts: 2 });
-  const resources: string[] = [];
+  const client = new CloudFormationClient({ region: stage.region, maxAttempts: 2 });
   try {
-    for await (const page of paginateListStackResources({ client }, { StackName: stage.stackName })) {
-      for (const summary of page.StackResourceSummaries ?? []) {
-        if (summary.ResourceType === resourceType && summary.PhysicalResourceId) resources.push(summary.PhysicalResourceId);
-      }
-    }
+    const pages = paginateListStackResources({ client }, { StackName: stage.stackName });
+    const summaries = await collectPages(pages, (page) => page.StackResourceSummaries);
+    return summaries.filter((summary) => summary.ResourceType === resourceType).flatMap((summary) => summary.PhysicalResourceId || []);
   } catch (error) {
     throw new StageLookupError(
       `Could not list the resources of stack ${stage.stackName} (cloudformation:ListStackResources): ${messageOf(error)}`,
@@ -92,5 +97,11 @@ export async function listStackResources(deployed: DeployedStage, resourceType: 
   } finally {
     client.destroy();
   }
-  return resources;
+}
+
+/** Every item of every page an AWS SDK paginator yields. */
+export async function collectPages<Page, Item>(pages: AsyncIterable<Page>, itemsOf: (page: Page) => Item[] | undefined): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const page of pages) items.push(...(itemsOf(page) ?? []));
+  return items;
 }

@@ -13,8 +13,8 @@ import { paginateListSubscriptionsByTopic, SNSClient, type Subscription } from '
 import * as v from 'valibot';
 import { stages } from '../infra/stages';
 import { messageOf } from '../shared/runtime/error-message';
-import { parseCommandLine, showUsage, usageFailure } from './command-line';
-import { findDeployedStage, listStackResources, requireOutput, StageLookupError } from './deployed-stage';
+import { parseCommandLine, usageFailure } from './command-line';
+import { collectPages, findDeployedStage, listStackResources, lookUpOrExit, requireOutput, StageLookupError } from './deployed-stage';
 
 // `npm run drill`: an alarm whose topic refuses CloudWatch fails silently, and SNS accepts what nobody receives,
 // so the drill checks the topic's subscribers, then forces each alarm into ALARM (docs/operations.md, "Alarm drill").
@@ -67,8 +67,7 @@ const { values: options } = parseCommandLine(
   usage,
 );
 
-if (options.help) showUsage(usage);
-if (options.stage === undefined) fail(`Say which stage to drill: --stage <name> (${stages.map((stage) => stage.name).join(', ')}).`);
+const stageName = options.stage ?? fail(`Say which stage to drill: --stage <name> (${stages.map((stage) => stage.name).join(', ')}).`);
 
 function millisecondsOf(option: 'timeout' | 'return-timeout' | 'interval', fallbackSeconds: number): number {
   const text = options[option];
@@ -79,24 +78,18 @@ function millisecondsOf(option: 'timeout' | 'return-timeout' | 'interval', fallb
 const timeoutMs = millisecondsOf('timeout', DEFAULT_TIMEOUT_SECONDS);
 const intervalMs = millisecondsOf('interval', DEFAULT_INTERVAL_SECONDS);
 
-let alarmNames: string[];
-let deployed: Awaited<ReturnType<typeof findDeployedStage>>;
-let alarmTopicArn: string;
-try {
-  deployed = await findDeployedStage(options.stage);
-  alarmTopicArn = requireOutput(deployed, 'AlarmTopicArn');
+const { stage, alarmTopicArn, alarmNames } = await lookUpOrExit(async () => {
+  const deployed = await findDeployedStage(stageName);
+  const alarmTopicArn = requireOutput(deployed, 'AlarmTopicArn');
   const inStack = await listStackResources(deployed, ALARM_RESOURCE_TYPE);
   const { stackName } = deployed.stage;
   if (inStack.length === 0) throw new StageLookupError(`Stack ${stackName} has no alarms: deploy the current version of the stack first.`);
   if (options.alarm !== undefined && !inStack.includes(options.alarm)) {
     throw new StageLookupError(`Stack ${stackName} has no alarm "${options.alarm}". Its alarms are:\n  ${inStack.join('\n  ')}`);
   }
-  alarmNames = options.alarm === undefined ? inStack : [options.alarm];
-} catch (error) {
-  process.stderr.write(`${messageOf(error)}\n`);
-  process.exit(error instanceof StageLookupError ? 2 : 1);
-}
-const returnTimeoutMs = millisecondsOf('return-timeout', deployed.stage.alarms.periodMinutes * 60 + RETURN_MARGIN_SECONDS);
+  return { stage: deployed.stage, alarmTopicArn, alarmNames: options.alarm === undefined ? inStack : [options.alarm] };
+});
+const returnTimeoutMs = millisecondsOf('return-timeout', stage.alarms.periodMinutes * 60 + RETURN_MARGIN_SECONDS);
 
 /** Says who forced the state in every notification the drill sends, and is how the drill finds its own change in the history. */
 const drillReason =
@@ -107,6 +100,7 @@ interface Verdict {
   readonly passed: boolean;
   readonly detail: string;
 }
+const judgeFailed = (detail: string): Verdict => ({ passed: false, detail });
 
 /** One alarm's drill, filled in as its history shows what happened. */
 interface Drill {
@@ -128,19 +122,15 @@ const ActionData = v.object({
   stateUpdateTimestamp: v.optional(v.number()),
   error: v.optional(v.nullable(v.unknown())),
 });
-const StateUpdateData = v.object({ newState: v.object({ stateValue: v.string(), stateReason: v.optional(v.string()) }) });
+const DrillChange = v.object({ newState: v.object({ stateValue: v.literal('ALARM'), stateReason: v.literal(drillReason) }) });
 
 function parseHistoryData<S extends v.GenericSchema>(schema: S, item: AlarmHistoryItem): v.InferOutput<S> | undefined {
-  try {
-    const parsed = v.safeParse(schema, JSON.parse(item.HistoryData ?? ''));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = v.safeParse(v.pipe(v.string(), v.parseJson(), schema), item.HistoryData);
+  return parsed.success ? parsed.output : undefined;
 }
 
-const client = new CloudWatchClient({ region: deployed.region, maxAttempts: 5 });
-const sns = new SNSClient({ region: deployed.region, maxAttempts: 5 });
+const client = new CloudWatchClient({ region: stage.region, maxAttempts: 5 });
+const sns = new SNSClient({ region: stage.region, maxAttempts: 5 });
 
 async function describeAlarms(names: readonly string[]): Promise<Map<string, MetricAlarm>> {
   const alarms = new Map<string, MetricAlarm>();
@@ -153,10 +143,8 @@ async function describeAlarms(names: readonly string[]): Promise<Map<string, Met
 }
 
 async function historyOf(name: string, type: HistoryItemType, since: Date): Promise<AlarmHistoryItem[]> {
-  const items: AlarmHistoryItem[] = [];
   const query = { AlarmName: name, HistoryItemType: type, StartDate: since, ScanBy: 'TimestampAscending' } as const;
-  for await (const page of paginateDescribeAlarmHistory({ client }, query)) items.push(...(page.AlarmHistoryItems ?? []));
-  return items;
+  return collectPages(paginateDescribeAlarmHistory({ client }, query), (page) => page.AlarmHistoryItems);
 }
 
 const topicName = (arn: string) => arn.split(':').at(-1) ?? arn;
@@ -164,33 +152,25 @@ const topicName = (arn: string) => arn.split(':').at(-1) ?? arn;
 /** A pending e-mail subscription shows this instead of an ARN; only a subscription with an ARN receives anything. */
 const PENDING = 'PendingConfirmation';
 
-function isConfirmed(subscription: Subscription): boolean {
-  return subscription.SubscriptionArn?.startsWith('arn:') ?? false;
-}
+const isConfirmed = (subscription: Subscription) => subscription.SubscriptionArn?.startsWith('arn:') ?? false;
 
 async function subscriptionsOf(topicArn: string): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
   try {
-    for await (const page of paginateListSubscriptionsByTopic({ client: sns }, { TopicArn: topicArn })) {
-      subscriptions.push(...(page.Subscriptions ?? []));
-    }
+    return await collectPages(paginateListSubscriptionsByTopic({ client: sns }, { TopicArn: topicArn }), (page) => page.Subscriptions);
   } catch (error) {
     throw new Error(`Could not list the subscriptions of alarm topic ${topicArn} (sns:ListSubscriptionsByTopic): ${messageOf(error)}`);
   }
-  return subscriptions;
 }
 
 /** SNS deletes an e-mail subscription left unconfirmed and no deploy brings it back: addresses missing from the topic are named too. */
 async function checkSubscriptions(topicArn: string, otherTopics: readonly string[]): Promise<{ refusal?: string; warnings: string[] }> {
   const listed = await subscriptionsOf(topicArn);
   const unconfirmed = listed.filter((subscription) => !isConfirmed(subscription));
-  const { stage } = deployed;
   const emails = stage.alarmSubscriptions.flatMap((subscription) => ('email' in subscription ? [subscription.email] : []));
-  const listedEndpoints = new Set(listed.map((subscription) => subscription.Endpoint?.toLowerCase()));
   // The alarms may also notify an existing topic (ChatOps): a confirmed subscriber there hears them.
   let heardElsewhere = false;
   for (const other of otherTopics) heardElsewhere ||= (await subscriptionsOf(other)).some(isConfirmed);
-  const missing = emails.filter((email) => !listedEndpoints.has(email.toLowerCase()));
+  const missing = emails.filter((email) => !listed.some((subscription) => subscription.Endpoint?.toLowerCase() === email.toLowerCase()));
   const states = [
     ...unconfirmed.map(
       ({ Endpoint, Protocol, SubscriptionArn }) =>
@@ -207,7 +187,7 @@ async function checkSubscriptions(topicArn: string, otherTopics: readonly string
     ...missing,
   ];
   const subscribe = (address: string) =>
-    `  aws sns subscribe --region ${deployed.region} --topic-arn ${topicArn} --protocol email --notification-endpoint ${address}`;
+    `  aws sns subscribe --region ${stage.region} --topic-arn ${topicArn} --protocol email --notification-endpoint ${address}`;
   const refusal = [
     `Alarm topic ${topicArn} has no confirmed subscription, so the alarms of the ${stage.name} stage reach nobody; no alarm was forced.`,
     ...(states.length > 0 ? states.map((state) => `  ${state}`) : ['  (the topic has no subscription at all)']),
@@ -240,7 +220,7 @@ function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date
     return undefined;
   });
   const failures = outcomes.flatMap((outcome) => (outcome?.failure ? [outcome.failure] : []));
-  if (failures.length > 0) return { passed: false, detail: failures.join('; ') };
+  if (failures.length > 0) return judgeFailed(failures.join('; '));
   if (outcomes.some((outcome) => outcome === undefined)) return undefined;
   const notified = `notified ${drill.actions.map(topicName).join(', ')}`;
   return drill.forced
@@ -250,11 +230,8 @@ function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date
 
 async function checkNotification(drill: Drill, since: Date): Promise<void> {
   if (!drill.changedAt) {
-    const forcedChange = (await historyOf(drill.name, 'StateUpdate', since)).find((item) => {
-      const data = parseHistoryData(StateUpdateData, item);
-      return data?.newState.stateValue === 'ALARM' && data.newState.stateReason === drillReason;
-    });
-    drill.changedAt = forcedChange?.Timestamp;
+    const changes = await historyOf(drill.name, 'StateUpdate', since);
+    drill.changedAt = changes.find((item) => parseHistoryData(DrillChange, item))?.Timestamp;
     if (!drill.changedAt) return;
   }
   const actions = await historyOf(drill.name, 'Action', new Date(drill.changedAt.getTime() - SAME_CHANGE_MS));
@@ -276,13 +253,12 @@ async function runDrill(): Promise<Drill[]> {
   const drills: Drill[] = alarmNames.map((name) => {
     const alarm = alarms.get(name);
     const drill: Drill = { name, actions: alarm?.AlarmActions ?? [], forced: false };
-    if (!alarm) drill.verdict = { passed: false, detail: 'CloudWatch has no metric alarm of that name, though the stack lists it' };
-    else if (alarm.ActionsEnabled === false) {
-      drill.verdict = {
-        passed: false,
-        detail: `its actions are disabled, so it notifies nobody (aws cloudwatch enable-alarm-actions --alarm-names ${name})`,
-      };
-    } else if (drill.actions.length === 0) drill.verdict = { passed: false, detail: 'it has no ALARM action, so it notifies nobody' };
+    if (!alarm) drill.verdict = judgeFailed('CloudWatch has no metric alarm of that name, though the stack lists it');
+    else if (alarm.ActionsEnabled === false)
+      drill.verdict = judgeFailed(
+        `its actions are disabled, so it notifies nobody (aws cloudwatch enable-alarm-actions --alarm-names ${name})`,
+      );
+    else if (drill.actions.length === 0) drill.verdict = judgeFailed('it has no ALARM action, so it notifies nobody');
     else if (alarm.StateValue === 'ALARM') drill.changedAt = alarm.StateTransitionedTimestamp ?? alarm.StateUpdatedTimestamp;
     return drill;
   });
@@ -293,7 +269,7 @@ async function runDrill(): Promise<Drill[]> {
       await client.send(new SetAlarmStateCommand({ AlarmName: drill.name, StateValue: 'ALARM', StateReason: drillReason }));
       drill.forced = true;
     } catch (error) {
-      drill.verdict = { passed: false, detail: `SetAlarmState refused: ${messageOf(error)}` };
+      drill.verdict = judgeFailed(`SetAlarmState refused: ${messageOf(error)}`);
     }
   }
   const forcedAt = Date.now();
@@ -322,20 +298,17 @@ function settle(drill: Drill): Verdict {
   const stuck =
     `still in the drill's ALARM after ${returnTimeoutMs / 1000} s: CloudWatch has not re-evaluated it, or it is really in ALARM now. ` +
     'Check it before any deployment: CodeDeploy rolls back while an alarm it watches is in ALARM';
-  const verdict = drill.verdict ?? {
-    passed: false,
-    detail: drill.changedAt
-      ? `no notification to ${drill.actions.map(topicName).join(', ')} in its history within ${timeoutMs / 1000} s of its change into ALARM`
-      : `its forced change into ALARM did not show in its history within ${timeoutMs / 1000} s`,
-  };
+  const missed = drill.changedAt
+    ? `no notification to ${drill.actions.map(topicName).join(', ')} in its history within ${timeoutMs / 1000} s of its change into ALARM`
+    : `its forced change into ALARM did not show in its history within ${timeoutMs / 1000} s`;
+  const verdict = drill.verdict ?? judgeFailed(missed);
   if (!drill.forced) return verdict;
-  if (drill.returnedTo === undefined) return { passed: false, detail: `${verdict.detail}; ${stuck}` };
+  if (drill.returnedTo === undefined) return judgeFailed(`${verdict.detail}; ${stuck}`);
   return { ...verdict, detail: `${verdict.detail}; back to ${drill.returnedTo}` };
 }
 
 try {
-  const { stage } = deployed;
-  process.stdout.write(`Alarm drill of the ${stage.name} stage (${stage.stackName}, ${deployed.region}): ${alarmNames.length} alarms.\n`);
+  process.stdout.write(`Alarm drill of the ${stage.name} stage (${stage.stackName}, ${stage.region}): ${alarmNames.length} alarms.\n`);
   const notified = [...(await describeAlarms(alarmNames)).values()].flatMap((alarm) => alarm.AlarmActions ?? []);
   const otherTopics = [...new Set(notified)].filter((arn) => arn.startsWith('arn:aws:sns:') && arn !== alarmTopicArn);
   const { refusal, warnings } = await checkSubscriptions(alarmTopicArn, otherTopics);
@@ -351,7 +324,7 @@ try {
     if (passed < verdicts.length) process.exitCode = 1;
   }
 } catch (error) {
-  process.stderr.write(`The drill of the ${deployed.stage.name} stage stopped: ${messageOf(error)}\n`);
+  process.stderr.write(`The drill of the ${stage.name} stage stopped: ${messageOf(error)}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();

@@ -6,7 +6,7 @@ import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine, showUsage, usageFailure } from './command-line';
-import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
+import { findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
 
 // `npm run keys`: the store is always named (--local, --stage or --table), never guessed: a key in the wrong
 // store silently fails, or works where it should not.
@@ -41,20 +41,13 @@ const { values: options, positionals } = parseCommandLine(
   },
   usage,
 );
-const [command, ...rest] = positionals;
+const [command, keyId] = positionals;
 
 const fail: (message: string) => never = usageFailure(usage);
 
-if (options.help || command === undefined) showUsage(usage, options.help ? 0 : 2);
+if (command === undefined) showUsage(usage, 2);
 
-interface Target {
-  readonly client: DynamoDBClient;
-  readonly table: string;
-  readonly where: string;
-  readonly unreachable: (reason: string) => string;
-}
-
-async function resolveTarget(): Promise<Target> {
+async function resolveTarget() {
   const chosen = [options.local && '--local', options.stage !== undefined && '--stage', options.table !== undefined && '--table'].filter(
     Boolean,
   );
@@ -68,17 +61,17 @@ async function resolveTarget(): Promise<Target> {
       client: createLocalClient(endpoint, { maxAttempts: 2 }),
       table: LOCAL_TABLES.apiKeys,
       where: `the local API (${endpoint})`,
-      unreachable: (reason) => `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Is npm start running?`,
+      unreachable: (reason: string) => `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Is npm start running?`,
     };
   }
   if (options.stage !== undefined) {
     const deployed = await findDeployedStage(options.stage, 'KeyAdministrationPolicyArn');
     const table = requireOutput(deployed, 'ApiKeysTableName');
     return {
-      client: new DynamoDBClient({ region: deployed.region, maxAttempts: 2 }),
+      client: new DynamoDBClient({ region: deployed.stage.region, maxAttempts: 2 }),
       table,
-      where: `the ${deployed.stage.name} stage (table ${table}, ${deployed.region})`,
-      unreachable: (reason) => `Could not use the ${deployed.stage.name} stage's keys table ${table}: ${reason}`,
+      where: `the ${deployed.stage.name} stage (table ${table}, ${deployed.stage.region})`,
+      unreachable: (reason: string) => `Could not use the ${deployed.stage.name} stage's keys table ${table}: ${reason}`,
     };
   }
   if (options.region === undefined) fail('--table needs --region: the region of that table.');
@@ -86,19 +79,12 @@ async function resolveTarget(): Promise<Target> {
     client: new DynamoDBClient({ region: options.region, maxAttempts: 2, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }),
     table: options.table!,
     where: `table ${options.table} (${options.region})`,
-    unreachable: (reason) => `Could not use table ${options.table}: ${reason}`,
+    unreachable: (reason: string) => `Could not use table ${options.table}: ${reason}`,
   };
 }
 
-let target: Target;
-try {
-  target = await resolveTarget();
-} catch (error) {
-  process.stderr.write(`${messageOf(error)}\n`);
-  process.exit(error instanceof StageLookupError ? 2 : 1);
-}
-const { client, where } = target;
-const store = new DynamoApiKeyStore(documentClientOver(client), target.table);
+const { client, table, where, unreachable } = await lookUpOrExit(resolveTarget);
+const store = new DynamoApiKeyStore(documentClientOver(client), table);
 
 try {
   switch (command) {
@@ -121,7 +107,6 @@ try {
       break;
     }
     case 'revoke': {
-      const [keyId] = rest;
       if (!keyId) fail('revoke needs the key id, e.g. npm run keys -- revoke key_0123456789abcdef');
       if (!(await store.revoke(keyId, new Date()))) {
         process.stderr.write(`No key ${keyId} in ${where}.\n`);
@@ -135,7 +120,7 @@ try {
       fail(`Unknown command "${command}".`);
   }
 } catch (error) {
-  process.stderr.write(`${target.unreachable(messageOf(error))}\n`);
+  process.stderr.write(`${unreachable(messageOf(error))}\n`);
   process.exitCode = 1;
 } finally {
   client.destroy();

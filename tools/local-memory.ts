@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENV } from '../shared/facts/environment';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
-import { parseCommandLine, showUsage, usageFailure } from './command-line';
+import { parseCommandLine, usageFailure } from './command-line';
 
 // `npx tsx tools/local-memory.ts`: npm start's resident memory under listing load (docs/performance.md). The head
 // cache is off, so every listing reaches the functions and dynalite: what a request leaves behind shows as growth.
@@ -18,7 +18,6 @@ const { values: options } = parseCommandLine(
   { options: { listings: { type: 'string' }, clients: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
   usage,
 );
-if (options.help) showUsage(usage);
 const count = (option: 'listings' | 'clients', fallback: number) => {
   const value = Number(options[option] ?? fallback);
   return Number.isInteger(value) && value > 0 ? value : usageFailure(usage)(`--${option} takes a whole number, not "${options[option]}".`);

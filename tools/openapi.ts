@@ -23,7 +23,6 @@ const LOCAL_ORIGIN = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 /** `npm start` first, so a generated client's default base URL answers; then each stage with a real URL, the last promoted first. */
 export function openApiServers(stageList: readonly StageConfig[] = stages): OpenApiServer[] {
   const clientsCall = stageList.at(-1);
-  const deployed = [...stageList].reverse().flatMap((stage) => stageServer(stage, stage !== clientsCall));
   return [
     {
       url: `${LOCAL_ORIGIN}${BASE_PATH}`,
@@ -32,7 +31,7 @@ export function openApiServers(stageList: readonly StageConfig[] = stages): Open
         'gives it a real account and custom domain.',
       'x-internal': true,
     },
-    ...deployed,
+    ...[...stageList].reverse().flatMap((stage) => stageServer(stage, stage !== clientsCall)),
   ];
 }
 

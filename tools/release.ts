@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join, relative } from 'node:path';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { stages } from '../infra/stages';
-import { parseCommandLine, showUsage } from './command-line';
+import { parseCommandLine } from './command-line';
 
 // `npm run release`: both stages deploy the same synthesized directory and a rollback an older one, so no release
 // is overwritten or removed here.
@@ -53,16 +53,6 @@ function packageVersion(root: string, name: string): string {
   return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** The deploy command of each stack in the assembly, in the stages' order (staging first). */
-function deployCommands(releaseDir: string, stackNames: readonly string[]): string[] {
-  const known = stages.filter((stage) => stackNames.includes(stage.stackName));
-  const others = stackNames.filter((name) => !known.some((stage) => stage.stackName === name));
-  return [
-    ...known.map((stage) => `AWS_PROFILE=<${stage.name}> npx cdk deploy --app ${releaseDir} ${stage.stackName}`),
-    ...others.map((name) => `npx cdk deploy --app ${releaseDir} ${name}`),
-  ];
-}
-
 /** Runs the project's own CDK CLI as `npx cdk synth --quiet` would, into `outdir`. */
 function synthesize(root: string, outdir: string): void {
   const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
@@ -80,9 +70,8 @@ function synthesize(root: string, outdir: string): void {
 }
 
 function makeRelease(root: string): ReleaseManifest {
-  const changes = git(root, ['status', '--porcelain']);
   const commit = git(root, ['rev-parse', 'HEAD']);
-  if (changes !== '') {
+  if (git(root, ['status', '--porcelain']) !== '') {
     throw new Refusal(
       `the working tree has uncommitted or untracked changes (git status): a release named after ${commit.slice(0, SHA_LENGTH)} must be that commit. Commit or stash them first.`,
     );
@@ -103,9 +92,6 @@ function makeRelease(root: string): ReleaseManifest {
   const partial = join(releases, `.${name}.partial-${process.pid}`);
   try {
     synthesize(root, partial);
-    const assembly = new CloudAssembly(partial);
-    const releaseDir = relative(root, target);
-    const stackNames = assembly.stacks.map((stack) => stack.stackName);
     const manifest: ReleaseManifest = {
       name,
       commit,
@@ -117,12 +103,13 @@ function makeRelease(root: string): ReleaseManifest {
         awsCdkLib: packageVersion(root, 'aws-cdk-lib'),
         esbuild: packageVersion(root, 'esbuild'),
       },
-      stacks: assembly.stacks.map((stack) => ({
+      stacks: new CloudAssembly(partial).stacks.map((stack) => ({
         stackName: stack.stackName,
         environment: `aws://${stack.environment.account}/${stack.environment.region}`,
         templateFile: stack.templateFile,
       })),
-      deploy: deployCommands(releaseDir, stackNames),
+      // The app has one stack per stage (infra/animal-store-app.ts), in the stages' order.
+      deploy: stages.map((stage) => `AWS_PROFILE=<${stage.name}> npx cdk deploy --app ${relative(root, target)} ${stage.stackName}`),
     };
     writeFileSync(join(partial, RELEASE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(partial, target);
@@ -147,7 +134,6 @@ function listReleases(root: string): string[] {
 
 function main(): void {
   const { values: options } = parseCommandLine({ options: { list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }, usage);
-  if (options.help) showUsage(usage);
   // The checkout the command runs in: `npm run` runs it at the project's root.
   const root = git(process.cwd(), ['rev-parse', '--show-toplevel']);
   if (options.list) {

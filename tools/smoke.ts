@@ -7,8 +7,8 @@ import { issueTemporaryLocalKey } from '../local/temporary-key';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
 import { messageOf } from '../shared/runtime/error-message';
-import { parseCommandLine, showUsage, usageFailure } from './command-line';
-import { findDeployedStage, requireOutput, StageLookupError } from './deployed-stage';
+import { parseCommandLine, usageFailure } from './command-line';
+import { findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
 import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../shared/domain/pets/pet-schemas';
@@ -25,7 +25,6 @@ import {
   StepFailure,
   unknownPathIsNotFound,
   type Answer,
-  type CheckTarget,
   type Step,
 } from '../shared/checks/api-checks';
 
@@ -102,32 +101,27 @@ async function readSettings(): Promise<Settings> {
     },
     usage,
   );
-  if (options.help) showUsage(usage);
   const apiKey = (options.key ?? process.env.SMOKE_API_KEY)?.trim();
   if (!apiKey && !options.local) fail('Give an API key with --key <api key> or SMOKE_API_KEY.');
   const timeoutMs = parseTimeout(options.timeout);
-  if (options.stage !== undefined && options.local) fail('Choose --stage or --local, not both.');
-  if (options.stage !== undefined) {
-    try {
-      const deployed = await findDeployedStage(options.stage, 'SmokeTestPolicyArn');
+  const { stage } = options;
+  if (stage !== undefined && options.local) fail('Choose --stage or --local, not both.');
+  if (stage !== undefined) {
+    return lookUpOrExit(async () => {
+      const deployed = await findDeployedStage(stage, 'SmokeTestPolicyArn');
       const cleanup = {
-        client: documentClientOver(new DynamoDBClient({ region: deployed.region, maxAttempts: 2 })),
+        client: documentClientOver(new DynamoDBClient({ region: deployed.stage.region, maxAttempts: 2 })),
         table: requireOutput(deployed, 'PetsTableName'),
       };
       return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey: apiKey!, timeoutMs, cleanup };
-    } catch (error) {
-      if (!(error instanceof StageLookupError)) throw error;
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
+    });
   }
   if (options.local) {
     const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
     const cleanup = { client: documentClientOver(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
     const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
-    if (apiKey) return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, timeoutMs, cleanup };
-    const issued = await issueLocalKey(cleanup.client, endpoint);
-    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: issued.apiKey, timeoutMs, cleanup, revokeKey: issued.revoke };
+    const issued = apiKey ? undefined : await issueLocalKey(cleanup.client, endpoint);
+    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: issued?.apiKey ?? apiKey!, timeoutMs, cleanup, revokeKey: issued?.revoke };
   }
   const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
   if (!baseUrl) fail('Say which stage: --stage <name>, --local, or --base-url <url> (or SMOKE_BASE_URL).');
@@ -136,24 +130,19 @@ async function readSettings(): Promise<Settings> {
 
 /** A key in the running npm start's own keys table for a keyless --local run, as `npm run keys -- create --local` issues it. */
 async function issueLocalKey(client: DynamoDBDocumentClient, endpoint: string) {
-  try {
-    const key = await issueTemporaryLocalKey(client, SMOKE_KEY_NAME);
-    process.stdout.write(`Issued ${key.keyId} in the local store for this run; it is revoked when the run ends.\n`);
-    return key;
-  } catch (error) {
+  const key = await issueTemporaryLocalKey(client, SMOKE_KEY_NAME).catch((error: unknown) => {
     process.stderr.write(`Could not issue a key in the local API's DynamoDB at ${endpoint} (${messageOf(error)}). Is npm start running?\n`);
     process.exit(2);
-  }
+  });
+  process.stdout.write(`Issued ${key.keyId} in the local store for this run; it is revoked when the run ends.\n`);
+  return key;
 }
 
 /** `https://host`, `https://host/v1` and `https://host/v1/` all name the same API. */
 function normalizeBaseUrl(input: string): string {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
+  if (!URL.canParse(input))
     fail(`--base-url must be an http(s) URL such as https://abc123.execute-api.eu-west-1.amazonaws.com${BASE_PATH}; got "${input}".`);
-  }
+  const url = new URL(input);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`--base-url must be an http or https URL; got "${input}".`);
   if (url.search || url.hash || url.username || url.password) {
     fail(`--base-url must be the API's address only, without credentials, query or fragment; got "${input}".`);
@@ -171,7 +160,7 @@ function parseTimeout(input: string | undefined): number {
 }
 
 function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
-  const target: CheckTarget = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
+  const target = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
   const send = checkSender(target, timeoutMs);
   let created: { readonly pet: Pet; readonly location: string } | undefined;
   let deleted = false;
@@ -261,35 +250,28 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
 
 /** Only a pet still carrying the smoke name is deleted (the API has no delete): a wrong id can never remove a real pet. */
 async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: AbortSignal): Promise<void> {
-  try {
-    await client.send(
-      new DeleteCommand({
-        TableName: table,
-        Key: { [PETS_TABLE.partitionKey]: pet.id },
-        ConditionExpression: 'begins_with(#name, :prefix)',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':prefix': `${SMOKE_PET_PREFIX} ` },
-      }),
-      { abortSignal: signal },
-    );
-  } catch (error) {
+  const command = new DeleteCommand({
+    TableName: table,
+    Key: { [PETS_TABLE.partitionKey]: pet.id },
+    ConditionExpression: 'begins_with(#name, :prefix)',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':prefix': `${SMOKE_PET_PREFIX} ` },
+  });
+  await client.send(command, { abortSignal: signal }).catch((error: unknown) => {
     if (error instanceof ConditionalCheckFailedException) throw new StepFailure(`pet ${pet.id} is not a smoke pet; left alone`);
     throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${messageOf(error)}`);
-  }
+  });
 }
 
 /** Resends with the same Idempotency-Key after a lost answer, a 5xx or a 409, as docs/reliability.md asks of clients. */
 async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
   const retries: string[] = [];
   for (;;) {
-    let answer: Answer;
-    try {
-      answer = await send();
-    } catch (error) {
+    const answer = await send().catch((error: Error) => {
       if (signal.aborted || retries.length >= 2) throw error;
-      retries.push((error as Error).message);
-      continue;
-    }
+      retries.push(error.message);
+    });
+    if (!answer) continue;
     if ((answer.status < 500 && answer.status !== 409) || retries.length >= 2) return { answer, retries };
     retries.push(String(answer.status));
     const waitSeconds = Math.min(Number(answer.headers.get('retry-after')) || 0.2, 1);

@@ -42,7 +42,6 @@ export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: Synt
       const resource = stage.json.Resources[logicalId(target.function.node.defaultChild)]!;
       const { Environment, MemorySize, Timeout } = resource.Properties!;
       const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
-      const variables = Object.entries(Environment.Variables as Record<string, unknown>);
       const environment = (local: LocalResources): Record<string, string> => {
         const ownPets = stack.petsTable.stackTable;
         const references: Record<string, string> = {
@@ -74,7 +73,7 @@ export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: Synt
           AWS_SECRET_ACCESS_KEY: 'local',
           AWS_ENDPOINT_URL_DYNAMODB: local.dynamoDbEndpoint,
           FUNCTION_TIMEOUT_MS: String(Timeout * 1000),
-          ...Object.fromEntries(variables.map(([variable, value]) => [variable, resolve(variable, value)])),
+          ...Object.fromEntries(Object.entries(Environment.Variables).map(([variable, value]) => [variable, resolve(variable, value)])),
         };
       };
       return [name, { name, handler, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment }] as const;
