@@ -5,7 +5,8 @@ import { production, stages, type StageConfig } from '../../infra/stages';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import type { BillRow } from '../../tools/bench/bill';
 import { PRICES } from '../../tools/bench/prices';
-import { COSTS_PATH, dailyCapOf, fixedMonthlyOf, renderCostsFromSources } from '../../tools/costs';
+import { billFrom, type BenchResults, COSTS_PATH, dailyCapOf, fixedMonthlyOf, renderCostsFromSources } from '../../tools/costs';
+import { judgeBench, MAX_LOG_BYTES, MAX_TO_FLOOR } from '../../tools/bench/bench-verdicts';
 import type { CfnTemplate } from '../../tools/lambda/synth';
 
 /** A bill line with only what the cap reads. */
@@ -29,6 +30,13 @@ describe('the cost page', () => {
       (outsideCode(readFileSync(join(PROJECT_ROOT, page), 'utf8')).match(/\$\d[\d,.]*/g) ?? []).map((figure) => `${page}: ${figure}`),
     );
     expect(priced).toEqual([]);
+  });
+
+  it('prices each budgeted request, as the bench last measured it, within its log bytes and its ratio to the floor', () => {
+    const bill = billFrom(JSON.parse(readFileSync(join(PROJECT_ROOT, 'tools/bench/results.json'), 'utf8')) as BenchResults);
+    const judged = judgeBench({ instructions: undefined, bill, capacityIndependentOfTableSize: undefined, memory: [] }).bill;
+    expect(judged.length).toBe(Object.keys(MAX_LOG_BYTES).length + Object.keys(MAX_TO_FLOOR).length);
+    expect(judged.filter((verdict) => !verdict.pass)).toEqual([]);
   });
 });
 

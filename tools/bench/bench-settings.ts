@@ -7,6 +7,8 @@ export interface BenchSettings {
   /** Cold starts counted under callgrind, with --instructions. */
   readonly instructionRuns: number;
   readonly warm: WarmOptions;
+  /** Warm requests counted under callgrind, with --instructions: one subject per process, 50 times slower. */
+  readonly instructionWarm: WarmOptions;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
   readonly petCounts: readonly number[];
   readonly capacityRequests: number;
@@ -15,15 +17,16 @@ export interface BenchSettings {
 export interface BenchOptions {
   /** A smoke run of the same code paths, with too few samples for the verdicts to mean much. */
   readonly quick: boolean;
-  /** Also counts each cold start's instructions under valgrind (tools/bench/instructions.ts). */
+  /** Counts cold starts' and warm requests' instructions under valgrind (tools/bench/instructions.ts), which the verdicts need. */
   readonly countInstructions: boolean;
   readonly settings: BenchSettings;
 }
 
 const FULL: BenchSettings = {
   coldRuns: 61,
-  instructionRuns: 3,
+  instructionRuns: 5,
   warm: { rounds: 400, batch: 5, warmup: 300 },
+  instructionWarm: { rounds: 20, batch: 10, warmup: 300 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
 };
@@ -32,6 +35,7 @@ const QUICK: BenchSettings = {
   coldRuns: 5,
   instructionRuns: 1,
   warm: { rounds: 16, batch: 5, warmup: 50 },
+  instructionWarm: { rounds: 4, batch: 5, warmup: 50 },
   petCounts: [1_000],
   capacityRequests: 3,
 };

@@ -1,12 +1,18 @@
 import type { FunctionName } from '../../infra/api-functions';
-import { issuesCommand } from './bench-functions';
-import { type Spread, spread } from './statistics';
+import type { BillRow } from './bill';
+import type { MemoryChoice } from './memory-sizing';
 
-/** The cold-start goal: the most a function's cold start may take, as a ratio to its floor's. */
-export const MAX_RATIO = 1.05;
+/** The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access log's. */
+export const MAX_LOG_BYTES = { listPets: 700, getPet: 700, createPet: 900, 'anonymous (401)': 700 } as const;
 
-/** The warm goal, CPU µs per request over the floor's on a core (docs/performance.md, "The warm verdict: CPU added per request"). */
-export const MAX_ADDED_CPU_US = 100;
+/** The most these bill rows may cost, as a ratio to their floor: HTTP API, two invocations and the request's DynamoDB units. */
+export const MAX_TO_FLOOR = { listPets: 1.35, getPet: 1.35, 'anonymous (401)': 1.35 } as const;
+
+/** The cold-start goal: the most a function's cold start may run, in instructions, as a ratio to its floor's. */
+export const MAX_COLD_RATIO = 1.05;
+
+/** The warm goal: the most instructions a function may run per warm request, as a ratio to its floor's. */
+export const MAX_WARM_RATIO = 1.1;
 
 /** One pass/fail judgement of the bench: a measured value against its limit. */
 export interface Verdict {
@@ -14,31 +20,10 @@ export interface Verdict {
   readonly value: number;
   readonly limit: number;
   readonly pass: boolean;
-  /** How much a repeated measurement moved (its median is the value), where there is one. */
-  readonly spread?: Spread;
 }
 
 export function judge(what: string, value: number, limit: number): Verdict {
   return { what, value, limit, pass: value <= limit };
-}
-
-/** CPU per request, batch by batch, as the warm runner measured it. */
-interface CpuBatches {
-  readonly cpuUsPerBatch: readonly number[];
-}
-
-/** Of the rounds' differences: pairing cancels the machine's drift, and the median ignores rounds a collection fell into. */
-export function addedCpuUs(fn: CpuBatches, floor: CpuBatches): Spread {
-  const rounds = Math.min(fn.cpuUsPerBatch.length, floor.cpuUsPerBatch.length);
-  const differences = Array.from({ length: rounds }, (_, round) => fn.cpuUsPerBatch[round]! - floor.cpuUsPerBatch[round]!);
-  const tenth = (value: number) => Math.round(value * 10) / 10;
-  const { median, p25, p75, runs } = spread(differences);
-  return { median: tenth(median), p25: tenth(p25), p75: tenth(p75), runs };
-}
-
-function judgeAddedCpu(what: string, fn: CpuBatches, floor: CpuBatches): Verdict {
-  const added = addedCpuUs(fn, floor);
-  return { ...judge(what, added.median, MAX_ADDED_CPU_US), spread: added };
 }
 
 export function mark(verdict: Verdict): 'pass' | 'FAIL' {
@@ -46,25 +31,29 @@ export function mark(verdict: Verdict): 'pass' | 'FAIL' {
 }
 
 export interface JudgedMeasurements {
-  readonly coldStarts: ReadonlyMap<FunctionName, { readonly ratio: number }>;
-  readonly warm: ReadonlyMap<FunctionName, { readonly fn: CpuBatches; readonly floor: CpuBatches }>;
-  /** The production authorizer with a key it has not cached, and its floor, interleaved likewise. */
-  readonly productionAuthorizer: { readonly uncached: CpuBatches; readonly floor: CpuBatches };
+  /** With --instructions only: each function's cold start and warm request against its floor's, in instructions. */
+  readonly instructions:
+    | {
+        readonly cold: ReadonlyMap<FunctionName, { readonly ratio: number }>;
+        readonly warm: ReadonlyMap<FunctionName, { readonly ratio: number }>;
+      }
+    | undefined;
+  readonly bill: ReadonlyArray<Pick<BillRow, 'operation' | 'log bytes' | 'to floor'>>;
   /** Whether each request consumed the same capacity at every table size; undefined when one size was measured. */
   readonly capacityIndependentOfTableSize: boolean | undefined;
   /** Each function of each stage: the cheapest memory that meets the stage's goals, if any, and the one configured. */
-  readonly memory: ReadonlyArray<{
-    readonly stage: string;
-    readonly name: FunctionName;
-    readonly cheapest: { readonly memoryMiB: number } | undefined;
-    readonly configured: number;
-  }>;
+  readonly memory: ReadonlyArray<
+    Pick<MemoryChoice, 'stage' | 'name' | 'configured'> & { readonly cheapest?: { readonly memoryMiB: number } }
+  >;
 }
 
 export interface BenchVerdicts {
+  /** In instructions, with --instructions: empty without. */
   readonly coldStart: ReadonlyMap<FunctionName, Verdict>;
-  /** CPU added per warm request over the floor: each route function's, then the authorizer's with a new key. */
-  readonly warmCpu: ReadonlyMap<FunctionName, Verdict>;
+  /** In instructions per request, with --instructions: each route function's, then the authorizer's with a new key. */
+  readonly warm: ReadonlyMap<FunctionName, Verdict>;
+  /** The bill's rows with a budget: log bytes, then the ratio to the floor. */
+  readonly bill: readonly Verdict[];
   readonly capacity: Verdict | undefined;
   /** In the order of the measurements' `memory`. */
   readonly memory: readonly Verdict[];
@@ -72,14 +61,24 @@ export interface BenchVerdicts {
   readonly all: readonly Verdict[];
 }
 
-/** The authorizer's warm CPU is judged in production only: staging's DEBUG lines are a cost it chose to pay. */
+/** Only functions that issue a command are measured in instructions: routeNotFound's floor only answers. */
 export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
-  const judged = <T>(results: ReadonlyMap<FunctionName, T>, verdict: (name: FunctionName, result: T) => Verdict) =>
-    new Map([...results].filter(([name]) => issuesCommand(name)).map(([name, result]) => [name, verdict(name, result)]));
-  const coldStart = judged(measured.coldStarts, (name, { ratio: value }) => judge(`cold start ${name}`, value, MAX_RATIO));
-  const warmCpu = judged(measured.warm, (name, { fn, floor }) => judgeAddedCpu(`warm CPU added ${name}`, fn, floor));
-  const { uncached, floor } = measured.productionAuthorizer;
-  warmCpu.set('authorizer', judgeAddedCpu('warm CPU added authorizer (new key)', uncached, floor));
+  const judged = (results: ReadonlyMap<FunctionName, { readonly ratio: number }> | undefined, what: string, limit: number) =>
+    new Map([...(results ?? [])].map(([name, { ratio }]) => [name, judge(`${what} ${name}`, ratio, limit)]));
+  const coldStart = judged(measured.instructions?.cold, 'cold start instructions', MAX_COLD_RATIO);
+  const warm = judged(measured.instructions?.warm, 'warm instructions', MAX_WARM_RATIO);
+  const budgeted = <T extends Record<string, number>>(
+    budgets: T,
+    what: string,
+    value: (row: JudgedMeasurements['bill'][number]) => number,
+  ) =>
+    measured.bill.flatMap((row) =>
+      row.operation in budgets ? [judge(`${what} ${row.operation}`, value(row), budgets[row.operation]!)] : [],
+    );
+  const bill = [
+    ...budgeted(MAX_LOG_BYTES, 'log bytes', (row) => row['log bytes']),
+    ...budgeted(MAX_TO_FLOOR, 'cost to floor', (row) => row['to floor']),
+  ];
   const independent = measured.capacityIndependentOfTableSize;
   const capacity = independent === undefined ? undefined : judge('capacity independent of table size', independent ? 0 : 1, 0);
   const memory = measured.memory.map(({ stage, name, cheapest, configured }) =>
@@ -89,6 +88,6 @@ export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
       0,
     ),
   );
-  const all = [...coldStart.values(), ...warmCpu.values(), ...(capacity ? [capacity] : []), ...memory];
-  return { coldStart, warmCpu, capacity, memory, all };
+  const all = [...coldStart.values(), ...warm.values(), ...bill, ...(capacity ? [capacity] : []), ...memory];
+  return { coldStart, warm, bill, capacity, memory, all };
 }

@@ -1,4 +1,4 @@
-import { production, stages } from '../../infra/stages';
+import { stages } from '../../infra/stages';
 import { ALL_FUNCTIONS } from './bench-functions';
 import { readBenchOptions } from './bench-settings';
 import { setUpBench } from './bench-setup';
@@ -13,8 +13,8 @@ import { writeResults } from './results-file';
 import { judgeBench } from './bench-verdicts';
 
 // `npm run bench`: each function as `cdk synth` builds it, run by the Lambda runtime's Node against dynalite beside
-// its floor (tools/bench/floors/): the same SDK client and the one command it issues, built alike. Ratios to the floor
-// are the verdicts; absolute times are this machine's and only context.
+// its floor (tools/bench/floors/): the same SDK client and the commands it issues, built alike. Ratios to the floor in
+// instructions are the verdicts (--instructions); times are this machine's and only context.
 
 const options = readBenchOptions(process.argv);
 const { settings } = options;
@@ -26,15 +26,14 @@ if (options.countInstructions && !valgrindInstalled()) {
 const bench = await setUpBench(settings);
 try {
   const coldStarts = await measureColdStarts(bench, settings, options.countInstructions);
-  const warmRequests = await measureWarmRequests(bench, settings);
+  const warmRequests = await measureWarmRequests(bench, settings, options.countInstructions);
   const capacity = await measureCapacity(bench, settings);
 
   const memory = chooseMemory(stages, ALL_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
   const bill = computeBill(warmRequests, capacity, settings.petCounts[0]!);
   const verdicts = judgeBench({
-    coldStarts: coldStarts.cold,
-    warm: warmRequests.warm,
-    productionAuthorizer: warmRequests.authorizer.get(production.name)!,
+    instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,
+    bill,
     capacityIndependentOfTableSize: settings.petCounts.length > 1 ? capacityIndependentOfTableSize(capacity) : undefined,
     memory,
   });

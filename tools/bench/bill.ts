@@ -19,6 +19,9 @@ export interface BillRow {
   readonly 'log bytes': number;
   readonly logs: string;
   readonly 'per million': string;
+  /** The architecture's floor for the request: HTTP API, two invocations and its DynamoDB units; the rest is ours. */
+  readonly floor: string;
+  readonly 'to floor': number;
   readonly total: number;
 }
 
@@ -27,7 +30,11 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
 }
 
 /** Per million production requests: function and authorizer billed per started ms, at the capacity measured on the smallest table. */
-export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: readonly CapacityRow[], pets: number): BillRow[] {
+export function computeBill(
+  { warm, authorizer }: Pick<WarmRequestResults, 'warm' | 'authorizer'>,
+  capacity: readonly CapacityRow[],
+  pets: number,
+): BillRow[] {
   const productionAuthorizer = authorizer.get(production.name)!;
   const billedMs = (name: FunctionName, result: WarmResult) =>
     Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
@@ -62,6 +69,8 @@ export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: 
       const logBytes =
         result.logBytesPerRequest + auth.logBytesPerRequest + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST;
       const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
+      const total = api + invocations + duration + dynamoDb + logs;
+      const floor = api + invocations + dynamoDb;
       return {
         operation,
         'HTTP API': dollars(api),
@@ -70,8 +79,10 @@ export function computeBill({ warm, authorizer }: WarmRequestResults, capacity: 
         DynamoDB: dollars(dynamoDb),
         'log bytes': Math.round(logBytes),
         logs: dollars(logs),
-        'per million': dollars(api + invocations + duration + dynamoDb + logs),
-        total: api + invocations + duration + dynamoDb + logs,
+        'per million': dollars(total),
+        floor: dollars(floor),
+        'to floor': Number((total / floor).toFixed(2)),
+        total,
       };
     });
 }

@@ -4,10 +4,6 @@ export const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 export const ms = (value: number, digits = 1) => value.toFixed(digits);
 export const dollars = (value: number) => `$${value.toFixed(3)}`;
 
-export function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
 /** A line on stderr: stdout holds the tables alone. */
 export function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);

@@ -1,13 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invokeBundle } from '../lambda/lambda-runner';
 import type { ColdSubject } from './cold-start';
 import { median, rounded } from './statistics';
+import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
 
-// Cold starts counted in instructions under callgrind (`npm run bench -- --instructions`): steadier than time, so they
-// weigh a small change, but not a verdict, since instructions are not time.
+// Cold starts and warm requests counted in instructions under callgrind (`npm run bench -- --instructions`): the
+// verdicts' unit, steady to about 0.1 % where time ratios move with the machine. Waiting on DynamoDB costs none.
 
 /** Instructions a cold start executed, all threads together, and where some of them went. */
 export interface InstructionCount {
@@ -36,24 +37,17 @@ const SYMBOLS = {
 } as const;
 
 export function valgrindInstalled(): boolean {
-  try {
-    // Both come with Debian's valgrind package (callgrind_annotate's --version exits 255).
-    execFileSync('sh', ['-c', 'command -v valgrind && command -v callgrind_annotate'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  // callgrind_annotate comes in the same Debian package.
+  return spawnSync('valgrind', ['--version']).status === 0;
 }
 
 /** Each run in a fresh process serving its first request, as tools/bench/cold-start.ts does, but under callgrind. */
 export async function compareInstructions(node: string, fn: ColdSubject, floor: ColdSubject, runs: number): Promise<InstructionComparison> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
   try {
-    // invokeBundle starts "node runner.mjs …" with exactly the environment it is given: a wrapper
-    // in node's place runs the same under callgrind, writing where the environment says.
-    const wrapper = join(work, 'node-under-callgrind');
-    writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file="$CALLGRIND_OUT" "${node}" "$@"\n`);
-    chmodSync(wrapper, 0o755);
+    // invokeBundle starts "node runner.mjs …" with exactly the environment it is given: the
+    // wrapper writes where the environment says.
+    const wrapper = underCallgrind(node, join(work, 'node'), '--callgrind-out-file="$CALLGRIND_OUT"');
     const counts = { function: [] as InstructionCount[], floor: [] as InstructionCount[] };
     for (let run = 0; run < runs; run++) {
       for (const which of ['function', 'floor'] as const) {
@@ -68,14 +62,55 @@ export async function compareInstructions(node: string, fn: ColdSubject, floor: 
         counts[which].push(readCounts(out));
       }
     }
-    const medians = (taken: InstructionCount[]): InstructionCount => ({
-      total: median(taken.map((count) => count.total)),
-      loadParse: median(taken.map((count) => count.loadParse)),
-      firstRunCompile: median(taken.map((count) => count.firstRunCompile)),
-      gc: median(taken.map((count) => count.gc)),
-    });
+    const medians = (taken: InstructionCount[]): InstructionCount => {
+      const of = (part: keyof InstructionCount) => median(taken.map((count) => count[part]));
+      return { total: of('total'), loadParse: of('loadParse'), firstRunCompile: of('firstRunCompile'), gc: of('gc') };
+    };
     const [fnCount, floorCount] = [medians(counts.function), medians(counts.floor)];
     return { function: fnCount, floor: floorCount, ratio: rounded(fnCount.total / floorCount.total) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A script to start in node's place: it runs the same node under callgrind with `options`. */
+function underCallgrind(node: string, path: string, options: string): string {
+  writeFileSync(path, `#!/bin/sh\nexec valgrind --tool=callgrind ${options} "${node}" "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** Instructions per warm request, all threads together, of a function and of its floor. */
+export type WarmInstructionComparison = { readonly function: number; readonly floor: number; readonly ratio: number };
+
+/**
+ * Each in a warm runner of its own (tools/bench/warm.ts) under callgrind, counting the recorded rounds
+ * alone: callgrind dumps its count at each call of node's ResourceUsage, which the runner makes just
+ * before the rounds and just after, so the second dump holds them. Returns what each answered, too.
+ */
+export async function compareWarmInstructions(
+  node: string,
+  fn: WarmSubject,
+  floor: WarmSubject,
+  options: WarmOptions,
+): Promise<WarmInstructionComparison & { readonly answered: readonly WarmResult[] }> {
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
+  try {
+    const perRequest = async (subject: WarmSubject, which: string) => {
+      const out = join(work, `${which}.callgrind`);
+      const wrapper = underCallgrind(node, join(work, which), `--dump-before='node::ResourceUsage*' --callgrind-out-file="${out}"`);
+      const [result] = await measureWarm(wrapper, [subject], { ...options, markRounds: true });
+      const totals = /^totals: (\d+)$/m.exec(readFileSync(`${out}.2`, 'utf8'))?.[1];
+      if (totals === undefined || existsSync(`${out}.3`)) throw new Error(`${which}: callgrind did not cut the rounds out alone`);
+      return { result: result!, instructions: Number(totals) / result!.requests };
+    };
+    const measured = { function: await perRequest(fn, 'function'), floor: await perRequest(floor, 'floor') };
+    return {
+      function: Math.round(measured.function.instructions),
+      floor: Math.round(measured.floor.instructions),
+      ratio: rounded(measured.function.instructions / measured.floor.instructions),
+      answered: [measured.function.result, measured.floor.result],
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

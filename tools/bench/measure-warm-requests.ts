@@ -1,12 +1,13 @@
 import type { FunctionName } from '../../infra/api-functions';
-import { stages } from '../../infra/stages';
+import { production, type StageConfig, stages } from '../../infra/stages';
 import { authorizerEvent, type httpEvent } from '../lambda/events';
-import { ROUTE_FUNCTIONS } from './bench-functions';
+import { ALL_FUNCTIONS, issuesCommand, ROUTE_FUNCTIONS } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { expectedOutcome, keyEvent, typicalEvent } from './bench-events';
 import { progress } from './format';
-import { measureWarm, type WarmResult } from './warm';
+import { compareWarmInstructions, type WarmInstructionComparison } from './instructions';
+import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
 
 export interface RouteWarmResult {
   readonly fn: WarmResult;
@@ -29,26 +30,49 @@ export interface WarmRequestResults {
   readonly warm: ReadonlyMap<FunctionName, RouteWarmResult>;
   /** By stage name: each stage's log level changes what the authorizer writes. */
   readonly authorizer: ReadonlyMap<string, AuthorizerWarmResult>;
+  /** With --instructions only: each function that issues a command against its floor, the authorizer with new keys, in production. */
+  readonly instructions: ReadonlyMap<FunctionName, WarmInstructionComparison>;
 }
 
-/** Warm requests of each route function interleaved with its floor in one process, then the authorizer at each stage's log level. */
-export async function measureWarmRequests(bench: BenchSetup, settings: BenchSettings): Promise<WarmRequestResults> {
+/** A route function's typical request, its floor's, and the same request refused (the route answers 401). */
+function routeSubjects(bench: BenchSetup, name: FunctionName): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
+  const asset = bench.productionAssets.get(name)!;
+  const env = asset.environment(bench.local);
+  const event = typicalEvent(name, bench.requests) as ReturnType<typeof httpEvent>;
+  const anonymousEvent = { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } } };
+  return [
+    { label: name, taskRoot: asset.taskRoot, env, events: [event] },
+    { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: [event] },
+    { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: [anonymousEvent] },
+  ];
+}
+
+/** The stage's authorizer with a new key each request, its floor with the same keys, then with a cached key and with none. */
+async function authorizerSubjects(bench: BenchSetup, stage: StageConfig, options: WarmOptions): Promise<WarmSubject[]> {
+  const asset = bench.assets.get(stage.name)!.get('authorizer')!;
+  const env = asset.environment(bench.local);
+  const fresh = (await bench.issueKeys(options.warmup + options.rounds * options.batch)).map(keyEvent);
+  return [
+    { label: 'new key', taskRoot: asset.taskRoot, env, events: fresh },
+    { label: 'floor', taskRoot: bench.floorOf('authorizer'), env, events: fresh },
+    { label: 'cached key', taskRoot: asset.taskRoot, env, events: [keyEvent(bench.requests.apiKey)] },
+    { label: 'no key', taskRoot: asset.taskRoot, env, events: [authorizerEvent()] },
+  ];
+}
+
+/**
+ * Warm requests of each route function interleaved with its floor in one process, then the authorizer at each stage's
+ * log level; with `countInstructions`, each judged function and its floor once more, apart, under callgrind.
+ */
+export async function measureWarmRequests(
+  bench: BenchSetup,
+  settings: BenchSettings,
+  countInstructions: boolean,
+): Promise<WarmRequestResults> {
   const warm = new Map<FunctionName, RouteWarmResult>();
   for (const name of ROUTE_FUNCTIONS) {
     progress(`warm: ${name} and its floor`);
-    const asset = bench.productionAssets.get(name)!;
-    const env = asset.environment(bench.local);
-    const event = typicalEvent(name, bench.requests) as ReturnType<typeof httpEvent>;
-    const anonymousEvent = { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } } };
-    const [fn, floor, anonymous] = await measureWarm(
-      bench.node,
-      [
-        { label: name, taskRoot: asset.taskRoot, env, events: [event] },
-        { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: [event] },
-        { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: [anonymousEvent] },
-      ],
-      settings.warm,
-    );
+    const [fn, floor, anonymous] = await measureWarm(bench.node, routeSubjects(bench, name), settings.warm);
     expectOnly(fn!, expectedOutcome(name));
     expectOnly(anonymous!, 401);
     warm.set(name, { fn: fn!, floor: floor!, anonymous: anonymous! });
@@ -57,17 +81,9 @@ export async function measureWarmRequests(bench: BenchSetup, settings: BenchSett
   const authorizer = new Map<string, AuthorizerWarmResult>();
   for (const stage of stages) {
     progress(`warm: the authorizer of ${stage.name} (log level ${stage.logLevel})`);
-    const asset = bench.assets.get(stage.name)!.get('authorizer')!;
-    const env = asset.environment(bench.local);
-    const fresh = (await bench.issueKeys(settings.warm.warmup + settings.warm.rounds * settings.warm.batch)).map(keyEvent);
-    const [cached, uncached, missing, floor] = await measureWarm(
+    const [uncached, floor, cached, missing] = await measureWarm(
       bench.node,
-      [
-        { label: 'cached key', taskRoot: asset.taskRoot, env, events: [keyEvent(bench.requests.apiKey)] },
-        { label: 'new key', taskRoot: asset.taskRoot, env, events: fresh },
-        { label: 'no key', taskRoot: asset.taskRoot, env, events: [authorizerEvent()] },
-        { label: 'floor', taskRoot: bench.floorOf('authorizer'), env, events: fresh },
-      ],
+      await authorizerSubjects(bench, stage, settings.warm),
       settings.warm,
     );
     expectOnly(cached!, 'allowed');
@@ -75,7 +91,17 @@ export async function measureWarmRequests(bench: BenchSetup, settings: BenchSett
     expectOnly(missing!, 'missing');
     authorizer.set(stage.name, { cached: cached!, uncached: uncached!, missing: missing!, floor: floor! });
   }
-  return { warm, authorizer };
+
+  const instructions = new Map<FunctionName, WarmInstructionComparison>();
+  for (const name of countInstructions ? ALL_FUNCTIONS.filter(issuesCommand) : []) {
+    progress(`instructions: ${name} and its floor warm, under callgrind`);
+    const options = settings.instructionWarm;
+    const [fn, floor] = name === 'authorizer' ? await authorizerSubjects(bench, production, options) : routeSubjects(bench, name);
+    const { answered, ...counted } = await compareWarmInstructions(bench.node, fn!, floor!, options);
+    expectOnly(answered[0]!, expectedOutcome(name));
+    instructions.set(name, counted);
+  }
+  return { warm, authorizer, instructions };
 }
 
 /** A benchmark of error answers would measure the wrong path: every request must have been answered as intended. */

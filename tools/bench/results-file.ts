@@ -12,7 +12,9 @@ export function writeResults(report: BenchReport): string {
     settings: report.options.settings,
     machine: { runtime: report.nodeVersion, cpus: cpus().length, cpu: cpus()[0]?.model },
     coldStarts: Object.fromEntries(coldStarts.cold),
-    ...(coldStarts.instructions.size > 0 ? { instructions: Object.fromEntries(coldStarts.instructions) } : {}),
+    ...(report.options.countInstructions
+      ? { instructions: { cold: Object.fromEntries(coldStarts.instructions), warm: Object.fromEntries(warmRequests.instructions) } }
+      : {}),
     warm: Object.fromEntries(warmRequests.warm),
     authorizer: Object.fromEntries(warmRequests.authorizer),
     capacity: report.capacity,

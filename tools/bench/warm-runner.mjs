@@ -7,7 +7,7 @@ import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
 import { OUTPUT_DESTINATION } from '../../shared/runtime/output-destination.mjs';
 
 const [configFile, resultFile] = process.argv.slice(2);
-const { subjects, rounds, batch, warmup } = JSON.parse(readFileSync(configFile, 'utf8'));
+const { subjects, rounds, batch, warmup, markRounds } = JSON.parse(readFileSync(configFile, 'utf8'));
 
 // The subjects' lines: counted for the bill's log ingestion, then written as on Lambda, synchronously
 // to the descriptor (stdout is /dev/null here; warm.ts reads stderr).
@@ -23,7 +23,7 @@ for (const subject of subjects) {
   Object.assign(process.env, subject.env);
   // A query string gives each subject its own module instance, even when two share a bundle.
   const module = await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
-  const measured = { next: 0, latenciesMs: [], cpuUs: 0, cpuUsPerBatch: [], requests: 0, logBytes: 0, statuses: {} };
+  const measured = { next: 0, latenciesMs: [], cpuUs: 0, requests: 0, logBytes: 0, statuses: {} };
   loaded.push({ ...subject, handler: module.handler, ...measured });
 }
 
@@ -41,6 +41,8 @@ async function invoke(subject, record) {
 
 for (const subject of loaded) for (let i = 0; i < warmup; i++) await invoke(subject, false);
 
+// Under callgrind, a call that nothing else makes marks where the rounds begin and end (tools/bench/instructions.ts).
+if (markRounds) process.resourceUsage();
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? loaded : [...loaded].reverse();
   for (const subject of order) {
@@ -49,18 +51,16 @@ for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < batch; i++) await invoke(subject, true);
     const used = process.cpuUsage(cpu);
     subject.cpuUs += used.user + used.system;
-    // Per request, batch by batch: the verdict pairs each batch with the floor's of the same round.
-    subject.cpuUsPerBatch.push((used.user + used.system) / batch);
     subject.requests += batch;
     current = undefined;
   }
 }
+if (markRounds) process.resourceUsage();
 
-const results = loaded.map(({ label, latenciesMs, cpuUs, cpuUsPerBatch, requests, logBytes, statuses }) => ({
+const results = loaded.map(({ label, latenciesMs, cpuUs, requests, logBytes, statuses }) => ({
   label,
   latenciesMs,
   cpuUsPerRequest: cpuUs / requests,
-  cpuUsPerBatch,
   logBytesPerRequest: logBytes / requests,
   statuses,
 }));

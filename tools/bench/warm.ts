@@ -21,8 +21,6 @@ export interface WarmResult {
   readonly p99Ms: number;
   /** CPU time (user and system) per request, in microseconds, over all the requests. */
   readonly cpuUsPerRequest: number;
-  /** The same, batch by batch, in the order of the rounds: what the warm verdict pairs with the floor's. */
-  readonly cpuUsPerBatch: readonly number[];
   /** Bytes written to stdout and stderr per request: what CloudWatch Logs ingests from the function. */
   readonly logBytesPerRequest: number;
   readonly requests: number;
@@ -34,12 +32,14 @@ export interface WarmResult {
 type RunnerResult = Omit<WarmResult, 'p50Ms' | 'p99Ms' | 'requests'> & { readonly latenciesMs: number[] };
 
 export interface WarmOptions {
-  /** Rounds of interleaved batches: each is one pair the warm verdict compares, so many of them. */
+  /** Rounds of interleaved batches, alternating which subject goes first. */
   readonly rounds: number;
   /** Requests per subject per round: few, so a function's batch and its floor's meet the machine in the same state. */
   readonly batch: number;
   /** Unrecorded requests per subject first: cold start, JIT, first connection. */
   readonly warmup: number;
+  /** Calls process.resourceUsage() just before the rounds and just after them, for callgrind to cut its count there. */
+  readonly markRounds?: boolean;
 }
 
 /** Interleaved batches in one process, so function and floor meet the machine alike; dynalite runs here, out of the CPU measured. */
