@@ -8,7 +8,7 @@ import { runWithDeadline } from '../shared/runtime/deadline';
 import { createDocumentClient } from '../shared/dynamodb/dynamodb-client';
 import { ENV } from '../shared/facts/environment';
 import { logger } from '../shared/runtime/logger';
-import { countColdStart, countRefusedAuthorization } from '../shared/runtime/metrics';
+import { countColdStart } from '../shared/runtime/metrics';
 
 const config = readConfig(FUNCTION_CONFIG.authorize);
 const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]));
@@ -34,11 +34,8 @@ async function authorize(
   // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
   // authorizer, which API Gateway would answer with its own 500.
   const verdict = await runWithDeadline(context, () => authenticate(event.headers?.authorization));
-  // Refusals are worth an INFO line (probing, leaked or revoked keys); routine successes are not.
-  if (verdict.outcome === 'allowed') logger.debug('API key accepted', { ...verdict });
-  else {
-    logger.info('API key refused', { ...verdict });
-    countRefusedAuthorization(verdict.outcome, event.requestContext.requestId);
-  }
+  // The access log carries every verdict, and the refusal metric is counted from it (infra/monitoring.ts):
+  // a line here would only make a flood of refused requests cost more. A failed lookup logs its error.
+  logger.debug(verdict.outcome === 'allowed' ? 'API key accepted' : 'API key refused', { ...verdict });
   return { isAuthorized: true, context: verdict };
 }

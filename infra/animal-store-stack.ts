@@ -126,6 +126,7 @@ export class AnimalStoreStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       ...watched,
       accessLogs: this.api.accessLogs,
+      metricsNamespace: metricsNamespace(stage.name),
       thresholds: stage.alarms,
       subscriptions: stage.alarmSubscriptions,
     });

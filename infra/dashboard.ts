@@ -62,7 +62,7 @@ export class Dashboard extends Construct {
           ['Idempotent replays', [this.business(props.metricsNamespace, METRICS.idempotentReplays)]],
           [
             'Authorizations refused, by reason',
-            [search(props.metricsNamespace, METRICS.authorizationsRefused, [SERVICE_DIMENSION, REFUSAL_REASON_DIMENSION])],
+            [search(props.metricsNamespace, METRICS.authorizationsRefused, [REFUSAL_REASON_DIMENSION])],
           ],
           ['Cold starts, by function', [search(props.metricsNamespace, METRICS.coldStart, [SERVICE_DIMENSION, 'function_name'])]],
         ]),

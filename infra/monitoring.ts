@@ -5,7 +5,8 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import { REFUSAL_OUTCOMES, type AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import { METRICS, REFUSAL_REASON_DIMENSION } from '../shared/facts/metric-names';
 import { AlarmTopic } from './alarm-topic';
 import type { ACCESS_LOG_FIELDS } from './animal-store-http-api';
 import type { AlarmSubscription, AlarmThresholds } from './stages';
@@ -31,6 +32,8 @@ export interface MonitoringProps extends WatchedResources {
   readonly subscriptions: readonly AlarmSubscription[];
   /** The API's access log, where its 401s are counted. */
   readonly accessLogs: ILogGroup;
+  /** Namespace of the stage's business metrics (shared/facts/metric-names.ts), where refusals are counted. */
+  readonly metricsNamespace: string;
 }
 
 /**
@@ -48,6 +51,11 @@ export class Monitoring extends Construct {
   readonly apiAlarms: readonly IAlarm[];
   /** Counts the API's 401s to requests that carried a key, which no metric of API Gateway's tells apart. */
   readonly keyedRefusals: MetricFilter;
+  /**
+   * Counts the authorizer's refusals by reason from the access log, which already carries its verdict:
+   * an EMF line from the authorizer would add to the log bytes of every refused request (docs/performance.md).
+   */
+  readonly authorizationsRefused: MetricFilter;
   private readonly functionRollbackAlarms: ReadonlyMap<string, readonly IAlarm[]>;
   private readonly thresholds: AlarmThresholds;
   private readonly period: Duration;
@@ -86,6 +94,15 @@ export class Monitoring extends Construct {
       metricValue: '1',
       // Every minute with traffic has a value, so a rate over it never lacks its numerator.
       defaultValue: 0,
+      unit: Unit.COUNT,
+    });
+    this.authorizationsRefused = new MetricFilter(this, 'AuthorizationsRefused', {
+      logGroup: props.accessLogs,
+      filterPattern: FilterPattern.any(...REFUSAL_OUTCOMES.map((reason) => FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', reason))),
+      metricNamespace: props.metricsNamespace,
+      metricName: METRICS.authorizationsRefused,
+      metricValue: '1',
+      dimensions: { [REFUSAL_REASON_DIMENSION]: `$.${VERDICT_FIELD}` },
       unit: Unit.COUNT,
     });
     const accessLog: ApiAccessLog = {

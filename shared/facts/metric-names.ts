@@ -1,5 +1,5 @@
 /**
- * The business metrics the functions publish and the dashboard and alarms read: one list, so a renamed
+ * The business metrics the stage publishes and the dashboard and alarms read: one list, so a renamed
  * metric cannot leave a graph silently empty. Plain constants, so infra/ need not load the runtime.
  */
 
@@ -13,7 +13,10 @@ export const METRICS = {
   petsCreated: 'PetsCreated',
   /** A create with an Idempotency-Key was answered from its record instead of running again. Unit: Count. */
   idempotentReplays: 'IdempotentReplays',
-  /** The authorizer refused a request; dimension REFUSAL_REASON_DIMENSION says why. Unit: Count. */
+  /**
+   * The authorizer refused a request; dimension REFUSAL_REASON_DIMENSION says why, and no `service`. Counted
+   * from the access log (infra/monitoring.ts), not by a function. Unit: Count.
+   */
   authorizationsRefused: 'AuthorizationsRefused',
   /** One per function instance, at its first invocation, dimension `function_name`: the name Lambda tooling expects. Unit: Count. */
   coldStart: 'ColdStart',

@@ -1,15 +1,15 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
 import { readConfig } from './config';
-import { METRICS, PROBE_METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../facts/metric-names';
+import { METRICS, PROBE_METRICS, SERVICE_DIMENSION } from '../facts/metric-names';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
 /**
  * The business metrics, as CloudWatch embedded metric format (EMF) lines on stdout: no API call on the
  * request path and no permission beyond writing logs. Each metric is its own line, written at once, so
- * nothing is lost when an invocation fails and a refusal's `reason` never leaks onto another metric.
- * Our own rather than a library's, which costs more than four counters are worth (docs/observability.md).
+ * nothing is lost when an invocation fails and a cold start's `function_name` never leaks onto another metric.
+ * Our own rather than a library's, which costs more than three counters are worth (docs/observability.md).
  */
 
 /** How the POWERTOOLS_* convention reads a boolean variable: 1, y, yes, t, true, on (any case) are true. */
@@ -96,11 +96,6 @@ export function countPetCreated(requestId: string): void {
 /** A create was answered from its Idempotency-Key record. */
 export function countIdempotentReplay(requestId: string): void {
   count(METRICS.idempotentReplays, requestId);
-}
-
-/** The authorizer refused a request (`missing`, `invalid`) or could not check its key (`unavailable`). */
-export function countRefusedAuthorization(reason: string, requestId: string): void {
-  count(METRICS.authorizationsRefused, requestId, { [REFUSAL_REASON_DIMENSION]: reason });
 }
 
 /** An EMF unit this file writes. */

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreApp } from '../../infra/animal-store-app';
 import { production, staging, stages, type StageConfig } from '../../infra/stages';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
-import { METRICS, metricsNamespace } from '../../shared/facts/metric-names';
+import { METRICS, metricsNamespace, REFUSAL_REASON_DIMENSION } from '../../shared/facts/metric-names';
+import { REFUSAL_OUTCOMES } from '../../shared/domain/auth/authorizer-context';
 import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
@@ -224,6 +225,27 @@ describe.each(stages)('what the $name stage shows and logs', (config: StageConfi
     for (const metric of Object.values(METRICS)) expect(body).toContain(metric);
     expect(body).toContain(metricsNamespace(config.name));
     for (const fn of stage.stack.functions.all) expect(body).toContain(logicalId(stage, fn.function));
+  });
+
+  it("counts the authorizer's refusals by reason from the access log, in the stage's namespace, and graphs each reason", () => {
+    const filter = stage.json.Resources[logicalId(stage, stage.stack.monitoring.authorizationsRefused)]!;
+    expect(filter.Properties).toEqual({
+      LogGroupName: { Ref: logicalId(stage, stage.stack.api.accessLogs) },
+      FilterPattern: `{ ${REFUSAL_OUTCOMES.map((reason) => `($.authorizerOutcome = "${reason}")`).join(' || ')} }`,
+      MetricTransformations: [
+        {
+          MetricNamespace: metricsNamespace(config.name),
+          MetricName: METRICS.authorizationsRefused,
+          MetricValue: '1',
+          Dimensions: [{ Key: REFUSAL_REASON_DIMENSION, Value: '$.authorizerOutcome' }],
+          Unit: 'Count',
+        },
+      ],
+    });
+    const [dashboard] = Object.values(resourcesOfType(stage.json, 'AWS::CloudWatch::Dashboard'));
+    expect(JSON.stringify(dashboard!.Properties!.DashboardBody)).toContain(
+      `SEARCH('{${metricsNamespace(config.name)},${REFUSAL_REASON_DIMENSION}} MetricName=`,
+    );
   });
 
   it("graphs each index's consumed read and write capacity and read and write throttles, by table and index name", () => {

@@ -236,16 +236,21 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(apiStage!.DependsOn).toEqual(expect.arrayContaining(routeIds));
     });
 
-    it('writes a JSON access log with the request id and the authorizer verdict, kept as long as the stage says', () => {
+    it('writes a JSON access log of what happened to each request (id, key, route, status, latency, verdict, error), kept as long as the stage says', () => {
       const [apiStage] = Object.values(stage.template.findResources('AWS::ApiGatewayV2::Stage'));
       const { DestinationArn, Format } = apiStage!.Properties.AccessLogSettings;
       expect(DestinationArn).toEqual(arnOf(stage, stage.stack.api.accessLogs));
       expect(JSON.parse(Format)).toEqual(
         expect.objectContaining({
           requestId: '$context.requestId',
-          status: '$context.status',
-          authorizerOutcome: '$context.authorizer.outcome',
           keyId: '$context.authorizer.keyId',
+          routeKey: '$context.routeKey',
+          status: '$context.status',
+          responseLatency: '$context.responseLatency',
+          authorizerOutcome: '$context.authorizer.outcome',
+          authorizerError: '$context.authorizer.error',
+          integrationError: '$context.integrationErrorMessage',
+          error: '$context.error.message',
         }),
       );
       const logGroup = stage.json.Resources[logicalId(stage, stage.stack.api.accessLogs)]!;

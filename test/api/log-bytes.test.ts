@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { production } from '../../infra/stages';
+import { ENV } from '../../shared/facts/environment';
+import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
+import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from '../../tools/bench/log-lines';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { captureOutput, type CapturedOutput } from '../helpers/output';
+import { postPet } from '../helpers/pets';
+
+// What a request costs in CloudWatch Logs at production's settings, counted as the bill counts it: the
+// lines its two functions write, Lambda's own (none at WARN) and API Gateway's access log line.
+
+let api: TestApi;
+let output: CapturedOutput;
+let petId: number;
+
+beforeAll(async () => {
+  api = await startTestApi({
+    systemLogLevel: 'WARN',
+    functionEnvironment: () => ({ [ENV.logLevel]: production.logLevel, [ENV.metricsDisabled]: 'false' }),
+  });
+  petId = (await api.createPet({ name: 'Logged', categoryId: 1 })).id as number;
+  // Every function warm: a cold start's own metric line is not a request's.
+  for (const send of Object.values(REQUESTS)) await (await send()).arrayBuffer();
+  output = captureOutput({ silent: true });
+});
+
+afterAll(async () => {
+  output?.stop();
+  await api?.close();
+});
+
+const REQUESTS: Record<keyof typeof MAX_LOG_BYTES, () => Promise<Response>> = {
+  listPets: () => api.request('/pets'),
+  getPet: () => api.request(`/pets/${petId}`),
+  createPet: () => postPet(api, { name: 'Counted', categoryId: 2 }),
+  'anonymous (401)': () => api.request('/pets', { anonymous: true }),
+};
+
+/** Bytes CloudWatch Logs ingests for one request: each of its lines and its newline. */
+async function logBytesOf(send: () => Promise<Response>): Promise<{ status: number; bytes: number; lines: string[] }> {
+  const response = await send();
+  await response.arrayBuffer();
+  const requestId = response.headers.get('apigw-requestid');
+  const lines = output.lines.filter((line) => line.includes(`"requestId":"${requestId}"`));
+  const functionBytes = lines.reduce((sum, line) => sum + Buffer.byteLength(`${line}\n`), 0);
+  return { status: response.status, bytes: functionBytes + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST, lines };
+}
+
+describe('log bytes per request, at production settings', () => {
+  it.each(Object.keys(REQUESTS) as Array<keyof typeof MAX_LOG_BYTES>)('%s writes no more than its budget', async (request) => {
+    const { bytes, lines } = await logBytesOf(REQUESTS[request]);
+    expect(bytes, lines.join('\n')).toBeLessThanOrEqual(MAX_LOG_BYTES[request]);
+  });
+
+  it('a refused request writes nothing of its own: the access log line says who was refused and why', async () => {
+    for (const authorization of [undefined, 'Bearer pets_notAKeyOfThisStage0123456789']) {
+      const { status, lines } = await logBytesOf(() =>
+        api.request('/pets', authorization ? { headers: { authorization } } : { anonymous: true }),
+      );
+      expect(status).toBe(401);
+      expect(lines).toEqual([]);
+    }
+  });
+});
