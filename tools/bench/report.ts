@@ -29,7 +29,7 @@ export function printReport(report: BenchReport): void {
   const { quick } = report.options;
   console.log(`\nAnimal store benchmark${quick ? ' (--quick: a smoke run, too few samples for verdicts to mean much)' : ''}`);
   console.log(`Functions run by Node ${report.nodeVersion} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, against dynalite.`);
-  console.log(`Floors: tools/bench/floors/, the same SDK client and the one command each function issues, built alike, no source map.\n`);
+  console.log(`Floors: tools/bench/floors/, the same SDK client and the commands each function issues, built alike, no source map.\n`);
   printColdStarts(report);
   printWarmRequests(report);
   printCapacity(report);
