@@ -15,6 +15,8 @@ let output: CapturedOutput;
 let petId: number;
 
 beforeAll(async () => {
+  // From the start, so the warm-up's lines stay out of the test run's output; each request's are found by its id.
+  output = captureOutput({ silent: true });
   api = await startTestApi({
     systemLogLevel: 'WARN',
     functionEnvironment: () => ({ [ENV.logLevel]: production.logLevel, [ENV.metricsDisabled]: 'false' }),
@@ -22,7 +24,6 @@ beforeAll(async () => {
   petId = (await api.createPet({ name: 'Logged', categoryId: 1 })).id as number;
   // Every function warm: a cold start's own metric line is not a request's.
   for (const send of Object.values(REQUESTS)) await (await send()).arrayBuffer();
-  output = captureOutput({ silent: true });
 });
 
 afterAll(async () => {
