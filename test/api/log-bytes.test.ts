@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
-import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from '../../tools/bench/log-lines';
+import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { postPet } from '../helpers/pets';
@@ -45,7 +45,7 @@ async function logBytesOf(send: () => Promise<Response>): Promise<{ status: numb
   const requestId = response.headers.get('apigw-requestid');
   const lines = output.lines.filter((line) => line.includes(`"requestId":"${requestId}"`));
   const functionBytes = lines.reduce((sum, line) => sum + Buffer.byteLength(`${line}\n`), 0);
-  return { status: response.status, bytes: functionBytes + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST, lines };
+  return { status: response.status, bytes: functionBytes + LOG_BYTES_BESIDE_FUNCTIONS, lines };
 }
 
 describe('log bytes per request, at production settings', () => {

@@ -2,7 +2,7 @@ import type { FunctionName } from '../../infra/api-functions';
 import { production } from '../../infra/stages';
 import { isDeployed } from './bench-functions';
 import { dollars } from './format';
-import { ACCESS_LOG_BYTES_PER_REQUEST, PLATFORM_BYTES_PER_INVOCATION } from './log-lines';
+import { LOG_BYTES_BESIDE_FUNCTIONS } from './log-lines';
 import type { CapacityRow } from './measure-capacity';
 import type { WarmRequestResults } from './measure-warm-requests';
 import { timeAt } from './memory-sizing';
@@ -66,8 +66,7 @@ export function computeBill(
       const invocations = 2 * PRICES.lambdaPerMillionInvocations;
       const duration = durationCost(name, billedMs(name, result)) + durationCost('authorizer', billedMs('authorizer', auth));
       const dynamoDb = units.readUnits * PRICES.dynamoDbPerMillionReadUnits + units.writeUnits * PRICES.dynamoDbPerMillionWriteUnits;
-      const logBytes =
-        result.logBytesPerRequest + auth.logBytesPerRequest + 2 * PLATFORM_BYTES_PER_INVOCATION + ACCESS_LOG_BYTES_PER_REQUEST;
+      const logBytes = result.logBytesPerRequest + auth.logBytesPerRequest + LOG_BYTES_BESIDE_FUNCTIONS;
       const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
       const total = api + invocations + duration + dynamoDb + logs;
       const floor = api + invocations + dynamoDb;

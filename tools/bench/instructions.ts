@@ -86,14 +86,14 @@ export type WarmInstructionComparison = { readonly function: number; readonly fl
 /**
  * Each in a warm runner of its own (tools/bench/warm.ts) under callgrind, counting the recorded rounds
  * alone: callgrind dumps its count at each call of node's ResourceUsage, which the runner makes just
- * before the rounds and just after, so the second dump holds them. Returns what each answered, too.
+ * before the rounds and just after, so the second dump holds them. Returns what the function answered, too.
  */
 export async function compareWarmInstructions(
   node: string,
   fn: WarmSubject,
   floor: WarmSubject,
   options: WarmOptions,
-): Promise<WarmInstructionComparison & { readonly answered: readonly WarmResult[] }> {
+): Promise<WarmInstructionComparison & { readonly answered: WarmResult }> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
   try {
     const perRequest = async (subject: WarmSubject, which: string) => {
@@ -109,7 +109,7 @@ export async function compareWarmInstructions(
       function: Math.round(measured.function.instructions),
       floor: Math.round(measured.floor.instructions),
       ratio: rounded(measured.function.instructions / measured.floor.instructions),
-      answered: [measured.function.result, measured.floor.result],
+      answered: measured.function.result,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -40,7 +40,8 @@ const ACCESS_LOG_SAMPLE: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
 };
 
 /** Bytes Lambda logs for one invocation of a function, beside what the function writes itself: none at WARN. */
-export const PLATFORM_BYTES_PER_INVOCATION =
+const PLATFORM_BYTES_PER_INVOCATION =
   SYSTEM_LOG_LEVEL === 'WARN' ? 0 : PLATFORM_LINES.reduce((bytes, line) => bytes + JSON.stringify(line).length + 1, 0);
 
-export const ACCESS_LOG_BYTES_PER_REQUEST = JSON.stringify(ACCESS_LOG_SAMPLE).length + 1;
+/** What a request's log costs beside its two functions' own lines: Lambda's for each invocation, and the access log line. */
+export const LOG_BYTES_BESIDE_FUNCTIONS = 2 * PLATFORM_BYTES_PER_INVOCATION + JSON.stringify(ACCESS_LOG_SAMPLE).length + 1;
