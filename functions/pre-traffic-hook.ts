@@ -11,9 +11,9 @@ import { petIdFor, randomCreationToken } from '../shared/domain/pets/pet-operati
 import { ENV } from '../shared/facts/environment';
 import { readConfig } from '../shared/runtime/config';
 import { logger } from '../shared/runtime/logger';
-import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from '../shared/checks/pre-traffic-run';
-import { CheckKeyTable, createCheckKeyClient } from '../shared/checks/check-key-table';
-import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
+import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from './pre-traffic-hook/pre-traffic-run';
+import { CheckKeyTable, createCheckKeyClient } from './pre-traffic-hook/check-key-table';
+import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/runtime/function-config';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook (infra/pre-traffic-checks.ts): wiring

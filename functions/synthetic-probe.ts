@@ -1,8 +1,8 @@
 import { ENV } from '../shared/facts/environment';
 import { readConfig } from '../shared/runtime/config';
-import { SYNTHETIC_PROBE_CONFIG } from '../shared/checks/checks-config';
-import { createSecretsClient, secretApiKeyReader } from '../shared/checks/probe-api-key';
-import { createProbeHandler } from '../shared/checks/probe-run';
+import { SYNTHETIC_PROBE_CONFIG } from '../shared/runtime/function-config';
+import { createSecretsClient, secretApiKeyReader } from './synthetic-probe/probe-api-key';
+import { createProbeHandler } from './synthetic-probe/probe-run';
 
 /** The synthetic probe's Lambda entry point (infra/scheduled-probe.ts): configuration read once, at cold start. */
 

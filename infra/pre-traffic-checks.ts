@@ -8,9 +8,9 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS_DIR } from '../shared/facts/project-layout';
-import { preTrafficHookTimeoutMs } from '../shared/checks/hook-time-budget';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../shared/checks/pre-traffic-expectations';
-import { CHECK_FUNCTION_HANDLERS, PRE_TRAFFIC_HOOK_CONFIG } from '../shared/checks/checks-config';
+import { preTrafficHookTimeoutMs } from '../functions/pre-traffic-hook/hook-time-budget';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../functions/pre-traffic-hook/pre-traffic-expectations';
+import { CHECK_FUNCTION_HANDLERS, PRE_TRAFFIC_HOOK_CONFIG } from '../shared/runtime/function-config';
 import { ENV } from '../shared/facts/environment';
 import { functionDefaults, type LogLevel } from './api-function';
 import { refuseInvalidConfig } from './config-refusal';
@@ -25,7 +25,7 @@ export interface GatedDeployment {
 }
 
 export interface PreTrafficChecksProps {
-  /** Every function whose new versions the hook checks, by the name its checks know it by (shared/checks/pre-traffic-expectations.ts). */
+  /** Every function whose new versions the hook checks, by the name its checks know it by (functions/pre-traffic-hook/pre-traffic-expectations.ts). */
   readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
   /** The API keys table the authorizer reads, where the hook issues and revokes its check key. */
   readonly apiKeysTable: ITableV2;

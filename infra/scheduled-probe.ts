@@ -9,7 +9,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { FUNCTIONS_DIR } from '../shared/facts/project-layout';
-import { CHECK_FUNCTION_HANDLERS, SYNTHETIC_PROBE_CONFIG } from '../shared/checks/checks-config';
+import { CHECK_FUNCTION_HANDLERS, SYNTHETIC_PROBE_CONFIG } from '../shared/runtime/function-config';
 import { ENV } from '../shared/facts/environment';
 import { PROBE_METRICS, SERVICE_DIMENSION } from '../shared/facts/metric-names';
 import { SERVICE_NAME } from '../shared/facts/service';
@@ -42,7 +42,7 @@ export interface SyntheticProbeProps {
 const PROBE_MEMORY_MIB = 256;
 
 /**
- * The stage's synthetic probe (shared/checks/probe-run.ts) on an EventBridge Scheduler schedule, with its
+ * The stage's synthetic probe (functions/synthetic-probe/probe-run.ts) on an EventBridge Scheduler schedule, with its
  * key secret and its alarm, which also fires when runs stop, since a probe that does not run watches nothing.
  */
 export class SyntheticProbe extends Construct {

@@ -15,7 +15,7 @@ const HANDLERS_BY_NAME: ReadonlyMap<string, FunctionHandler> = new Map<string, F
 ]);
 
 /** The names a message lists: the README's. */
-export const FUNCTION_NAMES: readonly string[] = [...OPERATION_IDS, 'routeNotFound', authorizer.handler];
+export const FUNCTION_NAMES: readonly string[] = [...OPERATION_IDS, 'routeNotFound', 'authorizer'];
 
 /** The handler file of the function a developer named, or undefined when no function has that name. */
 export function handlerNamed(name: string): FunctionHandler | undefined {

@@ -26,7 +26,7 @@ import { writeLine } from '../shared/runtime/output';
  * invoke` does, against the DynamoDB of a running `npm start` when there is one, else an in-memory one.
  */
 
-/** The bearer key local/events/authorize.json carries, which invoke replaces with a key it issues. */
+/** The bearer key local/events/authorizer.json carries, which invoke replaces with a key it issues. */
 const SAMPLE_KEY_PLACEHOLDER = 'replace-with-your-dev-api-key';
 
 const usage = `Usage: npm run invoke -- <function> <event.json | -> [--env-vars <file>] [--path-parameter <name>=<value>]

@@ -41,7 +41,7 @@ const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
   coldStart: 5,
 };
 
-/** What one run of the synthetic probe uses (shared/checks/probe-run.ts): estimates, stated as such on the page. */
+/** What one run of the synthetic probe uses (functions/synthetic-probe/probe-run.ts): estimates, stated as such on the page. */
 const PROBE_RUN = {
   apiRequests: 3,
   functionInvocations: 6,

@@ -23,9 +23,9 @@ export const ENV = {
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Turns the business metrics off (the unit tests). */
   metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
-  /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (shared/checks/). */
+  /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (functions/pre-traffic-hook/). */
   preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
-  /** The base URL the synthetic probe checks: the stage's own BaseUrl (shared/checks/probe-run.ts). */
+  /** The base URL the synthetic probe checks: the stage's own BaseUrl (functions/synthetic-probe/probe-run.ts). */
   probeBaseUrl: 'PROBE_BASE_URL',
   /** The secret that holds the synthetic probe's API key, by ARN. */
   probeApiKeySecret: 'PROBE_API_KEY_SECRET_ARN',

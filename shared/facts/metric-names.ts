@@ -23,7 +23,7 @@ export const METRICS = {
 } as const;
 
 /**
- * What the synthetic probe publishes (shared/checks/probe-run.ts) and its alarm reads
+ * What the synthetic probe publishes (functions/synthetic-probe/probe-run.ts) and its alarm reads
  * (infra/scheduled-probe.ts): how the stage answers a client of its own, not what clients did.
  */
 export const PROBE_METRICS = {

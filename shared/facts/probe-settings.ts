@@ -1,5 +1,5 @@
 /**
- * What the synthetic probe (shared/checks/probe-run.ts) and its deployment (infra/scheduled-probe.ts)
+ * What the synthetic probe (functions/synthetic-probe/probe-run.ts) and its deployment (infra/scheduled-probe.ts)
  * agree on. Plain constants: infra/ reads them without loading the probe.
  */
 

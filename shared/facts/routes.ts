@@ -9,8 +9,9 @@ import type { ErrorCode } from './error-codes';
 export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
-/** Every function of a stage: one per operation, routeNotFound for unmatched requests, the authorizer. */
-export type FunctionName = OperationId | 'routeNotFound' | 'authorizer';
+/** Every function behind the API: one per operation, routeNotFound for unmatched requests, the authorizer. */
+export const FUNCTION_NAMES = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /** Every path is served under this version segment; it is part of the base URL clients use. */
 export const BASE_PATH = '/v1';
@@ -108,7 +109,7 @@ export const routeNotFoundHandler = 'route-not-found';
  * answers a missing key with its own 401 body, not our Error (docs/authentication.md).
  */
 export const authorizer = {
-  handler: 'authorize',
+  handler: 'authorizer',
   identitySource: [] as readonly string[],
   /** API Gateway's result cache; must stay 0 without an identity source. */
   resultsCacheTtlSeconds: 0,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
 import { LIST_HEAD_CACHE_MS, LISTING_SHARDS } from '../facts/listing';
-import type { authorizer, routeNotFoundHandler, routes } from '../facts/routes';
+import { FUNCTION_NAMES, type authorizer, type FunctionName, type routeNotFoundHandler, type routes } from '../facts/routes';
 import { RequiredString } from './config';
 import { LOGGER_CONFIG } from './log-level';
 import { METRICS_CONFIG, METRICS_NAMESPACE_RULE } from './metrics';
@@ -56,5 +56,29 @@ export const FUNCTION_CONFIG = {
   }),
   'get-pet': withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
   'route-not-found': withLogsAndMetrics({}),
-  authorize: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
+  authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
 } as const satisfies Record<FunctionHandler, unknown>;
+
+/** The entry points (functions/) of the functions that check a deployed stage, beside the API's own. */
+export const CHECK_FUNCTION_HANDLERS = { preTrafficHook: 'pre-traffic-hook', syntheticProbe: 'synthetic-probe' } as const;
+
+const FunctionNamesSchema = v.strictObject(
+  Object.fromEntries(FUNCTION_NAMES.map((fn) => [fn, RequiredString])) as Record<FunctionName, typeof RequiredString>,
+);
+
+/**
+ * The pre-traffic hook (functions/pre-traffic-hook.ts): it logs, publishes no metric, knows each checked
+ * function's name, and the keys table it issues the authorizer's check key in.
+ */
+export const PRE_TRAFFIC_HOOK_CONFIG = v.object({
+  ...LOGGER_CONFIG,
+  [ENV.apiKeysTable]: RequiredString,
+  [ENV.preTrafficTargets]: v.pipe(
+    v.string('is required'),
+    v.parseJson(undefined, () => 'must be JSON'),
+    FunctionNamesSchema,
+  ),
+});
+
+/** The synthetic probe (functions/synthetic-probe.ts): the stage's URL and the secret holding its API key. */
+export const SYNTHETIC_PROBE_CONFIG = withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString });

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
 import { authorizer, BASE_PATH, routeNotFoundHandler, routeKey, routes, type Route } from '../../shared/facts/routes';
-import { CHECK_FUNCTION_HANDLERS } from '../../shared/checks/checks-config';
+import { CHECK_FUNCTION_HANDLERS } from '../../shared/runtime/function-config';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
 import { CLOSED_PORT } from '../helpers/http';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PutLifecycleEventHookExecutionStatusCommandInput } from '@aws-sdk/client-codedeploy';
-import type { CallOptions, CodeDeployApi, LambdaApi } from '../../shared/checks/pre-traffic-run';
+import type { CallOptions, CodeDeployApi, LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
 
 /** One Lambda deployment's target as CodeDeploy describes it: the function and the version its alias moves to. */
 export interface FakeTarget {

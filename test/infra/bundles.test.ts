@@ -13,13 +13,13 @@ import { functionAssets, type FunctionAsset, type FunctionName } from '../../too
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
-import { preTrafficHookTimeoutMs } from '../../shared/checks/hook-time-budget';
-import { runPreTrafficChecks, type LambdaApi } from '../../shared/checks/pre-traffic-run';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../shared/checks/pre-traffic-expectations';
+import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
+import { runPreTrafficChecks, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
 import { generateApiKey } from '../../shared/domain/auth/api-keys';
 import { ENV } from '../../shared/facts/environment';
 import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
-import { CheckKeyTable, createCheckKeyClient } from '../../shared/checks/check-key-table';
+import { CheckKeyTable, createCheckKeyClient } from '../../functions/pre-traffic-hook/check-key-table';
 
 /**
  * The bundle check: every function's asset, exactly as `cdk deploy` would upload it, loaded in a

@@ -221,7 +221,7 @@ describe('the synthetic probe bundle', () => {
     expect(ours).toContain('functions/synthetic-probe.ts');
     for (const source of ours)
       expect(source).toMatch(
-        /^(?:functions\/synthetic-probe\.ts$|shared\/(?:checks|runtime|facts|domain\/pets|domain\/validation|http\/error-schema))/,
+        /^(?:functions\/synthetic-probe(?:\.ts$|\/)|shared\/(?:checks|runtime|facts|domain\/pets|domain\/validation|http\/error-schema))/,
       );
     const packages = new Set(sources().flatMap((source) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1] ?? []));
     expect(packages).toContain('@aws-sdk/client-secrets-manager');

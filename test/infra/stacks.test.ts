@@ -34,7 +34,7 @@ function arnOf(stage: SynthesizedStage, construct: IConstruct) {
 
 function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
   const { functions } = stage.stack;
-  return new Map([...functions.routes, ['route-not-found', functions.routeNotFound], ['authorize', functions.authorizer]]);
+  return new Map([...functions.routes, ['route-not-found', functions.routeNotFound], ['authorizer', functions.authorizer]]);
 }
 
 /** Every IAM statement attached to a role: a function's, the hook's or the synthetic probe's. */
@@ -336,7 +336,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         PETS_WRITE_SHARDS: local[ENV.writeShards],
       });
       expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
-      expect(variables('authorize')).toEqual({ API_KEYS_TABLE_NAME: keys });
+      expect(variables('authorizer')).toEqual({ API_KEYS_TABLE_NAME: keys });
       expect(variables('route-not-found')).toEqual({});
     });
 

@@ -84,7 +84,7 @@ describe('startLocalApi', () => {
       port: 0,
       dynamoDbPort: 0,
       cursorSecret: 'too-short',
-      functionEnvironment: (handler) => (handler === 'authorize' ? { [ENV.logLevel]: 'VERBOSE' } : undefined),
+      functionEnvironment: (handler) => (handler === 'authorizer' ? { [ENV.logLevel]: 'VERBOSE' } : undefined),
     });
     await expect(started).rejects.toThrow(
       new Error(

@@ -90,7 +90,7 @@ describe('npm run invoke with --env-vars', () => {
     const result = await invoke('listPets', 'local/events/list-pets.json', '--env-vars', file);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `${file}: unknown function "routeNotFund"; the functions are listPets, createPet, getPet, routeNotFound, authorize (or Parameters, for all)`,
+      `${file}: unknown function "routeNotFund"; the functions are listPets, createPet, getPet, routeNotFound, authorizer (or Parameters, for all)`,
     );
   });
 });

@@ -35,7 +35,7 @@ describe('npm run invoke takes the names the README uses', () => {
     [
       'an unknown function',
       ['deletePet', 'local/events/get-pet.json'],
-      'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorize.',
+      'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorizer.',
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
     const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');
@@ -66,7 +66,7 @@ describe('the sample events on a fresh npm start', () => {
   });
 
   it("authorize accepts the sample's placeholder, replaced by a key issued for the invocation and revoked after it", async () => {
-    const result = await invoke('authorize', 'local/events/authorize.json');
+    const result = await invoke('authorizer', 'local/events/authorizer.json');
     expect(result.code, result.stderr).toBe(0);
     const { isAuthorized, context } = resultOf(result.stdout);
     expect(isAuthorized).toBe(true);
@@ -88,9 +88,9 @@ describe('npm run invoke on a throwaway store', () => {
   });
 
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
-    const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorize.json'), 'utf8');
+    const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorizer.json'), 'utf8');
     const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
-    const result = await runCli('local/invoke.ts', ['authorize', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
+    const result = await runCli('local/invoke.ts', ['authorizer', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 

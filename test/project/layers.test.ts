@@ -7,17 +7,15 @@ import { findCycles, findViolations, readImportGraph, type LayerRule } from '../
  * themselves, type-only and dynamic ones included.
  */
 const SHARED_BUT_CONTRACT = ['shared/checks', 'shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'];
+/** What the functions that check a deployed stage may use: they reach the tables through the API and the functions they check. */
+const CHECKING = ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'];
 const LAYERS: readonly LayerRule[] = [
   { folder: 'functions', mayImport: ['shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'] },
-  // The functions that check a deployed stage reach the tables only through the API and the functions it checks.
-  {
-    folder: 'functions/pre-traffic-hook.ts',
-    mayImport: ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'],
-  },
-  {
-    folder: 'functions/synthetic-probe.ts',
-    mayImport: ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'],
-  },
+  // A function's own room (functions/<entry>/) holds what only it uses: its entry and the room import each other and the layers below.
+  { folder: 'functions/pre-traffic-hook.ts', mayImport: ['functions/pre-traffic-hook', ...CHECKING] },
+  { folder: 'functions/pre-traffic-hook', mayImport: CHECKING },
+  { folder: 'functions/synthetic-probe.ts', mayImport: ['functions/synthetic-probe', ...CHECKING] },
+  { folder: 'functions/synthetic-probe', mayImport: CHECKING },
   { folder: 'shared/checks', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
   { folder: 'shared/http', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
   { folder: 'shared/dynamodb', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
@@ -25,10 +23,23 @@ const LAYERS: readonly LayerRule[] = [
   { folder: 'shared/runtime', mayImport: ['shared/facts'] },
   { folder: 'shared/facts', mayImport: [] },
   { folder: 'shared/contract', mayImport: SHARED_BUT_CONTRACT },
-  { folder: 'infra', mayImport: SHARED_BUT_CONTRACT },
+  // The hook's timeout and the functions it checks follow from its checks, which only the hook runs.
+  {
+    folder: 'infra',
+    mayImport: [
+      ...SHARED_BUT_CONTRACT,
+      'functions/pre-traffic-hook/hook-time-budget.ts',
+      'functions/pre-traffic-hook/pre-traffic-expectations.ts',
+    ],
+  },
   { folder: 'local', mayImport: ['shared'] },
   { folder: 'tools', mayImport: ['functions', 'shared', 'infra', 'local'] },
 ];
+
+/** The function a file of functions/ belongs to: its entry's base name, or its room's name. */
+function ownerOf(file: string): string | undefined {
+  return /^functions\/([^/.]+)/.exec(file)?.[1];
+}
 
 const graph = readImportGraph(PROJECT_ROOT);
 
@@ -46,6 +57,15 @@ describe('the import graph', () => {
 
   it('has every arrow pointing down the layers: functions → http and dynamodb → domain → runtime → facts', () => {
     expect(findViolations(graph, LAYERS)).toEqual([]);
+  });
+
+  it("has no function importing another function's entry or room", () => {
+    const across = [...graph].flatMap(([file, targets]) => {
+      const owner = ownerOf(file);
+      if (owner === undefined) return [];
+      return targets.filter((target) => ownerOf(target) !== undefined && ownerOf(target) !== owner).map((target) => `${file} → ${target}`);
+    });
+    expect(across).toEqual([]);
   });
 
   it('gives every module outside test/ a file name no other room uses, so a name says its room', () => {

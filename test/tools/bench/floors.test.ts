@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHECK_FUNCTION_HANDLERS } from '../../../shared/checks/checks-config';
+import { CHECK_FUNCTION_HANDLERS } from '../../../shared/runtime/function-config';
 import { FUNCTIONS_DIR } from '../../../shared/facts/project-layout';
 import { buildFloors } from '../../../tools/bench/floors';
 

@@ -1,6 +1,6 @@
-import type { AuthorizerContext } from '../domain/auth/authorizer-context';
-import type { ErrorCode } from '../facts/error-codes';
-import { BASE_PATH, findRoute, OPERATION_IDS, routeKey, type OperationId } from '../facts/routes';
+import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
+import type { ErrorCode } from '../../shared/facts/error-codes';
+import { BASE_PATH, findRoute, FUNCTION_NAMES, routeKey, type OperationId } from '../../shared/facts/routes';
 import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
 
 /**
@@ -10,7 +10,7 @@ import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events'
  */
 
 /** Every function the hook checks, by the name infra/ gives it: one per operation, routeNotFound, the authorizer. */
-export const CHECKED_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
+export const CHECKED_FUNCTIONS = FUNCTION_NAMES;
 export type CheckedFunction = (typeof CHECKED_FUNCTIONS)[number];
 
 /** What a check must get back. */
@@ -20,7 +20,7 @@ export type Expectation =
   /** 200 with a JSON array: a page of pets. */
   | { readonly kind: 'listing' }
   /**
-   * The authorizer's answer: authorized, with this verdict in its context (functions/authorize.ts), and,
+   * The authorizer's answer: authorized, with this verdict in its context (functions/authorizer.ts), and,
    * when `keyId` is given, the id of the key it recognised.
    */
   | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome']; readonly keyId?: string };

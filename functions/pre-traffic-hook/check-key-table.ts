@@ -1,7 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { ApiKeyRecord } from '../domain/auth/api-key-store';
+import type { ApiKeyRecord } from '../../shared/domain/auth/api-key-store';
 import { CHECK_KEY_ATTEMPT_TIMEOUT_MS, CHECK_KEY_MAX_ATTEMPTS } from './hook-time-budget';
 import type { CallOptions, CheckKeyStore } from './pre-traffic-run';
 
@@ -11,7 +11,7 @@ const PARTITION_KEY: keyof ApiKeyRecord = 'keyHash';
 /**
  * The hook's two writes to the API keys table. Not shared/dynamodb's store, which the checks may not import
  * (test/project/layers.test.ts): a key issued here is read back through that store by
- * test/shared/checks/check-key-table.test.ts. Revoking by hash spares the hook the store's query by key id.
+ * test/functions/pre-traffic-hook/check-key-table.test.ts. Revoking by hash spares the hook the store's query by key id.
  */
 export class CheckKeyTable implements CheckKeyStore {
   constructor(

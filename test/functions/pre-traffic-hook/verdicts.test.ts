@@ -2,8 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction, type Check } from '../../../shared/checks/pre-traffic-expectations';
-import { hookStatus, judge, type InvocationOutcome } from '../../../shared/checks/verdicts';
+import {
+  CHECKED_FUNCTIONS,
+  checksFor,
+  type CheckedFunction,
+  type Check,
+} from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
+import { hookStatus, judge, type InvocationOutcome } from '../../../functions/pre-traffic-hook/verdicts';
 
 /**
  * The answers the staging bundles gave each check, in order, recorded by running the synthesized

@@ -10,7 +10,7 @@ import { ENV } from '../shared/facts/environment';
 import { logger } from '../shared/runtime/logger';
 import { countColdStart } from '../shared/runtime/metrics';
 
-const config = readConfig(FUNCTION_CONFIG.authorize);
+const config = readConfig(FUNCTION_CONFIG.authorizer);
 const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]));
 
 /**

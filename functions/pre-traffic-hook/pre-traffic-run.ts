@@ -7,10 +7,10 @@ import type {
 } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
-import type { ApiKeyRecord } from '../domain/auth/api-key-store';
-import { generateApiKey, generateKeyId, hashApiKey } from '../domain/auth/api-keys';
-import type { InvocationClock } from '../runtime/deadline';
-import { logger } from '../runtime/logger';
+import type { ApiKeyRecord } from '../../shared/domain/auth/api-key-store';
+import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
+import type { InvocationClock } from '../../shared/runtime/deadline';
+import { logger } from '../../shared/runtime/logger';
 import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS } from './hook-time-budget';
 import { CHECKED_WITH_A_KEY, checksFor, type CheckContext, type CheckKey, type CheckedFunction } from './pre-traffic-expectations';
 import { hookStatus, judge, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';

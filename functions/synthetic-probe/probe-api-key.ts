@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { PROBE_KEY_ATTEMPT_TIMEOUT_MS, PROBE_KEY_MAX_ATTEMPTS, PROBE_KEY_PLACEHOLDER } from '../facts/probe-settings';
+import { PROBE_KEY_ATTEMPT_TIMEOUT_MS, PROBE_KEY_MAX_ATTEMPTS, PROBE_KEY_PLACEHOLDER } from '../../shared/facts/probe-settings';
 
 /** Reads the probe's API key: undefined while none is configured; throws when the secret cannot be read. */
 export type ApiKeyReader = () => Promise<string | undefined>;

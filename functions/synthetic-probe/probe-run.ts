@@ -1,9 +1,17 @@
 import type { Context } from 'aws-lambda';
-import type { Pet } from '../domain/pets/pet-schemas';
-import { PROBE_STEP_TIMEOUT_MS } from '../facts/probe-settings';
-import { logger as functionLogger, type Logger } from '../runtime/logger';
-import { countProbeNotConfigured, recordProbeRun } from '../runtime/metrics';
-import { invalidCreateIsRefused, listIsServed, petIsRead, runSteps, type CheckTarget, type Step, type StepResult } from './api-checks';
+import type { Pet } from '../../shared/domain/pets/pet-schemas';
+import { PROBE_STEP_TIMEOUT_MS } from '../../shared/facts/probe-settings';
+import { logger as functionLogger, type Logger } from '../../shared/runtime/logger';
+import { countProbeNotConfigured, recordProbeRun } from '../../shared/runtime/metrics';
+import {
+  invalidCreateIsRefused,
+  listIsServed,
+  petIsRead,
+  runSteps,
+  type CheckTarget,
+  type Step,
+  type StepResult,
+} from '../../shared/checks/api-checks';
 import type { ApiKeyReader } from './probe-api-key';
 
 /**

@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import type { AuthorizerContext } from '../domain/auth/authorizer-context';
-import type { HttpEvent } from '../http/handler';
+import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
+import type { HttpEvent } from '../../shared/http/handler';
 
 /**
  * The events a check hands a function directly, shaped as API Gateway's payload format 2.0. No check

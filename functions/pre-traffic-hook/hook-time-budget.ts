@@ -1,4 +1,4 @@
-import { FUNCTION_TIMEOUT_MS } from '../facts/time-budget';
+import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
 import { CHECKED_FUNCTIONS, CHECKED_WITH_A_KEY, checksFor, type CheckedFunction } from './pre-traffic-expectations';
 
 /**

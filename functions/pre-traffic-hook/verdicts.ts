@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
-import { ERROR_CODES } from '../facts/error-codes';
-import { ErrorSchema } from '../http/error-schema';
+import { AuthorizerContextSchema } from '../../shared/domain/auth/authorizer-context';
+import { ERROR_CODES } from '../../shared/facts/error-codes';
+import { ErrorSchema } from '../../shared/http/error-schema';
 import type { Expectation, Check } from './pre-traffic-expectations';
 
 /** What came back from invoking a function's new version with one check. */

@@ -12,8 +12,8 @@ import {
   type CheckKeyStore,
   type CodeDeployApi,
   type PreTrafficCheckDependencies,
-} from '../../../shared/checks/pre-traffic-run';
-import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction } from '../../../shared/checks/pre-traffic-expectations';
+} from '../../../functions/pre-traffic-hook/pre-traffic-run';
+import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
 import { fakeCodeDeploy, fakeLambda, type FakeAnswer, type FakeTarget, type InvokeCall } from '../../helpers/fake-codedeploy';
 import { InMemoryApiKeyStore } from '../../helpers/in-memory-stores';
 
@@ -70,13 +70,13 @@ function keysTable(refusing?: keyof CheckKeyStore) {
   return { store, records: (): ApiKeyRecord[] => [...keys.keys.values()], keys };
 }
 
-/** The bearer key of an authorizer event, as functions/authorize.ts reads it. */
+/** The bearer key of an authorizer event, as functions/authorizer.ts reads it. */
 function authorizationOf(call: InvokeCall): string | undefined {
   return (call.event as { headers?: Record<string, string> }).headers?.authorization;
 }
 
 /**
- * An authorizer version as functions/authorize.ts is: the domain's verdict on the call's key, looked up in
+ * An authorizer version as functions/authorizer.ts is: the domain's verdict on the call's key, looked up in
  * the keys table; `regression` turns the verdict into what a broken version answers.
  */
 function authorizerOver(keys: InMemoryApiKeyStore, regression: (verdict: AuthorizerContext) => AuthorizerContext = (verdict) => verdict) {

@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
-import { CheckKeyTable, createCheckKeyClient } from '../../../shared/checks/check-key-table';
-import { CHECK_KEY_NAME } from '../../../shared/checks/pre-traffic-run';
+import { CheckKeyTable, createCheckKeyClient } from '../../../functions/pre-traffic-hook/check-key-table';
+import { CHECK_KEY_NAME } from '../../../functions/pre-traffic-hook/pre-traffic-run';
 import type { ApiKeyRecord } from '../../../shared/domain/auth/api-key-store';
 import { generateApiKey, generateKeyId, hashApiKey } from '../../../shared/domain/auth/api-keys';
 import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
