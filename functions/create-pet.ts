@@ -36,7 +36,7 @@ export function createCreatePetHandler({ store, idempotency }: CreatePetDependen
   });
 }
 
-const config = readConfig(FUNCTION_CONFIG['create-pet']);
+const config = readConfig(FUNCTION_CONFIG.createPet);
 const documents = createDocumentClient();
 
 export const handler = createCreatePetHandler({

@@ -19,7 +19,7 @@ export function createGetPetHandler({ store }: { readonly store: PetStore }) {
   });
 }
 
-const config = readConfig(FUNCTION_CONFIG['get-pet']);
+const config = readConfig(FUNCTION_CONFIG.getPet);
 
 // getPet reads by key and uses no listing shard.
 export const handler = createGetPetHandler({ store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], 1) });

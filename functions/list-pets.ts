@@ -33,7 +33,7 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
   });
 }
 
-const config = readConfig(FUNCTION_CONFIG['list-pets']);
+const config = readConfig(FUNCTION_CONFIG.listPets);
 
 export const handler = createListPetsHandler({
   store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], config[ENV.listingShards]), {

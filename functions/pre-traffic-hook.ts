@@ -7,13 +7,14 @@ import {
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { generateApiKey } from '../shared/domain/auth/api-keys';
+import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
+import { createDocumentClient } from '../shared/dynamodb/dynamodb-client';
 import { petIdFor, randomCreationToken } from '../shared/domain/pets/pet-operations';
 import { ENV } from '../shared/facts/environment';
 import { readConfig } from '../shared/runtime/config';
 import { logger } from '../shared/runtime/logger';
 import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from './pre-traffic-hook/pre-traffic-run';
-import { CheckKeyTable, createCheckKeyClient } from './pre-traffic-hook/check-key-table';
-import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/runtime/function-config';
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook (infra/pre-traffic-checks.ts): wiring
@@ -21,7 +22,7 @@ import { PRE_TRAFFIC_HOOK_CONFIG } from '../shared/runtime/function-config';
  * and the keys table the authorizer's check key is issued in.
  */
 
-const config = readConfig(PRE_TRAFFIC_HOOK_CONFIG);
+const config = readConfig(FUNCTION_CONFIG.preTrafficHook);
 
 const codeDeployClient = new CodeDeployClient({});
 const lambdaClient = new LambdaClient({});
@@ -32,7 +33,8 @@ const codeDeploy: CodeDeployApi = {
     codeDeployClient.send(new PutLifecycleEventHookExecutionStatusCommand(input), options),
 };
 const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
-const checkKeys = new CheckKeyTable(createCheckKeyClient(), config[ENV.apiKeysTable]);
+// The one store of the keys table, for the check key the hook issues and revokes: no other table, no read.
+const checkKeys = new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]);
 
 export const handler = (event: unknown, context: Context): Promise<void> => logger.runInvocation(() => checkNewVersion(event, context));
 

@@ -10,7 +10,7 @@ import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
  */
 
 // It reads no variable of its own, but a bad log or metrics setting still fails its cold start, as in every function.
-readConfig(FUNCTION_CONFIG['route-not-found']);
+readConfig(FUNCTION_CONFIG.routeNotFound);
 
 export const handler = createHttpHandler(undefined, async (event) => {
   const allowed = allowedMethods(event.rawPath);

@@ -20,18 +20,18 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { authorizer as authorizerSpec, BASE_PATH, preflightRoute, routeKey, routes } from '../shared/facts/routes';
+import type { ApiFunctionName } from '../shared/facts/function-names';
+import { AUTHORIZER_SETTINGS, BASE_PATH, preflightRoute, routeKey, routes } from '../shared/facts/routes';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, type CorsConfig } from '../shared/http/cors-policy';
 import { ApiDomain } from './api-domain';
 import type { DomainConfig, ThrottleConfig, ThrottledRoute } from './stages';
 
 export interface AnimalStoreHttpApiProps {
-  /** The function (alias) serving each route, by handler name (shared/facts/routes.ts). */
-  readonly routeFunctions: ReadonlyMap<string, IFunction>;
-  /** Serves every request no route matches, and CORS preflights when CORS is on. */
-  readonly routeNotFoundFunction: IFunction;
-  /** The Lambda authorizer in front of every route, routeNotFound's included. */
-  readonly authorizerFunction: IFunction;
+  /**
+   * Each function (alias) behind the API, by its name: each operation's serves its route, routeNotFound every
+   * request no route matches and CORS preflights when CORS is on, and the authorizer fronts every route but the preflight.
+   */
+  readonly functions: ReadonlyMap<ApiFunctionName, IFunction>;
   /** Each route's throttle; together they bound the whole API. */
   readonly throttle: ThrottleConfig;
   /** Browser origins allowed to call the API; none when empty. */
@@ -121,21 +121,24 @@ export class AnimalStoreHttpApi extends Construct {
       this.baseUrl = `${this.stage.url}${BASE_PATH.slice(1)}`;
     }
 
-    const authorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', props.authorizerFunction, {
+    const functionNamed = (name: ApiFunctionName): IFunction => {
+      const fn = props.functions.get(name);
+      if (!fn) throw new Error(`No function ${name} for the API of ${this.node.path}`);
+      return fn;
+    };
+    const authorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', functionNamed('authorizer'), {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: [...authorizerSpec.identitySource],
-      resultsCacheTtl: Duration.seconds(authorizerSpec.resultsCacheTtlSeconds),
+      identitySource: [...AUTHORIZER_SETTINGS.identitySource],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_SETTINGS.resultsCacheTtlSeconds),
     });
 
     /** The route key of each route this construct adds, and whose share of the throttle it gets. */
     const throttled = new Map<string, ThrottledRoute>();
     for (const route of routes) {
-      const fn = props.routeFunctions.get(route.handler);
-      if (!fn) throw new Error(`No function for handler ${route.handler} of ${route.operationId}`);
       this.httpApi.addRoutes({
         path: BASE_PATH + route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.operationId}Integration`, fn),
+        integration: new HttpLambdaIntegration(`${route.operationId}Integration`, functionNamed(route.operationId)),
         authorizer,
       });
       throttled.set(routeKey(route), route.operationId);
@@ -146,7 +149,7 @@ export class AnimalStoreHttpApi extends Construct {
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('RouteNotFoundIntegration', props.routeNotFoundFunction),
+      integration: new HttpLambdaIntegration('RouteNotFoundIntegration', functionNamed('routeNotFound')),
       authorizer,
     });
 
@@ -155,7 +158,7 @@ export class AnimalStoreHttpApi extends Construct {
         httpApi: this.httpApi,
         // AWS documents this route for exactly this case (HTTP API CORS with an authorizer on $default).
         routeKey: HttpRouteKey.with(preflightRoute.path, HttpMethod.OPTIONS),
-        integration: new HttpLambdaIntegration('PreflightIntegration', props.routeNotFoundFunction),
+        integration: new HttpLambdaIntegration('PreflightIntegration', functionNamed('routeNotFound')),
         authorizer: new HttpNoneAuthorizer(),
       });
       throttled.set(preflightRoute.routeKey, 'preflight');
@@ -236,7 +239,10 @@ function unthrottledRoutes(api: HttpApi, throttled: ReadonlyMap<string, Throttle
     .node.findAll()
     .filter((child): child is CfnRoute => child instanceof CfnRoute && child.apiId === api.apiId)
     .filter((route) => !throttled.has(route.routeKey))
-    .map((route) => `Route ${route.routeKey} has no share of the stage's throttle (infra/stages.ts, throttle).`);
+    .map(
+      (route) =>
+        `Route ${route.routeKey} has no share of the stage's throttle (its function's throttle in shared/catalog/function-catalog.ts).`,
+    );
 }
 
 function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
@@ -252,11 +258,11 @@ function corsPreflight(cors: CorsConfig): CorsPreflightOptions | undefined {
 }
 
 /**
- * Removes the authorizer's identity source (see `authorizer` in shared/facts/routes.ts): HttpLambdaAuthorizer
+ * Removes the authorizer's identity source (see AUTHORIZER_SETTINGS in shared/facts/routes.ts): HttpLambdaAuthorizer
  * falls back to the Authorization header or renders `[]`, and only a missing property means none.
  */
 function removeIdentitySource(api: HttpApi): void {
-  if (authorizerSpec.identitySource.length > 0) return;
+  if (AUTHORIZER_SETTINGS.identitySource.length > 0) return;
   const authorizers = api.node.findAll().filter((child): child is CfnAuthorizer => child instanceof CfnAuthorizer);
   if (authorizers.length !== 1) throw new Error(`Expected one authorizer on the API, found ${authorizers.length}`);
   authorizers[0]!.addPropertyDeletionOverride('IdentitySource');

@@ -93,9 +93,7 @@ export class AnimalStoreStack extends Stack {
     // API Gateway invokes the `live` aliases, never the functions' latest code: CodeDeploy decides
     // when a new version takes traffic.
     this.api = new AnimalStoreHttpApi(this, 'Api', {
-      routeFunctions: new Map([...this.functions.routes].map(([handler, fn]) => [handler, fn.alias])),
-      routeNotFoundFunction: this.functions.routeNotFound.alias,
-      authorizerFunction: this.functions.authorizer.alias,
+      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias])),
       throttle: stage.throttle,
       cors: stage.cors,
       logRetention: stage.logRetention,
@@ -115,7 +113,7 @@ export class AnimalStoreStack extends Stack {
     ]);
     const watched = {
       api: this.api.httpApi,
-      functions: new Map(this.functions.all.map((fn) => [fn.node.id, fn.function])),
+      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
       tables,
       indexes: new Map(
         [...indexNames].flatMap(([name, indexes]) =>
@@ -131,14 +129,15 @@ export class AnimalStoreStack extends Stack {
       subscriptions: stage.alarmSubscriptions,
     });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
-      aliases: new Map(this.functions.all.map((fn) => [fn.node.id, fn.alias])),
+      aliases: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias])),
       // Every stage by the same canary: staging's deploys rehearse production's, rollback included.
       deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
       functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
-      apiKeysTable: this.apiKeysTable.table,
+      apiKeysTable: this.apiKeysTable,
+      memoryMiB: stage.memoryMiB.preTrafficHook,
       logLevel: stage.logLevel,
       logRetention: stage.logRetention,
       removalPolicy,
@@ -151,12 +150,13 @@ export class AnimalStoreStack extends Stack {
       evaluationPeriods: stage.alarms.evaluationPeriods,
       alarmActions: this.monitoring.alarmActions,
       metricsNamespace: metricsNamespace(stage.name),
+      memoryMiB: stage.memoryMiB.syntheticProbe,
       logLevel: stage.logLevel,
       logRetention: stage.logRetention,
       removalPolicy,
     });
     this.preTrafficChecks.gate(
-      this.functions.all.map((fn) => ({ group: this.trafficShifting.deploymentGroups.get(fn.node.id)!, alias: fn.alias })),
+      [...this.functions.byName].map(([name, fn]) => ({ group: this.trafficShifting.deploymentGroups.get(name)!, alias: fn.alias })),
     );
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...watched,

@@ -7,10 +7,11 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../shared/facts/project-layout';
 import { ENV } from '../shared/facts/environment';
+import { fileNameOf, type ApiFunctionName, type FunctionName } from '../shared/facts/function-names';
 import { dynamoDbCallBudgetMs } from '../shared/dynamodb/dynamodb-client';
 import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS, FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
 import { RESPONSE_RESERVE_MS } from '../shared/runtime/deadline';
-import { FUNCTION_CONFIG, type FunctionHandler } from '../shared/runtime/function-config';
+import { FUNCTION_CONFIG, variablesOf } from '../shared/runtime/function-config';
 import { refuseInvalidConfig } from './config-refusal';
 
 /** The Lambda runtime; the bundle check loads bundles in a Node of the same major version. */
@@ -36,15 +37,15 @@ export const BUNDLE_SHAPE = {
 } as const;
 
 export interface ApiFunctionProps {
-  /** Base name of the handler file in functions/ (see shared/facts/routes.ts); its configuration is checked at synthesis. */
-  readonly handler: FunctionHandler;
-  /** Function-specific environment, on top of the logging variables every function gets. */
-  readonly environment?: Readonly<Record<string, string>>;
+  /** Which function it is: its entry point (functions/), and the configuration its environment is checked against at synthesis. */
+  readonly name: ApiFunctionName;
+  /** A value for each variable the stage sets on its functions: this one gets those its configuration reads (environmentOf). */
+  readonly stageValues: Readonly<Record<string, string>>;
   /** Memory in MB; also scales the function's CPU share. */
   readonly memoryMiB: number;
   /** Application log level: Lambda's filter and the functions' logger (POWERTOOLS_LOG_LEVEL) alike. */
   readonly logLevel: LogLevel;
-  /** CloudWatch namespace of the function's business metrics (POWERTOOLS_METRICS_NAMESPACE). */
+  /** CloudWatch namespace of the function's business metrics (POWERTOOLS_METRICS_NAMESPACE), for a function that publishes them. */
   readonly metricsNamespace: string;
   /** Concurrent executions reserved for this function; none when undefined. */
   readonly reservedConcurrency?: number;
@@ -78,9 +79,13 @@ export class ApiFunction extends Construct {
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
 
-    const environment = { [ENV.logLevel]: props.logLevel, [ENV.metricsNamespace]: props.metricsNamespace, ...props.environment };
+    const environment = environmentOf(props.name, {
+      [ENV.logLevel]: props.logLevel,
+      [ENV.metricsNamespace]: props.metricsNamespace,
+      ...props.stageValues,
+    });
     this.function = new NodejsFunction(this, 'Function', {
-      ...functionDefaults(join(FUNCTIONS_DIR, `${props.handler}.ts`), props.logLevel),
+      ...functionDefaults(props.name, props.logLevel),
       memorySize: props.memoryMiB,
       timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
       role: this.role,
@@ -88,7 +93,7 @@ export class ApiFunction extends Construct {
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment,
     });
-    refuseInvalidConfig(this.function, FUNCTION_CONFIG[props.handler], environment);
+    refuseInvalidConfig(this.function, FUNCTION_CONFIG[props.name], environment);
 
     this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS_NAME, version: this.function.currentVersion });
   }
@@ -101,12 +106,20 @@ export class ApiFunction extends Construct {
 export const SYSTEM_LOG_LEVEL: keyof typeof SystemLogLevel = 'WARN';
 
 /**
+ * A function's environment: each variable its configuration reads that the stage gives a value, and no
+ * other, so what a function is told is what it reads (shared/runtime/function-config.ts).
+ */
+export function environmentOf(name: FunctionName, stageValues: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(variablesOf(name).flatMap((variable) => (variable in stageValues ? [[variable, stageValues[variable]!]] : [])));
+}
+
+/**
  * What every function of the stack shares, whoever deploys it. JSON logging makes Lambda's own lines
  * (at WARN, only what went wrong, such as a timeout) JSON too, so one query language reads the whole log.
  */
-export function functionDefaults(entry: string, logLevel: LogLevel) {
+export function functionDefaults(name: FunctionName, logLevel: LogLevel) {
   return {
-    entry: join(PROJECT_ROOT, entry),
+    entry: join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(name)}.ts`),
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),

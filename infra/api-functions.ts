@@ -1,16 +1,13 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FUNCTION_CATALOG } from '../shared/catalog/function-catalog';
 import { ENV } from '../shared/facts/environment';
+import { API_FUNCTIONS, type ApiFunctionName, type FunctionName } from '../shared/facts/function-names';
 import { writeShardsOf, type ListingConfig } from '../shared/facts/listing';
-import { authorizer, routeNotFoundHandler, routes, type FunctionName, type Route } from '../shared/facts/routes';
-import { ApiFunction } from './api-function';
+import { ApiFunction, type LogLevel } from './api-function';
 import type { CursorSecret } from './cursor-secret';
-import { PETS_TABLE_ACCESS } from './pets-table-access';
-import type { LogLevel } from './api-function';
-import type { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
-
-export type { FunctionName } from '../shared/facts/routes';
+import { grantTables, type ApiKeysTable, type IdempotencyTable, type PetsTable } from './tables';
 
 export interface ApiFunctionsProps {
   readonly petsTable: PetsTable;
@@ -19,7 +16,7 @@ export interface ApiFunctionsProps {
   readonly idempotencyTable: IdempotencyTable;
   /** Signs the cursors of paginated listings. */
   readonly cursorSecret: CursorSecret;
-  /** How listings' indexes are spread and read: the routes that write or list pets get it. */
+  /** How listings' indexes are spread and read: the functions that write or list pets read it. */
   readonly listing: ListingConfig;
   /** Memory of each function, in MB. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
@@ -36,89 +33,63 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * Every function of the API, built from the route table; each gets the environment and the DynamoDB
- * access it needs, no more.
+ * Every function behind the API, each under its name (shared/catalog/function-catalog.ts): the environment
+ * its configuration reads and the table actions its entry states, no more.
  */
 export class ApiFunctions extends Construct {
-  /** The function of each route, by handler name. */
-  readonly routes: ReadonlyMap<string, ApiFunction>;
-  /** Serves API Gateway's `$default` route: our 404/405. */
-  readonly routeNotFound: ApiFunction;
-  /** Verifies API keys in front of every route. */
-  readonly authorizer: ApiFunction;
+  /** Every function, by its name. */
+  readonly byName: ReadonlyMap<ApiFunctionName, ApiFunction>;
 
   constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
     super(scope, id);
-    const defaults = {
-      logLevel: props.logLevel,
-      metricsNamespace: props.metricsNamespace,
-      logRetention: props.logRetention,
-      removalPolicy: props.removalPolicy,
-    };
-    const pets = props.petsTable.table;
     const { listing } = props;
     if (writeShardsOf(listing) > listing.shards) {
       throw new Error(
         `listing.writeShards (${listing.writeShards}) of ${this.node.path} exceeds listing.shards (${listing.shards}): listings would miss the pets created in the shards they do not read.`,
       );
     }
+    // What the stage gives the variables its functions read: each function gets those its configuration reads.
+    const stageValues = {
+      [ENV.petsTable]: props.petsTable.table.tableName,
+      [ENV.apiKeysTable]: props.apiKeysTable.table.tableName,
+      [ENV.idempotencyTable]: props.idempotencyTable.table.tableName,
+      [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
+      [ENV.listingShards]: String(listing.shards),
+      [ENV.writeShards]: String(writeShardsOf(listing)),
+      [ENV.listHeadCacheMs]: String(listing.headCacheMs),
+    };
+    const tables = { pets: props.petsTable, apiKeys: props.apiKeysTable, idempotency: props.idempotencyTable };
 
-    this.routes = new Map(
-      routes.map((route) => {
-        const { paginated, idempotent }: Route = route;
-        const fn = new ApiFunction(this, route.operationId, {
-          ...defaults,
-          memoryMiB: props.memoryMiB[route.operationId],
-          handler: route.handler,
-          environment: {
-            [ENV.petsTable]: pets.tableName,
-            ...(PETS_TABLE_ACCESS[route.operationId].includes('put') ? { [ENV.writeShards]: String(writeShardsOf(listing)) } : {}),
-            ...(paginated
-              ? {
-                  [ENV.listingShards]: String(listing.shards),
-                  [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
-                  [ENV.listHeadCacheMs]: String(listing.headCacheMs),
-                }
-              : {}),
-            ...(idempotent ? { [ENV.idempotencyTable]: props.idempotencyTable.table.tableName } : {}),
-          },
+    this.byName = new Map(
+      API_FUNCTIONS.map((name) => {
+        const fn = new ApiFunction(this, name, {
+          name,
+          stageValues,
+          memoryMiB: props.memoryMiB[name],
+          logLevel: props.logLevel,
+          metricsNamespace: props.metricsNamespace,
+          logRetention: props.logRetention,
+          removalPolicy: props.removalPolicy,
+          // It fronts every route: were it throttled, every request would fail, not just some.
+          ...(name === 'authorizer' && props.authorizerReservedConcurrency !== undefined
+            ? { reservedConcurrency: props.authorizerReservedConcurrency }
+            : {}),
         });
-        props.petsTable.grantAccess(fn.role, PETS_TABLE_ACCESS[route.operationId]);
-        if (idempotent) props.idempotencyTable.grantRecords(fn.role);
-        return [route.handler, fn] as const;
+        grantTables(fn.role, FUNCTION_CATALOG[name].tables, tables);
+        acknowledgeSynchronousInvocation(fn);
+        return [name, fn] as const;
       }),
     );
-
-    this.routeNotFound = new ApiFunction(this, 'RouteNotFound', {
-      ...defaults,
-      memoryMiB: props.memoryMiB.routeNotFound,
-      handler: routeNotFoundHandler,
-    });
-
-    this.authorizer = new ApiFunction(this, 'Authorizer', {
-      ...defaults,
-      memoryMiB: props.memoryMiB.authorizer,
-      handler: authorizer.handler,
-      // It fronts every route: were it throttled, every request would fail, not just some.
-      ...(props.authorizerReservedConcurrency === undefined ? {} : { reservedConcurrency: props.authorizerReservedConcurrency }),
-      environment: { [ENV.apiKeysTable]: props.apiKeysTable.table.tableName },
-    });
-    props.apiKeysTable.grantKeyLookup(this.authorizer.role);
-
-    for (const fn of this.all) acknowledgeSynchronousInvocation(fn);
   }
 
+  /** Every function, in the order of API_FUNCTIONS. */
   get all(): ApiFunction[] {
-    return [...this.routes.values(), this.routeNotFound, this.authorizer];
+    return [...this.byName.values()];
   }
 
-  /** Every function by its name: the operation's id, routeNotFound, the authorizer. */
-  get byName(): ReadonlyMap<FunctionName, ApiFunction> {
-    return new Map<FunctionName, ApiFunction>([
-      ...routes.map((route): [FunctionName, ApiFunction] => [route.operationId, this.routes.get(route.handler)!]),
-      ['routeNotFound', this.routeNotFound],
-      ['authorizer', this.authorizer],
-    ]);
+  /** The function of one name. */
+  of(name: ApiFunctionName): ApiFunction {
+    return this.byName.get(name)!;
   }
 }
 

@@ -1,22 +1,19 @@
-import { join } from 'node:path';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTIONS_DIR } from '../shared/facts/project-layout';
 import { preTrafficHookTimeoutMs } from '../functions/pre-traffic-hook/hook-time-budget';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../functions/pre-traffic-hook/pre-traffic-expectations';
-import { CHECK_FUNCTION_HANDLERS, PRE_TRAFFIC_HOOK_CONFIG } from '../shared/runtime/function-config';
-import { ENV } from '../shared/facts/environment';
-import { functionDefaults, type LogLevel } from './api-function';
-import { refuseInvalidConfig } from './config-refusal';
 
-/** The hook spends its time waiting for the functions it invokes, not computing: the stages' smaller function size. */
-const HOOK_MEMORY_MIB = 256;
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
+import { FUNCTION_CATALOG } from '../shared/catalog/function-catalog';
+import { ENV } from '../shared/facts/environment';
+import { environmentOf, functionDefaults, type LogLevel } from './api-function';
+import type { ApiKeysTable } from './tables';
+import { refuseInvalidConfig } from './config-refusal';
+import { API_FUNCTIONS, type ApiFunctionName } from '../shared/facts/function-names';
 
 /** A deployment group the hook gates, with the alias whose updates start its deployments. */
 export interface GatedDeployment {
@@ -26,9 +23,11 @@ export interface GatedDeployment {
 
 export interface PreTrafficChecksProps {
   /** Every function whose new versions the hook checks, by the name its checks know it by (functions/pre-traffic-hook/pre-traffic-expectations.ts). */
-  readonly functions: ReadonlyMap<CheckedFunction, IFunction>;
+  readonly functions: ReadonlyMap<ApiFunctionName, IFunction>;
   /** The API keys table the authorizer reads, where the hook issues and revokes its check key. */
-  readonly apiKeysTable: ITableV2;
+  readonly apiKeysTable: ApiKeysTable;
+  /** Memory of the hook, in MB. */
+  readonly memoryMiB: number;
   /** Application log level of the hook. */
   readonly logLevel: LogLevel;
   /** Retention of the hook's log group. */
@@ -53,7 +52,7 @@ export class PreTrafficChecks extends Construct {
 
   constructor(scope: Construct, id: string, props: PreTrafficChecksProps) {
     super(scope, id);
-    const missing = CHECKED_FUNCTIONS.filter((fn) => !props.functions.has(fn));
+    const missing = API_FUNCTIONS.filter((fn) => !props.functions.has(fn));
     if (missing.length > 0) throw new Error(`The pre-traffic hook has no function for ${missing.join(', ')}`);
 
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
@@ -61,28 +60,26 @@ export class PreTrafficChecks extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const functionNames = Object.fromEntries([...props.functions].map(([name, fn]) => [name, fn.functionName]));
-    const keysTable = props.apiKeysTable;
-    const environment = {
+    const environment = environmentOf('preTrafficHook', {
       [ENV.logLevel]: props.logLevel,
       [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
-      [ENV.apiKeysTable]: keysTable.tableName,
-    };
+      [ENV.apiKeysTable]: props.apiKeysTable.table.tableName,
+    });
     this.function = new NodejsFunction(this, 'Function', {
-      ...functionDefaults(join(FUNCTIONS_DIR, `${CHECK_FUNCTION_HANDLERS.preTrafficHook}.ts`), props.logLevel),
-      memorySize: HOOK_MEMORY_MIB,
+      ...functionDefaults('preTrafficHook', props.logLevel),
+      memorySize: props.memoryMiB,
       timeout: Duration.millis(preTrafficHookTimeoutMs()),
       role: this.role,
       logGroup: this.logGroup,
       environment,
     });
-    refuseInvalidConfig(this.function, PRE_TRAFFIC_HOOK_CONFIG, environment);
+    refuseInvalidConfig(this.function, FUNCTION_CONFIG.preTrafficHook, environment);
 
     // `:*` is every qualified name of the function, and a published version is known only once
     // CloudFormation has published it; the unqualified name (the latest code) is not among them.
     const versions = [...props.functions.values()].map((fn) => `${fn.functionArn}:*`);
     this.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: versions }));
-    // Issuing the check key and revoking it by its hash: no read, no query, no delete, so the key stays on record.
-    this.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [keysTable.tableArn] }));
+    props.apiKeysTable.grant(this.role, FUNCTION_CATALOG.preTrafficHook.tables.apiKeys);
     const validations = Validations.of(this.role);
     for (const fn of props.functions.values()) {
       validations.acknowledge({

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Duration, SecretValue, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,13 +7,12 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { FUNCTIONS_DIR } from '../shared/facts/project-layout';
-import { CHECK_FUNCTION_HANDLERS, SYNTHETIC_PROBE_CONFIG } from '../shared/runtime/function-config';
+import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
 import { ENV } from '../shared/facts/environment';
 import { PROBE_METRICS, SERVICE_DIMENSION } from '../shared/facts/metric-names';
 import { SERVICE_NAME } from '../shared/facts/service';
 import { PROBE_FUNCTION_TIMEOUT_MS, PROBE_KEY_PLACEHOLDER } from '../shared/facts/probe-settings';
-import { functionDefaults, type LogLevel } from './api-function';
+import { environmentOf, functionDefaults, type LogLevel } from './api-function';
 import { refuseInvalidConfig } from './config-refusal';
 
 export interface SyntheticProbeProps {
@@ -30,6 +28,8 @@ export interface SyntheticProbeProps {
   readonly alarmActions: readonly IAlarmAction[];
   /** CloudWatch namespace of the probe's metrics: the stage's. */
   readonly metricsNamespace: string;
+  /** Memory of the probe function, in MB. */
+  readonly memoryMiB: number;
   /** Application log level of the probe function. */
   readonly logLevel: LogLevel;
   /** Retention of the probe's log group. */
@@ -37,9 +37,6 @@ export interface SyntheticProbeProps {
   /** What happens to the key secret and the log group when they leave the stack. */
   readonly removalPolicy: RemovalPolicy;
 }
-
-/** Memory of the probe function: it waits on the network, and its own CPU time counts in ProbeLatency. */
-const PROBE_MEMORY_MIB = 256;
 
 /**
  * The stage's synthetic probe (functions/synthetic-probe/probe-run.ts) on an EventBridge Scheduler schedule, with its
@@ -79,21 +76,21 @@ export class SyntheticProbe extends Construct {
     this.logGroup.grantWrite(this.role);
     this.role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.apiKeySecret.secretArn] }));
 
-    const environment = {
+    const environment = environmentOf('syntheticProbe', {
       [ENV.logLevel]: props.logLevel,
       [ENV.metricsNamespace]: props.metricsNamespace,
       [ENV.probeBaseUrl]: props.baseUrl,
       [ENV.probeApiKeySecret]: this.apiKeySecret.secretArn,
-    };
+    });
     this.function = new NodejsFunction(this, 'Function', {
-      ...functionDefaults(join(FUNCTIONS_DIR, `${CHECK_FUNCTION_HANDLERS.syntheticProbe}.ts`), props.logLevel),
-      memorySize: PROBE_MEMORY_MIB,
+      ...functionDefaults('syntheticProbe', props.logLevel),
+      memorySize: props.memoryMiB,
       timeout: Duration.millis(PROBE_FUNCTION_TIMEOUT_MS),
       role: this.role,
       logGroup: this.logGroup,
       environment,
     });
-    refuseInvalidConfig(this.function, SYNTHETIC_PROBE_CONFIG, environment);
+    refuseInvalidConfig(this.function, FUNCTION_CONFIG.syntheticProbe, environment);
     // A run that crashed is not run again: a late second run would fill the period the first left
     // empty, and the alarm would miss the crash.
     this.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });

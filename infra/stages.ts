@@ -1,15 +1,16 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { LogLevel } from './api-function';
-import type { FunctionName } from './api-functions';
+import { FUNCTION_CATALOG, memoryOf, type RouteThrottle, type StageName } from '../shared/catalog/function-catalog';
+import type { FunctionName } from '../shared/facts/function-names';
 import { OPERATION_IDS, type OperationId } from '../shared/facts/routes';
 import type { RestoredPetsTable } from './tables';
-import { FUNCTION_MEMORY_MIB } from '../shared/facts/function-memory';
 import { LISTING, type ListingConfig } from '../shared/facts/listing';
 import { PREFLIGHT_MAX_AGE_SECONDS, type CorsConfig } from '../shared/http/cors-policy';
 
 export type { CorsConfig } from '../shared/http/cors-policy';
 export type { RestoredPetsTable } from './tables';
 export type { ListingConfig } from '../shared/facts/listing';
+export type { RouteThrottle } from '../shared/catalog/function-catalog';
 
 /** What a stage's function memory is chosen to meet (`npm run bench` estimates each setting against them). */
 export interface LatencyGoals {
@@ -17,14 +18,6 @@ export interface LatencyGoals {
   readonly coldStartMs: number;
   /** The p99 of a warm request inside the function, in milliseconds. */
   readonly warmP99Ms: number;
-}
-
-/** What API Gateway admits on one route before answering 429: a steady rate and a burst above it. */
-export interface RouteThrottle {
-  /** Steady-state requests per second. */
-  readonly rateLimit: number;
-  /** Requests admitted at once above the steady rate. */
-  readonly burstLimit: number;
 }
 
 /**
@@ -96,18 +89,18 @@ export interface StageConfig {
   readonly stackName: string;
   /**
    * The AWS account the stage deploys to, fixed so every machine synthesizes the same template and the
-   * CDK CLI refuses another account's credentials (docs/operations.md, "Prerequisites").
+   * CDK CLI refuses another account's credentials (docs/operations.md, "2. Fill in the stages (once)").
    */
   readonly account: string;
   /** The AWS region the stage deploys to. */
   readonly region: string;
   /** The stage's custom domain; without one, clients call the generated execute-api URL, which changes if the API is re-created. */
   readonly domain?: DomainConfig;
-  /** Each route's share of the requests the stage admits; they add up to the API's cap (docs/costs.md). */
+  /** Each route's share of the requests the stage admits, as its function's catalog entry states it; they add up to the API's cap (docs/costs.md). */
   readonly throttle: ThrottleConfig;
   /** Days every log group of the stage keeps its lines (function logs and API access logs): one of CloudWatch's own retention periods. */
   readonly logRetention: RetentionDays;
-  /** Memory of each function, in MB: the stage's FUNCTION_MEMORY_MIB (shared/facts/function-memory.ts), chosen to meet `latencyGoals`. */
+  /** Memory of each function, in MB, as its catalog entry states it for the stage (shared/catalog/function-catalog.ts), chosen to meet `latencyGoals`. */
   readonly memoryMiB: Readonly<Record<FunctionName, number>>;
   readonly latencyGoals: LatencyGoals;
   readonly logLevel: LogLevel;
@@ -149,21 +142,15 @@ export interface StageConfig {
 export const staging: StageConfig = {
   name: 'staging',
   stackName: 'AnimalStore-Staging',
-  // Example values: put your staging account and region here (docs/operations.md, "Deploying").
+  // Example values: put your staging account and region here (docs/operations.md, "2. Fill in the stages (once)").
   account: '111111111111',
   region: 'eu-west-1',
   // No custom domain, so staging deploys without owning one; it is called at its execute-api URL (the
   // BaseUrl output). Add one as production does once clients depend on it.
   // Allowing a browser origin adds the preflight route's share to the API's cap.
-  throttle: {
-    listPets: { rateLimit: 9, burstLimit: 18 },
-    createPet: { rateLimit: 5, burstLimit: 10 },
-    getPet: { rateLimit: 4, burstLimit: 8 },
-    routeNotFound: { rateLimit: 2, burstLimit: 4 },
-    preflight: { rateLimit: 1, burstLimit: 2 },
-  },
+  throttle: throttleOf('staging'),
   logRetention: 14,
-  memoryMiB: FUNCTION_MEMORY_MIB.staging,
+  memoryMiB: memoryOf('staging'),
   // Staging serves tests, not customers: a request meeting two cold functions stays within its p99 alarm.
   latencyGoals: { coldStartMs: 1_000, warmP99Ms: 100 },
   logLevel: 'DEBUG',
@@ -196,7 +183,7 @@ export const staging: StageConfig = {
 export const production: StageConfig = {
   name: 'production',
   stackName: 'AnimalStore-Production',
-  // Example values: put your production account and region here (docs/operations.md, "Deploying").
+  // Example values: put your production account and region here (docs/operations.md, "2. Fill in the stages (once)").
   account: '222222222222',
   region: 'eu-west-1',
   // Example values: put your production domain and the public hosted zone it is in here, or a
@@ -206,16 +193,9 @@ export const production: StageConfig = {
     domainName: 'api.animal-store.example',
     hostedZone: { hostedZoneId: 'Z0123456789EXAMPLE', zoneName: 'animal-store.example' },
   },
-  // Listings are most of the traffic and unknown paths the least, so a flood of those gets 429 early.
-  throttle: {
-    listPets: { rateLimit: 90, burstLimit: 180 },
-    createPet: { rateLimit: 50, burstLimit: 100 },
-    getPet: { rateLimit: 40, burstLimit: 80 },
-    routeNotFound: { rateLimit: 20, burstLimit: 40 },
-    preflight: { rateLimit: 10, burstLimit: 20 },
-  },
+  throttle: throttleOf('production'),
   logRetention: 90,
-  memoryMiB: FUNCTION_MEMORY_MIB.production,
+  memoryMiB: memoryOf('production'),
   // A request meeting two cold functions (the authorizer and its route) answers within the p99 alarm,
   // with room for Lambda's own environment start and API Gateway.
   latencyGoals: { coldStartMs: 450, warmP99Ms: 50 },
@@ -247,6 +227,19 @@ export const production: StageConfig = {
   deletionProtection: true,
   terminationProtection: true,
 };
+
+/** Each route's share of a stage's throttle, from its function's catalog entry: the preflight route is routeNotFound's. */
+export function throttleOf(stage: StageName): ThrottleConfig {
+  const { routeNotFound } = FUNCTION_CATALOG;
+  return {
+    ...(Object.fromEntries(OPERATION_IDS.map((operation) => [operation, FUNCTION_CATALOG[operation].throttle[stage]])) as Record<
+      OperationId,
+      RouteThrottle
+    >),
+    routeNotFound: routeNotFound.throttle[stage],
+    preflight: routeNotFound.preflightThrottle[stage],
+  };
+}
 
 /** The routes a stage serves: the preflight route only when it allows browser origins. */
 export function throttledRoutes(stage: Pick<StageConfig, 'cors'>): ThrottledRoute[] {

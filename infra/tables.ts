@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { API_KEYS_TABLE } from '../shared/dynamodb/api-keys-table';
 import { IDEMPOTENCY_TABLE } from '../shared/dynamodb/idempotency-table';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
-import type { PetsTableAccess } from './pets-table-access';
+import type { TableAction, TableName } from '../shared/catalog/function-catalog';
 
 export interface DataTableProps {
   /** What happens to the table when it leaves the stack. */
@@ -82,24 +82,9 @@ export class PetsTable extends Construct {
     this.table = restored ? TableV2.fromTableName(this, 'Restored', restored.tableName) : this.stackTable!;
   }
 
-  /** Grants exactly the access infra/pets-table-access.ts gives an operation on the table in use, and nothing else. */
-  grantAccess(grantee: IGrantable, access: readonly PetsTableAccess[]): void {
-    for (const kind of access) grantee.grantPrincipal.addToPrincipalPolicy(this.statementFor(kind));
-  }
-
-  private statementFor(access: PetsTableAccess): PolicyStatement {
-    const { tableArn } = this.table;
-    switch (access) {
-      case 'query':
-        return new PolicyStatement({
-          actions: ['dynamodb:Query'],
-          resources: this.indexNames.map((index) => `${tableArn}/index/${index}`),
-        });
-      case 'get':
-        return new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [tableArn] });
-      case 'put':
-        return new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [tableArn] });
-    }
+  /** Grants exactly these actions on the table in use, and nothing else. */
+  grant(grantee: IGrantable, actions: readonly TableAction[]): void {
+    grantActions(grantee, this.table, this.indexNames, actions);
   }
 
   /** Fails synthesis on a name DynamoDB would refuse, or one that would point the functions back at the stack's own table. */
@@ -144,9 +129,9 @@ export class ApiKeysTable extends Construct {
     });
   }
 
-  /** The authorizer's only access: looking one key up by its hash. */
-  grantKeyLookup(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [this.table.tableArn] }));
+  /** Grants exactly these actions on the table, and nothing else. */
+  grant(grantee: IGrantable, actions: readonly TableAction[]): void {
+    grantActions(grantee, this.table, ApiKeysTable.indexNames, actions);
   }
 
   /** What `npm run keys` does to the table; never deletes, so a revoked key stays on record. */
@@ -176,13 +161,36 @@ export class IdempotencyTable extends Construct {
     });
   }
 
-  /** What the idempotency store does with a record: claim (put), read, complete (update), release (delete). */
-  grantRecords(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [this.table.tableArn],
-      }),
-    );
+  /** Grants exactly these actions on the table, and nothing else. */
+  grant(grantee: IGrantable, actions: readonly TableAction[]): void {
+    grantActions(grantee, this.table, [], actions);
+  }
+}
+
+/** A table construct of the stage, which grants a function the actions its catalog entry states. */
+export interface GrantingTable {
+  grant(grantee: IGrantable, actions: readonly TableAction[]): void;
+}
+
+/** Grants a function the table actions of its catalog entry (shared/catalog/function-catalog.ts), table by table. */
+export function grantTables(
+  grantee: IGrantable,
+  access: { readonly [TTable in TableName]?: readonly TableAction[] },
+  tables: Readonly<Record<TableName, GrantingTable>>,
+): void {
+  for (const [table, actions] of Object.entries(access) as Array<[TableName, readonly TableAction[]]>)
+    tables[table].grant(grantee, actions);
+}
+
+/** The actions on the table's items in one statement, and Query on its indexes only: no function scans or queries the table itself. */
+function grantActions(grantee: IGrantable, table: ITableV2, indexNames: readonly string[], actions: readonly TableAction[]): void {
+  const onItems = actions.filter((action) => action !== 'Query');
+  if (onItems.length > 0) {
+    const statement = new PolicyStatement({ actions: onItems.map((action) => `dynamodb:${action}`), resources: [table.tableArn] });
+    grantee.grantPrincipal.addToPrincipalPolicy(statement);
+  }
+  if (actions.includes('Query')) {
+    const resources = indexNames.map((index) => `${table.tableArn}/index/${index}`);
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources }));
   }
 }

@@ -1,5 +1,5 @@
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
-import { matchRoute, routeNotFoundHandler } from '../shared/facts/routes';
+import { matchRoute } from '../shared/facts/routes';
 import { type OutputDestination, writeLine } from '../shared/runtime/output';
 
 /**
@@ -91,8 +91,8 @@ function render(entry: Entry, functions: Map<string, string>, showMetrics: boole
 function renderRequest(entry: Entry): string {
   const method = String(entry.httpMethod);
   const path = String(entry.path);
-  const handler = matchRoute(method, path)?.route.handler ?? routeNotFoundHandler;
-  return `${method} ${path} ${entry.status} ${entry.responseLatency} ms  ${handler}`;
+  const name = matchRoute(method, path)?.route.operationId ?? 'routeNotFound';
+  return `${method} ${path} ${entry.status} ${entry.responseLatency} ms  ${name}`;
 }
 
 /** Lambda's START and REPORT lines, as its text log format writes them, with the function's name first. */

@@ -1,20 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import { FUNCTION_CONFIG, type FunctionHandler } from '../shared/runtime/function-config';
-import { configVariablesOf } from './config-check';
-import { FUNCTION_NAMES, handlerNamed } from './function-names';
+import { API_FUNCTIONS, type ApiFunctionName } from '../shared/facts/function-names';
+import { variablesOf } from '../shared/runtime/function-config';
 
 /**
  * A file of per-function environment overrides, in the shape of SAM's `--env-vars`:
  * `{ "Parameters": { VAR: "value" }, "<function>": { VAR: "value" } }`. `Parameters` applies to every
  * function that reads the variable, a function's own entry to that function, over `Parameters`.
- * Functions go by the names invoke takes (listPets, routeNotFound, authorize, ...); a variable must be
- * one its function reads (its schema in shared/runtime/function-config.ts), so a typo is refused rather
+ * Functions go by their names, as invoke takes them (listPets, routeNotFound, authorizer, ...); a variable
+ * must be one its function reads (its schema in shared/runtime/function-config.ts), so a typo is refused rather
  * than silently ignored. The values still pass the functions' own check before anything starts.
  */
 export const EVERY_FUNCTION_KEY = 'Parameters';
 
-/** The variables an ENV_VARS file lays over one function's environment, by its handler file name. */
-export type EnvironmentOverrides = (handler: string) => Readonly<Record<string, string>> | undefined;
+/** The variables an ENV_VARS file lays over one function's environment, by its name. */
+export type EnvironmentOverrides = (name: string) => Readonly<Record<string, string>> | undefined;
 
 /** What is wrong with the file, one line per problem, each naming the file. */
 export class EnvVarsFileError extends Error {
@@ -49,13 +48,13 @@ export function parseEnvVars(path: string, text: string): EnvironmentOverrides {
 
   const problems: string[] = [];
   const everyFunction: Record<string, string> = {};
-  const byHandler = new Map<FunctionHandler, Record<string, string>>();
-  const readByAny = new Set(FUNCTION_NAMES.flatMap((name) => configVariablesOf(handlerNamed(name)!)));
+  const byName = new Map<ApiFunctionName, Record<string, string>>();
+  const readByAny = new Set(API_FUNCTIONS.flatMap(variablesOf));
   for (const [key, variables] of Object.entries(parsed)) {
-    const handler = key === EVERY_FUNCTION_KEY ? undefined : handlerNamed(key);
-    if (key !== EVERY_FUNCTION_KEY && handler === undefined) {
+    const name = key === EVERY_FUNCTION_KEY ? undefined : apiFunctionNamed(key);
+    if (key !== EVERY_FUNCTION_KEY && name === undefined) {
       problems.push(
-        `${path}: unknown function "${key}"; the functions are ${FUNCTION_NAMES.join(', ')} (or ${EVERY_FUNCTION_KEY}, for all)`,
+        `${path}: unknown function "${key}"; the functions are ${API_FUNCTIONS.join(', ')} (or ${EVERY_FUNCTION_KEY}, for all)`,
       );
       continue;
     }
@@ -63,8 +62,8 @@ export function parseEnvVars(path: string, text: string): EnvironmentOverrides {
       problems.push(`${path}: "${key}" must be an object of variables and their values, such as { "POWERTOOLS_LOG_LEVEL": "DEBUG" }`);
       continue;
     }
-    const known = handler === undefined ? readByAny : new Set(configVariablesOf(handler));
-    const values = handler === undefined ? everyFunction : {};
+    const known = name === undefined ? readByAny : new Set(variablesOf(name));
+    const values = name === undefined ? everyFunction : {};
     for (const [variable, value] of Object.entries(variables)) {
       if (!known.has(variable)) {
         const subject =
@@ -78,17 +77,23 @@ export function parseEnvVars(path: string, text: string): EnvironmentOverrides {
         values[variable] = value;
       }
     }
-    if (handler !== undefined) byHandler.set(handler, { ...byHandler.get(handler), ...values });
+    if (name !== undefined) byName.set(name, { ...byName.get(name), ...values });
   }
   if (problems.length > 0) throw new EnvVarsFileError(problems);
 
-  return (handler) => {
-    if (!Object.hasOwn(FUNCTION_CONFIG, handler)) return undefined;
-    const read = new Set(configVariablesOf(handler as FunctionHandler));
+  return (key) => {
+    const name = apiFunctionNamed(key);
+    if (name === undefined) return undefined;
+    const read = new Set(variablesOf(name));
     const shared = Object.fromEntries(Object.entries(everyFunction).filter(([variable]) => read.has(variable)));
-    const own = byHandler.get(handler as FunctionHandler);
+    const own = byName.get(name);
     return own === undefined && Object.keys(shared).length === 0 ? undefined : { ...shared, ...own };
   };
+}
+
+/** The function the local runtime serves under this name, or undefined when none does. */
+export function apiFunctionNamed(name: string): ApiFunctionName | undefined {
+  return (API_FUNCTIONS as readonly string[]).includes(name) ? (name as ApiFunctionName) : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,8 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import { build, type BuildFailure } from 'esbuild';
-import { FUNCTION_MEMORY_MIB } from '../shared/facts/function-memory';
-import { authorizer, routeNotFoundHandler, routes, type FunctionName } from '../shared/facts/routes';
+import { FUNCTION_CATALOG } from '../shared/catalog/function-catalog';
+import { fileNameOf, FUNCTION_NAMES, type FunctionName } from '../shared/facts/function-names';
 import { FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
 import { FUNCTIONS_DIR, PROJECT_ROOT, SHARED_DIR } from '../shared/facts/project-layout';
 import { type OutputDestination, type OutputStream, writeLine } from '../shared/runtime/output';
@@ -21,8 +21,8 @@ const INSTANCE_SCRIPT = new URL('./function-instance.mjs', import.meta.url);
 
 export interface FunctionRuntime {
   /**
-   * Invokes functions/<name>.ts with an event, as Lambda would, and returns its result. Rejects with
-   * FunctionTimeoutError when the handler outlives the function timeout.
+   * Invokes the function of this name (functions/<fileNameOf(name)>.ts) with an event, as Lambda would, and
+   * returns its result. Rejects with FunctionTimeoutError when the handler outlives the function timeout.
    */
   invoke(name: string, event: unknown): Promise<unknown>;
   /**
@@ -88,7 +88,7 @@ export class SourceBuildError extends Error {
  * without this line nothing would say what failed, or where.
  */
 export interface FunctionFailure {
-  /** The function's handler file name (`list-pets`); absent when the module is the gateway's own (the route table). */
+  /** The function's name (`listPets`); absent when the module is the gateway's own (the route table). */
   readonly function?: string;
   /** When it failed: building its bundle, checking its configuration after an edit, loading its module, running the handler, or beyond the function's limits. */
   readonly phase: 'build' | 'config' | 'init' | 'invoke' | 'timeout' | 'out-of-memory' | 'exit';
@@ -134,21 +134,13 @@ export const DEFAULT_IDLE_LIFETIME_MS = 5 * 60_000;
 /** Lambda's default memory size, for a handler no stage deploys (a test's). */
 const LAMBDA_DEFAULT_MEMORY_MIB = 128;
 
-/** Each deployed function's handler file, by which the runtime is asked to invoke it. */
-const FUNCTION_NAMES: ReadonlyMap<string, FunctionName> = new Map<string, FunctionName>([
-  ...routes.map((route): [string, FunctionName] => [route.handler, route.operationId]),
-  [routeNotFoundHandler, 'routeNotFound'],
-  [authorizer.handler, 'authorizer'],
-]);
-
 /**
- * A handler's memory size: the smallest any stage deploys its function with, so that what fits
- * locally fits in every stage.
+ * A function's memory size: the smallest any stage deploys it with, so that what fits locally fits in
+ * every stage.
  */
-export function memorySizeOf(handler: string): number {
-  const name = FUNCTION_NAMES.get(handler);
-  if (name === undefined) return LAMBDA_DEFAULT_MEMORY_MIB;
-  return Math.min(...Object.values(FUNCTION_MEMORY_MIB).map((stage) => stage[name]));
+export function memorySizeOf(name: string): number {
+  if (!(FUNCTION_NAMES as readonly string[]).includes(name)) return LAMBDA_DEFAULT_MEMORY_MIB;
+  return Math.min(...Object.values(FUNCTION_CATALOG[name as FunctionName].memoryMiB));
 }
 
 /**
@@ -169,7 +161,7 @@ export async function createFunctionRuntime(options: {
   onReload?: (file: string) => void;
   /** The functions' environment, as the stack would set it (prepareLocalStage in local/dynamodb-local.ts). */
   environment?: Readonly<Record<string, string>>;
-  /** Variables laid over one function's environment, by handler file name: a fault a test injects. */
+  /** Variables laid over one function's environment, by its name: a fault a test injects. */
   environmentOf?: (name: string) => Readonly<Record<string, string>> | undefined;
   /** Told of every invocation that fails and why (its build, its module's load, its handler, its limits). */
   onFunctionError?: (failure: FunctionFailure) => void;
@@ -211,8 +203,8 @@ export async function createFunctionRuntime(options: {
   const pools = new Map<string, Pool>();
   const workers = new Set<Worker>();
 
-  /** A handler's bundle, or (`entry` given) that module's, relative to the source root. */
-  function bundleOf(name: string, entry = join(FUNCTIONS_DIR, `${name}.ts`)): Promise<string> {
+  /** A function's bundle, or (`entry` given) that module's, relative to the source root. */
+  function bundleOf(name: string, entry = join(FUNCTIONS_DIR, `${fileNameOf(name)}.ts`)): Promise<string> {
     let bundle = bundles.get(name);
     if (!bundle) {
       const outfile = join(buildDir, `${name}.${generation}.mjs`);

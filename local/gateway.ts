@@ -4,6 +4,7 @@ import type { APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import * as startCorsPolicy from '../shared/http/cors-policy';
 import type { CorsConfig } from '../shared/http/cors-policy';
 import * as startRouteTable from '../shared/facts/routes';
+import type { ApiFunctionName } from '../shared/facts/function-names';
 import {
   buildAuthorizerEvent,
   buildHttpEvent,
@@ -35,7 +36,7 @@ export interface GatewayOptions {
   readonly waitsMs?: { readonly authorizer: number; readonly integration: number };
 }
 
-/** What the gateway reads from shared/: the route table (routes, authorizer, routeNotFound) and the CORS policy. */
+/** What the gateway reads from shared/: the route table (routes, the authorizer's settings, the preflight route) and the CORS policy. */
 export interface GatewaySources {
   readonly routeTable: typeof startRouteTable;
   readonly corsPolicy: CorsPolicy;
@@ -89,7 +90,7 @@ export function createGateway({
   async function route(
     request: IncomingRequest,
     requestId: string,
-    { authorizer, routeNotFoundHandler, matchRoute, preflightRoute, routeKey }: GatewaySources['routeTable'],
+    { AUTHORIZER_SETTINGS, matchRoute, preflightRoute, routeKey }: GatewaySources['routeTable'],
     cors: CorsEmulation,
   ): Promise<OutgoingResponse> {
     const rawPath = request.target.split('?')[0] ?? '/';
@@ -104,15 +105,15 @@ export function createGateway({
     // With CORS on, the stage has an OPTIONS route without the authorizer (shared/facts/routes.ts), and
     // OPTIONS requests that are not preflights land there.
     if (cors.enabled && request.method === 'OPTIONS' && !match && rawPath !== '/') {
-      return invokeIntegration(routeNotFoundHandler, buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
+      return invokeIntegration('routeNotFound', buildHttpEvent(request, { ...context, routeKey: preflightRoute.routeKey }, undefined));
     }
 
-    const identity = identitySourceValues(request, authorizer.identitySource);
+    const identity = identitySourceValues(request, AUTHORIZER_SETTINGS.identitySource);
     if (identity === undefined) return gatewayResponse(401, 'Unauthorized');
     let verdict: APIGatewaySimpleAuthorizerWithContextResult<unknown>;
     try {
       verdict = (await invokeWithTimeout(
-        authorizer.handler,
+        'authorizer',
         buildAuthorizerEvent(request, context, identity),
         waitsMs.authorizer,
       )) as APIGatewaySimpleAuthorizerWithContextResult<unknown>;
@@ -121,12 +122,12 @@ export function createGateway({
     }
     if (verdict?.isAuthorized !== true) return gatewayResponse(403, 'Forbidden');
 
-    return invokeIntegration(match?.route.handler ?? routeNotFoundHandler, buildHttpEvent(request, context, verdict.context));
+    return invokeIntegration(match?.route.operationId ?? 'routeNotFound', buildHttpEvent(request, context, verdict.context));
   }
 
-  async function invokeIntegration(handler: string, event: unknown): Promise<OutgoingResponse> {
+  async function invokeIntegration(name: ApiFunctionName, event: unknown): Promise<OutgoingResponse> {
     try {
-      return readIntegrationResult(await invokeWithTimeout(handler, event, waitsMs.integration));
+      return readIntegrationResult(await invokeWithTimeout(name, event, waitsMs.integration));
     } catch (error) {
       if (error instanceof IntegrationTimeoutError) return gatewayResponse(503, 'Service Unavailable');
       return gatewayResponse(500, 'Internal Server Error');

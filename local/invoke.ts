@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
-import { authorizer } from '../shared/facts/routes';
+import { API_FUNCTIONS } from '../shared/facts/function-names';
 import { ENV } from '../shared/facts/environment';
 import {
   createLocalClient,
@@ -13,9 +13,8 @@ import {
   startDynalite,
   type LocalDynamoDb,
 } from './dynamodb-local';
-import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
+import { apiFunctionNamed, EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { functionConfigProblems, localFunctionEnvironment, shellSettingRefusals } from './config-check';
-import { FUNCTION_NAMES, handlerNamed } from './function-names';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
@@ -31,7 +30,7 @@ const SAMPLE_KEY_PLACEHOLDER = 'replace-with-your-dev-api-key';
 
 const usage = `Usage: npm run invoke -- <function> <event.json | -> [--env-vars <file>] [--path-parameter <name>=<value>]
 
-  <function>          ${FUNCTION_NAMES.join(', ')} (or a handler file's name, such as route-not-found)
+  <function>          ${API_FUNCTIONS.join(', ')}
   <event>             a JSON event file (see local/events/), or - to read it from standard input
   --env-vars <file>   per-function environment overrides, as npm start takes them in ENV_VARS
                       (docs/local-development.md); ENV_VARS is read when this is not given
@@ -63,8 +62,8 @@ if (options.help) {
   process.exit(0);
 }
 if (!target || !eventPath || positionals.length > 2) refuse(['Give a function and an event file.'], true);
-const handler = handlerNamed(target);
-if (handler === undefined) refuse([`Unknown function "${target}"; the functions are ${FUNCTION_NAMES.join(', ')}.`]);
+const name = apiFunctionNamed(target);
+if (name === undefined) refuse([`Unknown function "${target}"; the functions are ${API_FUNCTIONS.join(', ')}.`]);
 
 const shellRefusals = shellSettingRefusals(process.env);
 if (shellRefusals.length > 0) refuse(shellRefusals);
@@ -109,7 +108,7 @@ try {
     process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
   }
   const environment = await prepareLocalStage(endpoint, cursorSecret);
-  if (handler === authorizer.handler) revokeSampleKey = await replaceSampleKey(event, endpoint);
+  if (name === 'authorizer') revokeSampleKey = await replaceSampleKey(event, endpoint);
 
   const runtime = await createFunctionRuntime({
     environment,
@@ -118,7 +117,7 @@ try {
     systemLogLevel,
     onFunctionError: (reported) => (failure = reported),
   });
-  const result = await runtime.invoke(handler, event).finally(() => runtime.close());
+  const result = await runtime.invoke(name, event).finally(() => runtime.close());
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
   // A function's own failure in one line (its stack, if it threw, is in its log line above); anything else with its stack.

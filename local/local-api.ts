@@ -23,6 +23,7 @@ import { createGateway } from './gateway';
 import { listen } from './listen';
 import { readRequestTarget, type RefusedTarget } from './request-target';
 import { takeInTurn } from './take-in-turn';
+import type { ApiFunctionName } from '../shared/facts/function-names';
 
 /** The name under which the local server registers its development key. */
 export const DEV_KEY_NAME = 'local development';
@@ -56,8 +57,8 @@ export interface LocalApiOptions {
   readonly output?: OutputDestination;
   /** Which of the runtime's own lines (START, REPORT) are written: SYSTEM_LOG_LEVEL's unless given. */
   readonly systemLogLevel?: SystemLogLevel;
-  /** Variables laid over one function's environment, by handler file name (a log level, a fault a test injects). */
-  readonly functionEnvironment?: (handler: string) => Readonly<Record<string, string>> | undefined;
+  /** Variables laid over one function's environment, by its name (a log level, a fault a test injects). */
+  readonly functionEnvironment?: (name: string) => Readonly<Record<string, string>> | undefined;
   readonly onReload?: (file: string) => void;
   /** Told what failed, and where, whenever a function does: its build, its load, its handler, its limits. API Gateway's answer is a bare 500. */
   readonly onFunctionError?: (failure: FunctionFailure) => void;
@@ -89,7 +90,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     ...(options.devApiKey !== undefined && !isUsableApiKey(options.devApiKey)
       ? ['DEV_API_KEY must be 16 to 512 characters of letters, digits and -._~+/ (a bearer token).']
       : []),
-    ...functionConfigProblems((handler) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(handler))),
+    ...functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(name))),
   ];
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const dynamoDb =
@@ -120,7 +121,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     if (options.watch) {
       recheck = recheckConfigOnChange(
         functions,
-        (handler) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(handler)),
+        (name) => localFunctionEnvironment(cursorSecret, options.functionEnvironment?.(name)),
         options.onFunctionError,
       );
     }
@@ -194,7 +195,7 @@ interface ConfigRecheck {
  */
 function recheckConfigOnChange(
   functions: FunctionRuntime,
-  environmentOf: (handler: string) => Readonly<Record<string, string | undefined>>,
+  environmentOf: (name: ApiFunctionName) => Readonly<Record<string, string | undefined>>,
   report: ((failure: FunctionFailure) => void) | undefined,
 ): ConfigRecheck {
   let timer: NodeJS.Timeout | undefined;
@@ -202,10 +203,10 @@ function recheckConfigOnChange(
   const check = async () => {
     const { FUNCTION_CONFIG } = await functions.sourceModule(FUNCTION_CONFIG_MODULE, startFunctionConfig);
     const failures = [...refusalsByFunction(environmentOf, FUNCTION_CONFIG)].map(
-      ([handler, lines]): FunctionFailure => ({
-        function: handler,
+      ([name, lines]): FunctionFailure => ({
+        function: name,
         phase: 'config',
-        message: `${handler} will refuse its configuration at its next cold start: ${lines.join('; ')}`,
+        message: `${name} will refuse its configuration at its next cold start: ${lines.join('; ')}`,
       }),
     );
     for (const failure of failures) if (!told.has(failure.message)) report?.(failure);

@@ -3,13 +3,13 @@ import { resolve } from 'node:path';
 import { apiThrottle, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
-import type { FunctionName } from '../shared/facts/routes';
 import { computeBill, type BillRow } from './bench/bill';
 import { dollars } from './bench/format';
 import type { CapacityRow } from './bench/measure-capacity';
 import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm-requests';
 import { PRICE_LIST, PRICES } from './bench/prices';
 import { resourcesOfType, synthesize, type CfnTemplate } from './lambda/synth';
+import type { ApiFunctionName } from '../shared/facts/function-names';
 
 // `npm run costs`: docs/costs.md, the one place the project states what it costs, rendered from the price table,
 // the bench's last results and the synthesized stages. test/tools/costs.test.ts fails when the page is stale.
@@ -63,7 +63,7 @@ const SERVED_BY: Readonly<Record<ThrottledRoute, readonly string[]>> = {
 
 /** The bill per million requests in production, computed from the bench's measurements at today's prices. */
 export function billFrom(results: BenchResults): BillRow[] {
-  const warm = new Map(Object.entries(results.warm)) as Map<FunctionName, RouteWarmResult>;
+  const warm = new Map(Object.entries(results.warm)) as Map<ApiFunctionName, RouteWarmResult>;
   const authorizer = new Map(Object.entries(results.authorizer));
   return computeBill({ warm, authorizer }, results.capacity, results.settings.petCounts[0]!);
 }

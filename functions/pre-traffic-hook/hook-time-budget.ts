@@ -1,5 +1,7 @@
+import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
-import { CHECKED_FUNCTIONS, CHECKED_WITH_A_KEY, checksFor, type CheckedFunction } from './pre-traffic-expectations';
+import { CHECKED_WITH_A_KEY, checksFor } from './pre-traffic-expectations';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 
 /**
  * The pre-traffic hook's time budget. CodeDeploy waits for the hook's report, not the hook, so every
@@ -15,18 +17,17 @@ export const CHECK_ANSWER_LIMIT_MS = LAMBDA_INIT_LIMIT_MS + FUNCTION_TIMEOUT_MS 
 /** How long one CodeDeploy call may take, the SDK's retries included. */
 export const CODEDEPLOY_CALL_LIMIT_MS = 10_000;
 
-/** One attempt of a write to the keys table: DynamoDB answers a single-item write far sooner, so one still open is stuck. */
-export const CHECK_KEY_ATTEMPT_TIMEOUT_MS = 1_000;
-export const CHECK_KEY_MAX_ATTEMPTS = 3;
-
-/** How long issuing or revoking the check key may take, every attempt and the SDK's backoff between them included. */
-export const CHECK_KEY_CALL_LIMIT_MS = 5_000;
+/**
+ * How long issuing or revoking the check key may take: the keys table's document client (shared/dynamodb)
+ * gives up by itself after every attempt and the backoff between them.
+ */
+export const CHECK_KEY_CALL_LIMIT_MS = dynamoDbCallBudgetMs();
 
 /** The hook's own start, before its first call. */
 const HOOK_START_MS = 5_000;
 
 /** The longest the checks of one function may take: each check at its limit, and issuing and revoking its key if it needs one. */
-function checkingTimeMs(fn: CheckedFunction): number {
+function checkingTimeMs(fn: ApiFunctionName): number {
   const context = {
     runId: 'budget',
     unknownApiKey: 'budget',
@@ -40,8 +41,10 @@ function checkingTimeMs(fn: CheckedFunction): number {
 
 /**
  * The hook's timeout: its start, finding the deployment's target (list, then get), the checks of the
- * function that takes longest to check, and the report, each at its limit. A deployment moves one function.
+ * function that takes longest to check, and the report, each at its limit, in the whole seconds Lambda
+ * takes. A deployment moves one function.
  */
 export function preTrafficHookTimeoutMs(): number {
-  return HOOK_START_MS + 2 * CODEDEPLOY_CALL_LIMIT_MS + Math.max(...CHECKED_FUNCTIONS.map(checkingTimeMs)) + CODEDEPLOY_CALL_LIMIT_MS;
+  const needed = HOOK_START_MS + 2 * CODEDEPLOY_CALL_LIMIT_MS + Math.max(...API_FUNCTIONS.map(checkingTimeMs)) + CODEDEPLOY_CALL_LIMIT_MS;
+  return Math.ceil(needed / 1000) * 1000;
 }

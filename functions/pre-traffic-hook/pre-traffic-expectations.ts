@@ -1,6 +1,7 @@
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ErrorCode } from '../../shared/facts/error-codes';
-import { BASE_PATH, findRoute, FUNCTION_NAMES, routeKey, type OperationId } from '../../shared/facts/routes';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
 import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
 
 /**
@@ -8,10 +9,6 @@ import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events'
  * answer. No check writes; only the authorizer's need a working key, which the hook issues for their run
  * and revokes after (pre-traffic-run.ts), so they run against the real tables and keep no secret.
  */
-
-/** Every function the hook checks, by the name infra/ gives it: one per operation, routeNotFound, the authorizer. */
-export const CHECKED_FUNCTIONS = FUNCTION_NAMES;
-export type CheckedFunction = (typeof CHECKED_FUNCTIONS)[number];
 
 /** What a check must get back. */
 export type Expectation =
@@ -56,12 +53,12 @@ export interface CheckKey {
 }
 
 /** The functions whose checks need a key the keys table holds: an authorizer refusing every key would pass the others. */
-export const CHECKED_WITH_A_KEY: ReadonlySet<CheckedFunction> = new Set<CheckedFunction>(['authorizer']);
+export const CHECKED_WITH_A_KEY: ReadonlySet<ApiFunctionName> = new Set<ApiFunctionName>(['authorizer']);
 
 const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: CHECK_KEY_ID };
 
 /** The checks of one function, in the order they run. */
-export function checksFor(fn: CheckedFunction, context: CheckContext): Check[] {
+export function checksFor(fn: ApiFunctionName, context: CheckContext): Check[] {
   let sequence = 0;
   const requestId = () => `${context.runId}-${++sequence}`;
   const route = (operationId: OperationId, request: Partial<RouteRequest> = {}, pathParameters: Record<string, string> = {}) => {

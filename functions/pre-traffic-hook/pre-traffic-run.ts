@@ -7,13 +7,14 @@ import type {
 } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
-import type { ApiKeyRecord } from '../../shared/domain/auth/api-key-store';
+import type { ApiKeyRecord, ApiKeyStore } from '../../shared/domain/auth/api-key-store';
 import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
 import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS } from './hook-time-budget';
-import { CHECKED_WITH_A_KEY, checksFor, type CheckContext, type CheckKey, type CheckedFunction } from './pre-traffic-expectations';
+import { CHECKED_WITH_A_KEY, checksFor, type CheckContext, type CheckKey } from './pre-traffic-expectations';
 import { hookStatus, judge, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** Options of every call: each is bounded, so the hook always has time left to report. */
 export interface CallOptions {
@@ -42,22 +43,18 @@ export interface LambdaApi {
 }
 
 /**
- * Where the hook keeps the key its checks need: the stage's API keys table, holding the record the keys
- * CLI would write (shared/domain/auth), so the authorizer reads it as any client's.
+ * Where the hook keeps the key its checks need: the stage's API keys table, through the one store of it
+ * (shared/dynamodb/dynamo-api-key-store.ts), so the authorizer reads the record as any client's. Each call
+ * ends by itself within CHECK_KEY_CALL_LIMIT_MS.
  */
-export interface CheckKeyStore {
-  /** Stores a new key's record; refuses a hash already stored. */
-  add(record: ApiKeyRecord, options: CallOptions): Promise<void>;
-  /** Marks the key of this hash revoked, keeping an earlier date; throws when no key has it. */
-  revoke(keyHash: string, at: Date, options: CallOptions): Promise<void>;
-}
+export type CheckKeyStore = Pick<ApiKeyStore, 'add' | 'revokeByHash'>;
 
 export interface HookLimits {
   /** How long a check waits for its answer. */
   readonly checkAnswerMs: number;
   /** How long one CodeDeploy call may take. */
   readonly codeDeployCallMs: number;
-  /** How long issuing or revoking the check key may take. */
+  /** How long issuing or revoking the check key may take: the hook leaves itself that time to revoke it. */
   readonly checkKeyCallMs: number;
 }
 
@@ -65,7 +62,7 @@ export interface PreTrafficCheckDependencies {
   readonly codeDeploy: CodeDeployApi;
   readonly lambda: LambdaApi;
   /** The deployed name of each function the hook checks: nothing else is ever invoked. */
-  readonly functionNames: Readonly<Record<CheckedFunction, string>>;
+  readonly functionNames: Readonly<Record<ApiFunctionName, string>>;
   /** The hook invocation's remaining time. */
   readonly clock: InvocationClock;
   /** What the checks of one run use: a fresh unknown key and pet id each time. */
@@ -127,7 +124,7 @@ export async function runPreTrafficChecks(event: unknown, dependencies: PreTraff
 }
 
 async function checkDeployment(deploymentId: string, dependencies: PreTrafficCheckDependencies, limits: HookLimits): Promise<Verdict[]> {
-  const checkedBy = new Map(Object.entries(dependencies.functionNames).map(([fn, name]) => [name, fn as CheckedFunction]));
+  const checkedBy = new Map(Object.entries(dependencies.functionNames).map(([fn, name]) => [name, fn as ApiFunctionName]));
   const targets = await deploymentTargets(deploymentId, dependencies.codeDeploy, limits);
   if (targets.length === 0) return [refusal('the deployment names no Lambda function')];
 
@@ -150,7 +147,7 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
     if (!CHECKED_WITH_A_KEY.has(fn)) verdicts.push(...(await runChecks(checked, context, dependencies, limits, 0)));
     else {
       const run = (checkKey: CheckKey) => runChecks(checked, { ...context, checkKey }, dependencies, limits, limits.checkKeyCallMs);
-      verdicts.push(...(await withCheckKey(dependencies.checkKeys, limits, run)));
+      verdicts.push(...(await withCheckKey(dependencies.checkKeys, run)));
     }
   }
   return verdicts;
@@ -158,7 +155,7 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
 
 /** One version to check: the function by its role and its deployed name, and the version a deployment moves to. */
 interface CheckedVersion {
-  readonly fn: CheckedFunction;
+  readonly fn: ApiFunctionName;
   readonly functionName: string;
   readonly version: string;
 }
@@ -194,11 +191,7 @@ async function runChecks(
  * key is never logged and dies with the run. Not getting a key, or not revoking it, fails the run, since
  * a deployment must not pass unchecked nor leave a working key behind.
  */
-async function withCheckKey(
-  store: CheckKeyStore | undefined,
-  limits: HookLimits,
-  check: (checkKey: CheckKey) => Promise<Verdict[]>,
-): Promise<Verdict[]> {
+async function withCheckKey(store: CheckKeyStore | undefined, check: (checkKey: CheckKey) => Promise<Verdict[]>): Promise<Verdict[]> {
   if (store === undefined) return [keyVerdict('issues a check key', false, 'the hook was given no keys table to issue it in')];
   const apiKey = generateApiKey();
   const record: ApiKeyRecord = {
@@ -207,9 +200,8 @@ async function withCheckKey(
     name: CHECK_KEY_NAME,
     createdAt: new Date().toISOString(),
   };
-  const call = () => ({ abortSignal: AbortSignal.timeout(limits.checkKeyCallMs) });
   try {
-    await store.add(record, call());
+    await store.add(record);
   } catch (error) {
     return [keyVerdict('issues a check key', false, `the keys table refused it: ${describeError(error)}`)];
   }
@@ -219,15 +211,21 @@ async function withCheckKey(
   try {
     verdicts = await check({ apiKey, keyId: record.keyId });
   } finally {
-    try {
-      await store.revoke(record.keyHash, new Date(), call());
-      verdicts = [...verdicts, keyVerdict('revokes its check key', true, `revoked ${record.keyId}`)];
-    } catch (error) {
-      const detail = `${record.keyId} is still active, revoke it with npm run keys: ${describeError(error)}`;
-      verdicts = [...verdicts, keyVerdict('revokes its check key', false, detail)];
-    }
+    verdicts = [...verdicts, await revokeCheckKey(store, record)];
   }
   return verdicts;
+}
+
+/** Revokes the run's check key, and says whether it did. */
+async function revokeCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict> {
+  let failure: string;
+  try {
+    if (await store.revokeByHash(record.keyHash, new Date())) return keyVerdict('revokes its check key', true, `revoked ${record.keyId}`);
+    failure = 'the keys table holds no key of its hash';
+  } catch (error) {
+    failure = describeError(error);
+  }
+  return keyVerdict('revokes its check key', false, `${record.keyId} is still active, revoke it with npm run keys: ${failure}`);
 }
 
 function keyVerdict(check: string, passed: boolean, detail: string): Verdict {

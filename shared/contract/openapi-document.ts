@@ -29,7 +29,7 @@ import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../domain/pets/pet-sc
 import { HOT_HEAD_PAGES_PER_SECOND } from '../domain/pets/list-head-cache';
 import { InvalidCursorError, PetNotFoundError } from '../domain/pets/pet-errors';
 import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route } from '../facts/routes';
-import { schemasOf } from './route-schemas';
+import { schemasOf } from '../catalog/function-catalog';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers

@@ -56,13 +56,18 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     );
     const [item] = Items;
     if (item === undefined) return false;
+    return this.revokeByHash(item[API_KEYS_TABLE.partitionKey] as string, at);
+  }
+
+  async revokeByHash(keyHash: string, at: Date): Promise<boolean> {
     try {
       await callStore(() =>
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { [API_KEYS_TABLE.partitionKey]: item[API_KEYS_TABLE.partitionKey] },
+            Key: { [API_KEYS_TABLE.partitionKey]: keyHash },
             UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+            // Never creates a record: revoking a hash no key has changes nothing.
             ConditionExpression: 'attribute_exists(#hash)',
             ExpressionAttributeNames: { '#hash': API_KEYS_TABLE.partitionKey },
             ExpressionAttributeValues: { ':at': at.toISOString() },

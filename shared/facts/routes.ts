@@ -2,16 +2,13 @@ import type { ErrorCode } from './error-codes';
 
 /**
  * The route table that the CDK stack, the local gateway and the OpenAPI document are built from. Every
- * function bundles it, so IAM grants (infra/) and schemas (shared/contract/route-schemas.ts) live elsewhere.
+ * function bundles it, so what else makes a function what it is (its schemas, memory, throttle and
+ * permissions) lives in shared/catalog/function-catalog.ts, which no function bundles.
  */
 
-/** Every operation of the API, the key by which code elsewhere attaches what it needs to one. */
+/** Every operation of the API: each is also the name of the function that serves it (shared/facts/function-names.ts). */
 export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
-
-/** Every function behind the API: one per operation, routeNotFound for unmatched requests, the authorizer. */
-export const FUNCTION_NAMES = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
-export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /** Every path is served under this version segment; it is part of the base URL clients use. */
 export const BASE_PATH = '/v1';
@@ -27,20 +24,18 @@ export interface Deprecation {
   readonly successorPath: string;
 }
 
-/** A part of a request besides its headers; an operation's schema for each part it reads is in shared/contract/route-schemas.ts. */
+/** A part of a request besides its headers; an operation's schema for each part it reads is in shared/catalog/function-catalog.ts. */
 export type RequestPart = 'query' | 'path' | 'body';
 
 /** Error codes any route can answer: no valid key, a bug, an outage. */
 export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavailable'] as const satisfies readonly ErrorCode[];
 
 export interface Route {
-  /** Public operation name, also the OpenAPI operationId. */
+  /** Public operation name, also the OpenAPI operationId and the name of the function that serves it. */
   readonly operationId: OperationId;
   readonly method: HttpMethod;
   /** Path template under BASE_PATH, with `{name}` parameters as API Gateway writes them. */
   readonly path: string;
-  /** Base name of the handler file in functions/ (the local runtime and infra/ both load it). */
-  readonly handler: string;
   /** The parts of a request it reads; a query parameter sent to an operation that reads none is refused. */
   readonly reads: readonly RequestPart[];
   /** The status of its success response. */
@@ -62,7 +57,6 @@ export const routes = [
     operationId: 'listPets',
     method: 'GET',
     path: '/pets',
-    handler: 'list-pets',
     reads: ['query'],
     successStatus: 200,
     errors: ['invalid_parameter', 'invalid_cursor'],
@@ -72,7 +66,6 @@ export const routes = [
     operationId: 'createPet',
     method: 'POST',
     path: '/pets',
-    handler: 'create-pet',
     reads: ['body'],
     successStatus: 201,
     errors: [
@@ -89,7 +82,6 @@ export const routes = [
     operationId: 'getPet',
     method: 'GET',
     path: '/pets/{petId}',
-    handler: 'get-pet',
     reads: ['path'],
     successStatus: 200,
     errors: ['invalid_parameter', 'not_found'],
@@ -101,15 +93,11 @@ export const routes = [
   },
 ] as const satisfies readonly Route[];
 
-/** Serves every request no route matches (API Gateway's `$default` route): 404 or 405. */
-export const routeNotFoundHandler = 'route-not-found';
-
 /**
- * The Lambda authorizer in front of every route. No identity source on purpose: with one, API Gateway
- * answers a missing key with its own 401 body, not our Error (docs/authentication.md).
+ * How API Gateway calls the Lambda authorizer in front of every route. No identity source on purpose: with
+ * one, API Gateway answers a missing key with its own 401 body, not our Error (docs/authentication.md).
  */
-export const authorizer = {
-  handler: 'authorizer',
+export const AUTHORIZER_SETTINGS = {
   identitySource: [] as readonly string[],
   /** API Gateway's result cache; must stay 0 without an identity source. */
   resultsCacheTtlSeconds: 0,
@@ -117,9 +105,10 @@ export const authorizer = {
 
 /**
  * The one route without the authorizer, deployed only when a stage allows browser origins: browsers send
- * CORS preflights without credentials, which the authorizer would refuse. What reaches it is answered 204.
+ * CORS preflights without credentials, which the authorizer would refuse. routeNotFound serves it, as it
+ * serves API Gateway's `$default` route (every request no route matches): what reaches it is answered 204.
  */
-export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}', handler: routeNotFoundHandler } as const;
+export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}' } as const;
 
 /** The API Gateway route key (`GET /v1/pets`) of a route. */
 export function routeKey(route: Route): string {

@@ -1,14 +1,15 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
 import { LIST_HEAD_CACHE_MS, LISTING_SHARDS } from '../facts/listing';
-import { FUNCTION_NAMES, type authorizer, type FunctionName, type routeNotFoundHandler, type routes } from '../facts/routes';
-import { RequiredString } from './config';
+import { API_FUNCTIONS, type ApiFunctionName, type FunctionName } from '../facts/function-names';
+import { RequiredString, type ConfigSchema } from './config';
 import { LOGGER_CONFIG } from './log-level';
 import { METRICS_CONFIG, METRICS_NAMESPACE_RULE } from './metrics';
 
 /**
- * The configuration of each function of the API, by handler file name: the one schema the function reads
- * at cold start, the local runtime checks before it serves and the stacks check at synthesis.
+ * The configuration of each function, by its name: the one schema the function reads at cold start, the
+ * local runtime checks before it serves and the stacks check at synthesis. Its variables are the whole of
+ * the function's environment: infra/ sets exactly these (infra/api-functions.ts).
  */
 
 /** The shortest key the pagination cursors may be signed with: a guessable key lets anyone forge a cursor. */
@@ -39,46 +40,44 @@ export function withLogsAndMetrics<const TEntries extends v.ObjectEntries>(entri
   return v.pipe(variables, METRICS_NAMESPACE_RULE as unknown as v.GenericValidation<v.InferOutput<typeof variables>>);
 }
 
-/** Each function the API deploys, by the base name of its file in functions/. */
-export type FunctionHandler = (typeof routes)[number]['handler'] | typeof routeNotFoundHandler | (typeof authorizer)['handler'];
+/** Each function behind the API's deployed name, by its own: what the pre-traffic hook may invoke, and nothing else. */
+const CheckTargets = v.strictObject(
+  Object.fromEntries(API_FUNCTIONS.map((name) => [name, RequiredString])) as Record<ApiFunctionName, typeof RequiredString>,
+);
 
 export const FUNCTION_CONFIG = {
-  'list-pets': withLogsAndMetrics({
+  listPets: withLogsAndMetrics({
     [ENV.petsTable]: RequiredString,
     [ENV.cursorSecret]: CursorSecret,
     [ENV.listingShards]: ListingShards,
     [ENV.listHeadCacheMs]: integerIn(0, LIST_HEAD_CACHE_MS.max),
   }),
-  'create-pet': withLogsAndMetrics({
+  createPet: withLogsAndMetrics({
     [ENV.petsTable]: RequiredString,
     [ENV.idempotencyTable]: RequiredString,
     [ENV.writeShards]: ListingShards,
   }),
-  'get-pet': withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
-  'route-not-found': withLogsAndMetrics({}),
+  getPet: withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
+  routeNotFound: withLogsAndMetrics({}),
   authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
-} as const satisfies Record<FunctionHandler, unknown>;
+  // It logs and publishes no metric; it knows each checked function's name, and the keys table it issues the authorizer's check key in.
+  preTrafficHook: v.object({
+    ...LOGGER_CONFIG,
+    [ENV.apiKeysTable]: RequiredString,
+    [ENV.preTrafficTargets]: v.pipe(
+      v.string('is required'),
+      v.parseJson(undefined, () => 'must be JSON'),
+      CheckTargets,
+    ),
+  }),
+  // The stage's URL and the secret holding its API key.
+  syntheticProbe: withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString }),
+} as const satisfies Record<FunctionName, ConfigSchema>;
 
-/** The entry points (functions/) of the functions that check a deployed stage, beside the API's own. */
-export const CHECK_FUNCTION_HANDLERS = { preTrafficHook: 'pre-traffic-hook', syntheticProbe: 'synthetic-probe' } as const;
-
-const FunctionNamesSchema = v.strictObject(
-  Object.fromEntries(FUNCTION_NAMES.map((fn) => [fn, RequiredString])) as Record<FunctionName, typeof RequiredString>,
-);
-
-/**
- * The pre-traffic hook (functions/pre-traffic-hook.ts): it logs, publishes no metric, knows each checked
- * function's name, and the keys table it issues the authorizer's check key in.
- */
-export const PRE_TRAFFIC_HOOK_CONFIG = v.object({
-  ...LOGGER_CONFIG,
-  [ENV.apiKeysTable]: RequiredString,
-  [ENV.preTrafficTargets]: v.pipe(
-    v.string('is required'),
-    v.parseJson(undefined, () => 'must be JSON'),
-    FunctionNamesSchema,
-  ),
-});
-
-/** The synthetic probe (functions/synthetic-probe.ts): the stage's URL and the secret holding its API key. */
-export const SYNTHETIC_PROBE_CONFIG = withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString });
+/** The variables a function reads: the entries of its configuration schema, every other variable ignored. */
+export function variablesOf(name: FunctionName): string[] {
+  const schema: ConfigSchema = FUNCTION_CONFIG[name];
+  // Every configuration is an object schema, alone or first in a pipe of rules across its variables.
+  const object = ('pipe' in schema ? (schema.pipe as readonly unknown[])[0] : schema) as v.ObjectSchema<v.ObjectEntries, undefined>;
+  return Object.keys(object.entries);
+}

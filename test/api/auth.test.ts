@@ -4,7 +4,7 @@ import { hashApiKey } from '../../shared/domain/auth/api-keys';
 import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/domain/auth/authenticate';
 import type { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../../shared/domain/auth/manage-api-keys';
-import { schemasOf } from '../../shared/contract/route-schemas';
+import { schemasOf } from '../../shared/catalog/function-catalog';
 import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type RequestPart, type Route } from '../../shared/facts/routes';
 import { DEV_KEY_NAME } from '../../local/local-api';
 import { fetchDocumented } from '../helpers/contract';

@@ -24,7 +24,7 @@ describe('concurrent requests', () => {
     const output = captureOutput({ silent: true });
     try {
       const createPetInstances = () =>
-        output.json().filter((line) => line[METRICS.coldStart] !== undefined && line.function_name === 'animal-store-local-create-pet')
+        output.json().filter((line) => line[METRICS.coldStart] !== undefined && line.function_name === 'animal-store-local-createPet')
           .length;
       const bodies = Array.from({ length: 10 }, () => newPet({ name: `Burst ${randomUUID()}` }));
       const responses = await Promise.all(bodies.map((body) => postPetWithKey(api, body, randomUUID())));

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
-import { authorizer, BASE_PATH, routeNotFoundHandler, routeKey, routes, type Route } from '../../shared/facts/routes';
-import { CHECK_FUNCTION_HANDLERS } from '../../shared/runtime/function-config';
+import { BASE_PATH, routeKey, routes, type Route } from '../../shared/facts/routes';
+import { fileNameOf, FUNCTION_NAMES } from '../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
 import { CLOSED_PORT } from '../helpers/http';
@@ -22,9 +22,10 @@ const functionFiles = readdirSync(functionsDir)
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
 
-const routeHandlers = [...routes.map((route) => route.handler), routeNotFoundHandler];
-const checkFunctions: readonly string[] = Object.values(CHECK_FUNCTION_HANDLERS);
-const namedFunctions = [...new Set<string>([...routeHandlers, authorizer.handler, ...checkFunctions])].sort();
+/** Each function's entry point by the one rule from its name. */
+const namedFunctions = FUNCTION_NAMES.map(fileNameOf).sort();
+/** The functions that answer HTTP requests: each operation's and routeNotFound. */
+const httpFunctionNames: readonly string[] = [...routes.map((route) => route.operationId), 'routeNotFound'];
 
 type Handler = ((event: unknown, context: unknown) => Promise<unknown>) & { [HTTP_HANDLER]?: true };
 const modules = new Map<string, { handler?: Handler }>();
@@ -58,7 +59,7 @@ beforeAll(async () => {
 afterAll(() => restoreEnv?.());
 
 describe('the functions/ folder', () => {
-  it('holds exactly the functions the stage deploys: each route handler, routeNotFound, the authorizer and the two checks', () => {
+  it('holds exactly the functions the stage deploys, each under its name: the operations, routeNotFound, the authorizer and the two checks', () => {
     expect(functionFiles).toEqual(namedFunctions);
   });
 
@@ -67,8 +68,8 @@ describe('the functions/ folder', () => {
   });
 });
 
-// Every file but the authorizer and the checks, so a stray one fails here as well as above.
-const httpFunctions = functionFiles.filter((name) => name !== authorizer.handler && !checkFunctions.includes(name));
+// Every file but the authorizer's and the checks', so a stray one fails here as well as above.
+const httpFunctions = functionFiles.filter((file) => httpFunctionNames.map(fileNameOf).includes(file) || !namedFunctions.includes(file));
 
 describe.each(httpFunctions)('the function %s', (name) => {
   it('is built with createHttpHandler', () => {
@@ -80,7 +81,7 @@ describe.each(httpFunctions)('the function %s', (name) => {
     ['a missing key', { outcome: 'missing' as const }],
     ['an invalid key', { outcome: 'invalid' as const }],
   ])('answers 401 unauthorized to a request with %s', async (_, verdict) => {
-    const route = routes.find((candidate) => candidate.handler === name) as Route | undefined;
+    const route = routes.find((candidate) => fileNameOf(candidate.operationId) === name) as Route | undefined;
     // routeNotFound serves whatever no route matched; an unknown path stands for all of them.
     const rawPath = route ? BASE_PATH + route.path.replace(/\{\w+\}/g, '1') : `${BASE_PATH}/nowhere`;
     const method = route?.method ?? 'GET';

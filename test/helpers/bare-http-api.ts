@@ -18,9 +18,11 @@ export function buildBareHttpApi(props: Partial<AnimalStoreHttpApiProps> = {}, s
       code: Code.fromInline('export const handler = async () => ({})'),
     });
   const api = new AnimalStoreHttpApi(stack, 'Api', {
-    routeFunctions: new Map(routes.map((route) => [route.handler, fn(route.operationId)])),
-    routeNotFoundFunction: fn('Fallback'),
-    authorizerFunction: fn('Authorizer'),
+    functions: new Map([
+      ...routes.map((route) => [route.operationId, fn(route.operationId)] as const),
+      ['routeNotFound', fn('Fallback')],
+      ['authorizer', fn('Authorizer')],
+    ]),
     throttle: staging.throttle,
     cors: { allowOrigins: [], maxAgeSeconds: 600 },
     logRetention: RetentionDays.ONE_WEEK,

@@ -73,8 +73,13 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
 
   async revoke(keyId: string, at: Date): Promise<boolean> {
     const record = [...this.keys.values()].find((candidate) => candidate.keyId === keyId);
+    return record !== undefined && this.revokeByHash(record.keyHash, at);
+  }
+
+  async revokeByHash(keyHash: string, at: Date): Promise<boolean> {
+    const record = this.keys.get(keyHash);
     if (!record) return false;
-    this.keys.set(record.keyHash, { ...record, revokedAt: record.revokedAt ?? at.toISOString() });
+    this.keys.set(keyHash, { ...record, revokedAt: record.revokedAt ?? at.toISOString() });
     return true;
   }
 }

@@ -1,6 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi, type LocalApi, type LocalApiOptions } from '../../local/local-api';
-import { authorizer } from '../../shared/facts/routes';
 import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
@@ -23,7 +22,7 @@ export function routeFunctionsOnly(
   environment: Readonly<Record<string, string>>,
   everyFunction: Readonly<Record<string, string>> = {},
 ): NonNullable<LocalApiOptions['functionEnvironment']> {
-  return (handler) => (handler === authorizer.handler ? everyFunction : { ...everyFunction, ...environment });
+  return (name) => (name === 'authorizer' ? everyFunction : { ...everyFunction, ...environment });
 }
 
 /** Starts the local API on free ports with an in-memory store, as `npm start` does: the local stage as it ships. */

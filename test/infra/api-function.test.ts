@@ -22,8 +22,8 @@ function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> 
   });
   const stack = new Stack(app, 'Bare');
   const fn = new ApiFunction(stack, 'GetPet', {
-    handler: 'get-pet',
-    environment: { [ENV.petsTable]: 'pets' },
+    name: 'getPet',
+    stageValues: { [ENV.petsTable]: 'pets' },
     ...BARE_FUNCTION_SETTINGS,
     ...overrides,
   });

@@ -4,22 +4,22 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, stages, type StageConfig } from '../../infra/stages';
-import { startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
+import { createLocalClient, startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
-import { functionAssets, type FunctionAsset, type FunctionName } from '../../tools/lambda/function-assets';
+import { functionAssets, type FunctionAsset } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
 import { runPreTrafficChecks, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
-import { CHECKED_FUNCTIONS, type CheckedFunction } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
+
 import { generateApiKey } from '../../shared/domain/auth/api-keys';
 import { ENV } from '../../shared/facts/environment';
 import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
-import { CheckKeyTable, createCheckKeyClient } from '../../functions/pre-traffic-hook/check-key-table';
+import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 
 /**
  * The bundle check: every function's asset, exactly as `cdk deploy` would upload it, loaded in a
@@ -77,28 +77,28 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     client.destroy();
   });
 
-  function asset(handler: FunctionName): FunctionAsset {
+  function asset(handler: ApiFunctionName): FunctionAsset {
     const found = functionAssets(synthesis, stage).get(handler);
     if (!found) throw new Error(`No function for ${handler}`);
     return found;
   }
 
-  function taskRoot(handler: FunctionName): string {
+  function taskRoot(handler: ApiFunctionName): string {
     return asset(handler).taskRoot;
   }
 
   /** The source files the asset's bundle was built from, as its source map lists them. */
-  function bundledSources(handler: FunctionName): string[] {
+  function bundledSources(handler: ApiFunctionName): string[] {
     return (JSON.parse(readFileSync(join(taskRoot(handler), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
   }
 
   /** The function's environment as Lambda would set it, references resolved to the local tables. */
-  function environment(handler: FunctionName, endpoint = dynamo.endpoint): Record<string, string> {
+  function environment(handler: ApiFunctionName, endpoint = dynamo.endpoint): Record<string, string> {
     return asset(handler).environment({ tables, dynamoDbEndpoint: endpoint, cursorSecret: CURSOR_SECRET });
   }
 
   async function invoke(
-    handler: FunctionName,
+    handler: ApiFunctionName,
     events: unknown[],
     endpoint?: string,
     overrides: Record<string, string> = {},
@@ -132,7 +132,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       expect(code.startsWith("import { createRequire } from 'module';"), handler).toBe(true);
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), handler).toBe(true);
       const sources = bundledSources(handler);
-      expect(sources, handler).toContain(`functions/${asset(handler).handler}.ts`);
+      expect(sources, handler).toContain(`functions/${fileNameOf(handler)}.ts`);
       // Relative to the repository, never to where it is checked out: the map is part of the asset's
       // hash, so a machine-specific path would give every machine different templates.
       for (const source of sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
@@ -223,13 +223,13 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     const EVENT_IDS = { deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: EVENT.LifecycleEventHookExecutionId };
 
     /** The name each function is deployed under here: the one its environment gives it (tools/lambda/function-assets.ts). */
-    function deployedName(fn: CheckedFunction): string {
+    function deployedName(fn: ApiFunctionName): string {
       return `${config.stackName}-${stage.stack.functions.byName.get(fn)!.node.id}`;
     }
 
     /** Lambda's Invoke of a published version, served by running the function's asset as the bundle check does. */
-    function bundleLambda(overrides: Partial<Record<CheckedFunction, Record<string, string>>> = {}) {
-      const byName = new Map(CHECKED_FUNCTIONS.map((fn) => [deployedName(fn), fn]));
+    function bundleLambda(overrides: Partial<Record<ApiFunctionName, Record<string, string>>> = {}) {
+      const byName = new Map(API_FUNCTIONS.map((fn) => [deployedName(fn), fn]));
       return fakeLambda(async (call) => {
         const fn = byName.get(call.functionName ?? '');
         if (fn === undefined) throw new Error(`No function ${call.functionName}`);
@@ -238,23 +238,20 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       });
     }
 
-    function checks(fn: CheckedFunction, lambda: LambdaApi) {
+    function checks(fn: ApiFunctionName, lambda: LambdaApi) {
       const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName(fn), targetVersion: '2' }]);
       const run = runPreTrafficChecks(EVENT, {
         codeDeploy: codeDeploy.api,
         lambda,
-        functionNames: Object.fromEntries(CHECKED_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<CheckedFunction, string>,
+        functionNames: Object.fromEntries(API_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<ApiFunctionName, string>,
         clock: { getRemainingTimeInMillis: () => preTrafficHookTimeoutMs() },
         checkContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
-        checkKeys: new CheckKeyTable(
-          createCheckKeyClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' } }),
-          tables.apiKeys,
-        ),
+        checkKeys: new DynamoApiKeyStore(documentClientOver(createLocalClient(dynamo.endpoint)), tables.apiKeys),
       });
       return { run, reports: codeDeploy.reports };
     }
 
-    it.each(CHECKED_FUNCTIONS)('lets the new version of %s through: every check gets the answer the hook expects', async (fn) => {
+    it.each(API_FUNCTIONS)('lets the new version of %s through: every check gets the answer the hook expects', async (fn) => {
       const { run, reports } = checks(fn, bundleLambda().api);
       await expect(run).resolves.toBe('Succeeded');
       expect(reports.map((report) => report.status)).toEqual(['Succeeded']);
@@ -274,7 +271,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
 
       // The template's environment, each function's reference resolved to its deployed name.
       const names = new Map(
-        CHECKED_FUNCTIONS.map((fn) => [
+        API_FUNCTIONS.map((fn) => [
           stage.stack.getLogicalId(stage.stack.functions.byName.get(fn)!.function.node.defaultChild as CfnElement),
           deployedName(fn),
         ]),

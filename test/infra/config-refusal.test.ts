@@ -5,6 +5,7 @@ import { ApiFunction, type ApiFunctionProps, type LogLevel } from '../../infra/a
 import { staging, type StageConfig } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
 import { synthesize } from '../../tools/lambda/synth';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
 
 // What is checked is the environment, not the bundle: skip bundling to keep this file fast.
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
@@ -15,8 +16,8 @@ const LISTING = { [ENV.listingShards]: '8', [ENV.listHeadCacheMs]: '1000' };
 function synthesisError(overrides: Partial<ApiFunctionProps> = {}): string | undefined {
   const app = new App({ context: NO_BUNDLING });
   new ApiFunction(new Stack(app, 'Bare'), 'ListPets', {
-    handler: 'list-pets',
-    environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters' },
+    name: 'listPets',
+    stageValues: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters' },
     ...BARE_FUNCTION_SETTINGS,
     ...overrides,
   });
@@ -34,13 +35,13 @@ describe('synthesizing a function whose environment it would refuse at cold star
   });
 
   it('fails, naming the function, the variable and the rule, for a cursor secret shorter than the minimum', () => {
-    const error = synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'too-short' } });
+    const error = synthesisError({ stageValues: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: 'too-short' } });
     expect(error).toContain('Bare/ListPets/Function');
     expect(error).toContain('CURSOR_SECRET must be at least 32 characters');
   });
 
   it('fails for a variable the function reads that it is not given', () => {
-    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets' } })).toMatch(
+    expect(synthesisError({ stageValues: { ...LISTING, [ENV.petsTable]: 'pets' } })).toMatch(
       /Bare\/ListPets\/Function.*CURSOR_SECRET is required/s,
     );
   });
@@ -51,7 +52,7 @@ describe('synthesizing a function whose environment it would refuse at cold star
 
   it('leaves a value resolved at deploy time (a secret reference) to the function, which alone can read it', () => {
     const fromSecret = SecretValue.secretsManager('cursor-secret').unsafeUnwrap();
-    expect(synthesisError({ environment: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: fromSecret } })).toBeUndefined();
+    expect(synthesisError({ stageValues: { ...LISTING, [ENV.petsTable]: 'pets', [ENV.cursorSecret]: fromSecret } })).toBeUndefined();
   });
 });
 
@@ -64,7 +65,7 @@ describe('synthesizing a stage whose functions would refuse their configuration'
     } catch (error) {
       message = error instanceof Error ? error.message : String(error);
     }
-    for (const fn of ['listPets', 'createPet', 'getPet', 'RouteNotFound', 'Authorizer']) {
+    for (const fn of API_FUNCTIONS) {
       expect(message).toMatch(new RegExp(`AnimalStore-Loud/Functions/${fn}/Function\\].*POWERTOOLS_LOG_LEVEL must be one of`));
     }
     expect(message).toMatch(/AnimalStore-Loud\/[\w/]*PreTraffic[\w/]*\].*POWERTOOLS_LOG_LEVEL must be one of/);

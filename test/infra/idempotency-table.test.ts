@@ -10,7 +10,7 @@ function build() {
   const stack = new Stack(new App(), 'Bare');
   const table = new IdempotencyTable(stack, 'Idempotency');
   const role = new Role(stack, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-  table.grantRecords(role);
+  table.grant(role, ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem']);
   return { stack, table, role, template: Template.fromStack(stack) };
 }
 

@@ -12,11 +12,11 @@ function listingVariables(listing: typeof production.listing) {
   const synthesis = synthesize({ stages: [{ ...production, listing }], context });
   try {
     const { stack, json } = synthesis.stage(production.name);
-    const variablesOf = (handler: string) => {
-      const fn = stack.functions.routes.get(handler)!.function;
+    const variablesOf = (name: 'listPets' | 'createPet') => {
+      const fn = stack.functions.of(name).function;
       return json.Resources[stack.getLogicalId(fn.node.defaultChild as never)]!.Properties!.Environment.Variables;
     };
-    return { listPets: variablesOf('list-pets')[ENV.listingShards], createPet: variablesOf('create-pet')[ENV.writeShards] };
+    return { listPets: variablesOf('listPets')[ENV.listingShards], createPet: variablesOf('createPet')[ENV.writeShards] };
   } finally {
     synthesis.dispose();
   }

@@ -173,7 +173,7 @@ describe.each(stages)('alarms of the $name stage', (config: StageConfig) => {
   });
 
   it("watch the authorizer's errors and throttles, since it fronts every route", () => {
-    const authorizer = { Ref: logicalId(stage, stage.stack.functions.authorizer.function) };
+    const authorizer = { Ref: logicalId(stage, stage.stack.functions.of('authorizer').function) };
     const watched = alarms()
       .filter((alarm) => JSON.stringify(alarm.Properties!.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: authorizer }]))
       .map((alarm) => alarm.Properties!.MetricName);

@@ -58,9 +58,9 @@ describe.each(stages)('the permission graph of the $name stage', (config: StageC
     const apiEdges = edgesOfKind(graph, 'API Gateway → Lambda');
     const { functions } = stage.stack;
     const expected = [
-      ...routes.map((route) => [routeKey(route), logicalId(stage, functions.routes.get(route.handler)!.alias)]),
-      ['$default', logicalId(stage, functions.routeNotFound.alias)],
-      ['authorizer ApiKeyAuthorizer', logicalId(stage, functions.authorizer.alias)],
+      ...routes.map((route) => [routeKey(route), logicalId(stage, functions.of(route.operationId).alias)]),
+      ['$default', logicalId(stage, functions.of('routeNotFound').alias)],
+      ['authorizer ApiKeyAuthorizer', logicalId(stage, functions.of('authorizer').alias)],
     ];
     expect(apiEdges.map((edge) => [edge.detail, edge.to.id]).sort()).toEqual(expected.sort());
     for (const edge of apiEdges) expect(edge.from.id).toBe(logicalId(stage, stage.stack.api.httpApi));
@@ -123,12 +123,12 @@ describe.each(stages)('the permission graph of the $name stage', (config: StageC
         .map((edge) => edge.to.id)
         .sort();
     const pets = logicalId(stage, stage.stack.petsTable.table);
-    expect(tablesOf(logicalId(stage, functions.routes.get('list-pets')!.role))).toEqual([pets]);
-    expect(tablesOf(logicalId(stage, functions.routes.get('create-pet')!.role))).toEqual(
+    expect(tablesOf(logicalId(stage, functions.of('listPets').role))).toEqual([pets]);
+    expect(tablesOf(logicalId(stage, functions.of('createPet').role))).toEqual(
       [pets, logicalId(stage, stage.stack.idempotencyTable.table)].sort(),
     );
-    expect(tablesOf(logicalId(stage, functions.authorizer.role))).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
-    expect(tablesOf(logicalId(stage, functions.routeNotFound.role))).toEqual([]);
+    expect(tablesOf(logicalId(stage, functions.of('authorizer').role))).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
+    expect(tablesOf(logicalId(stage, functions.of('routeNotFound').role))).toEqual([]);
     // The pre-traffic hook issues the authorizer's check key and revokes it: writes, and to the keys table only.
     const hookRole = logicalId(stage, stage.stack.preTrafficChecks.role);
     expect(tablesOf(hookRole)).toEqual([logicalId(stage, stage.stack.apiKeysTable.table)]);
@@ -136,7 +136,7 @@ describe.each(stages)('the permission graph of the $name stage', (config: StageC
       'dynamodb:PutItem, dynamodb:UpdateItem on the table',
     );
     expect(edgesOfKind(graph, 'function → secret').map((edge) => [edge.from.id, edge.detail])).toEqual([
-      [logicalId(stage, functions.routes.get('list-pets')!.role), 'resolved by CloudFormation at deploy time'],
+      [logicalId(stage, functions.of('listPets').role), 'resolved by CloudFormation at deploy time'],
       [logicalId(stage, stage.stack.syntheticProbe.role), 'secretsmanager:GetSecretValue at run time'],
     ]);
   });
@@ -192,7 +192,7 @@ describe('the permission graph of a template with a grant taken away or widened'
   });
 
   it('reports the authorizer when API Gateway may no longer invoke it', () => {
-    const alias = logicalId(stage, stage.stack.functions.authorizer.alias);
+    const alias = logicalId(stage, stage.stack.functions.of('authorizer').alias);
     const findings = findingsAfter((json) => {
       for (const [id, permission] of Object.entries(resourcesOfType(json, 'AWS::Lambda::Permission'))) {
         if (JSON.stringify(permission.Properties!.FunctionName).includes(alias)) delete json.Resources[id];
@@ -200,13 +200,13 @@ describe('the permission graph of a template with a grant taken away or widened'
     });
     expect(findings).toEqual([
       expect.stringMatching(
-        /^API Gateway → Lambda: Api\/HttpApi → Functions\/Authorizer\/Live \(authorizer ApiKeyAuthorizer\): no Lambda permission/,
+        /^API Gateway → Lambda: Api\/HttpApi → Functions\/authorizer\/Live \(authorizer ApiKeyAuthorizer\): no Lambda permission/,
       ),
     ]);
   });
 
   it("reports a route's permission that any API of the account could use", () => {
-    const alias = logicalId(stage, stage.stack.functions.routes.get('get-pet')!.alias);
+    const alias = logicalId(stage, stage.stack.functions.of('getPet').alias);
     const findings = findingsAfter((json) => {
       for (const permission of Object.values(resourcesOfType(json, 'AWS::Lambda::Permission'))) {
         if (JSON.stringify(permission.Properties!.FunctionName).includes(alias)) {
@@ -221,7 +221,7 @@ describe('the permission graph of a template with a grant taken away or widened'
 
   it('reports a function whose role lost the grant on a table its environment names', () => {
     const findings = findingsAfter((json) => {
-      const document = policyOf(json, stage.stack.functions.routes.get('get-pet')!.role).Properties!.PolicyDocument;
+      const document = policyOf(json, stage.stack.functions.of('getPet').role).Properties!.PolicyDocument;
       document.Statement = document.Statement.filter(
         (statement: { Action: unknown }) => !JSON.stringify(statement.Action).includes('dynamodb:'),
       );
@@ -232,7 +232,7 @@ describe('the permission graph of a template with a grant taken away or widened'
   it('reports a grant on a table the function does not use, and one on every table', () => {
     const keysTable = logicalId(stage, stage.stack.apiKeysTable.table);
     const findings = findingsAfter((json) => {
-      const document = policyOf(json, stage.stack.functions.routes.get('list-pets')!.role).Properties!.PolicyDocument;
+      const document = policyOf(json, stage.stack.functions.of('listPets').role).Properties!.PolicyDocument;
       document.Statement.push({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [keysTable, 'Arn'] } });
       document.Statement.push({ Effect: 'Allow', Action: 'dynamodb:Scan', Resource: '*' });
     });
@@ -249,11 +249,13 @@ describe('the permission graph of a template with a grant taken away or widened'
   it('reports a function reading at run time a secret its role may not read', () => {
     const secret = logicalId(stage, stage.stack.node.findChild('CursorSecret').node.findChild('Secret'));
     const findings = findingsAfter((json) => {
-      resource(json, stage.stack.functions.routeNotFound.function).Properties!.Environment.Variables.SOME_SECRET_ARN = { Ref: secret };
+      resource(json, stage.stack.functions.of('routeNotFound').function).Properties!.Environment.Variables.SOME_SECRET_ARN = {
+        Ref: secret,
+      };
     });
     expect(findings).toEqual([
       expect.stringMatching(
-        /^function → secret: Functions\/RouteNotFound\/Role → CursorSecret\/Secret .*may not secretsmanager:GetSecretValue/,
+        /^function → secret: Functions\/routeNotFound\/Role → CursorSecret\/Secret .*may not secretsmanager:GetSecretValue/,
       ),
     ]);
   });
@@ -277,13 +279,13 @@ describe('the permission graph of a template with a grant taken away or widened'
 
   it('reports a managed policy it cannot read instead of assuming what it grants', () => {
     const findings = findingsAfter((json) => {
-      resource(json, stage.stack.functions.authorizer.role).Properties!.ManagedPolicyArns = [
+      resource(json, stage.stack.functions.of('authorizer').role).Properties!.ManagedPolicyArns = [
         'arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess',
       ];
     });
     expect(findings).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/Functions\/Authorizer\/Role .*AmazonDynamoDBFullAccess, whose statements the graph does not know/),
+        expect.stringMatching(/Functions\/authorizer\/Role .*AmazonDynamoDBFullAccess, whose statements the graph does not know/),
       ]),
     );
   });
@@ -314,18 +316,18 @@ describe('the permission graph of a stage pointed at a restored pets table, by n
     const graph = permissionGraph(stage.json, targetOf(staging));
     expect(findingsOf(graph), formatEdges(graph)).toEqual([]);
     const toRestored = edgesOfKind(graph, 'function → table').filter((edge) => edge.to.id === restoredArn);
-    const { routes: byHandler } = stage.stack.functions;
+    const { functions } = stage.stack;
     expect(toRestored.map((edge) => [edge.from.id, edge.detail, edge.outside]).sort()).toEqual(
       [
         [
-          logicalId(stage, byHandler.get('list-pets')!.role),
+          logicalId(stage, functions.of('listPets').role),
           `dynamodb:Query on ${PETS_INDEXES.map((index) => `index ${index.name}`)
             .sort()
             .join(', ')}`,
           true,
         ],
-        [logicalId(stage, byHandler.get('create-pet')!.role), 'dynamodb:GetItem, dynamodb:PutItem on the table', true],
-        [logicalId(stage, byHandler.get('get-pet')!.role), 'dynamodb:GetItem on the table', true],
+        [logicalId(stage, functions.of('createPet').role), 'dynamodb:GetItem, dynamodb:PutItem on the table', true],
+        [logicalId(stage, functions.of('getPet').role), 'dynamodb:GetItem on the table', true],
       ].sort(),
     );
   });
@@ -337,7 +339,7 @@ describe('the permission graph of a stage pointed at a restored pets table, by n
   });
 
   it('reports a function whose environment names the restored table when its role lost the grant on it', () => {
-    const role = logicalId(stage, stage.stack.functions.routes.get('get-pet')!.role);
+    const role = logicalId(stage, stage.stack.functions.of('getPet').role);
     const findings = findingsAfter((json) => {
       const [policy] = Object.values(resourcesOfType(json, 'AWS::IAM::Policy')).filter((p) =>
         JSON.stringify(p.Properties!.Roles).includes(role),
@@ -354,7 +356,7 @@ describe('the permission graph of a stage pointed at a restored pets table, by n
 
   it('reports a function granted on the restored table that its environment does not name', () => {
     const findings = findingsAfter((json) => {
-      delete json.Resources[logicalId(stage, stage.stack.functions.routes.get('get-pet')!.function)]!.Properties!.Environment.Variables
+      delete json.Resources[logicalId(stage, stage.stack.functions.of('getPet').function)]!.Properties!.Environment.Variables
         .PETS_TABLE_NAME;
     });
     expect(findings).toEqual([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, staging, type StageConfig } from '../../infra/stages';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
 import { ENV } from '../../shared/facts/environment';
-import { routes } from '../../shared/facts/routes';
+import { routes, type OperationId } from '../../shared/facts/routes';
 import { functionAssets } from '../../tools/lambda/function-assets';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
@@ -39,8 +39,8 @@ function logicalId(stage: SynthesizedStage, construct: { node: { defaultChild?: 
 }
 
 /** The policy document of a function's role. */
-function policyOf(stage: SynthesizedStage, handler: string): unknown {
-  const role = logicalId(stage, stage.stack.functions.routes.get(handler)!.role);
+function policyOf(stage: SynthesizedStage, name: OperationId): unknown {
+  const role = logicalId(stage, stage.stack.functions.of(name).role);
   const [policy] = Object.values(resourcesOfType(stage.json, 'AWS::IAM::Policy')).filter((p) =>
     JSON.stringify(p.Properties!.Roles).includes(role),
   );
@@ -72,14 +72,16 @@ describe.each([staging, production])('the $name stage pointed at a restored pets
   it("sets every route function's pets table to the restored table's name, and no other function's", () => {
     for (const fn of stage.stack.functions.all) {
       const variables = stage.json.Resources[logicalId(stage, fn.function)]!.Properties!.Environment.Variables;
-      const isRoute = [...stage.stack.functions.routes.values()].includes(fn);
+      const isRoute = routes.some((route) => stage.stack.functions.of(route.operationId) === fn);
       expect(variables[ENV.petsTable], fn.node.id).toBe(isRoute ? RESTORED_NAME : undefined);
     }
   });
 
   it("grants each route function today's statements exactly, on the restored table and its indexes instead of the stack's", () => {
     for (const route of routes) {
-      expect(policyOf(stage, route.handler), route.operationId).toEqual(onTable(policyOf(before, route.handler), restoredArn(config)));
+      expect(policyOf(stage, route.operationId), route.operationId).toEqual(
+        onTable(policyOf(before, route.operationId), restoredArn(config)),
+      );
     }
   });
 

@@ -1,7 +1,6 @@
 import { App, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { LambdaApplication, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
-import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Alias, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
@@ -9,10 +8,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PreTrafficChecks } from '../../infra/pre-traffic-checks';
 import { stages, type StageConfig } from '../../infra/stages';
 import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
-import { CHECKED_FUNCTIONS } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
+
 import { ENV } from '../../shared/facts/environment';
 import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedStage } from '../helpers/synthesized-app';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
+import { ApiKeysTable } from '../../infra/tables';
 
 /** What CodeDeploy's pre-traffic hook is, may do and gates, in the templates CloudFormation gets. */
 
@@ -80,7 +81,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     const json = parts.map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(separator);
     const byName = Object.fromEntries([...stage.stack.functions.byName].map(([name, fn]) => [name, `<${id(fn.function)}>`]));
     expect(JSON.parse(json)).toEqual(byName);
-    expect(Object.keys(byName).sort()).toEqual([...CHECKED_FUNCTIONS].sort());
+    expect(Object.keys(byName).sort()).toEqual([...API_FUNCTIONS].sort());
   });
 
   it('may write its own log, invoke only the published versions of the stage’s functions, put and revoke a key in the keys table, and read and report on their deployments only', () => {
@@ -178,7 +179,7 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
       const alarms = stage.json.Resources[id(group)]!.Properties!.AlarmConfiguration.Alarms as Array<{ Name: unknown }>;
       expect(alarms, name).toContainEqual({ Name: { Ref: id(alarm) } });
     }
-    expect(stage.stack.trafficShifting.deploymentGroups.has('Authorizer')).toBe(true);
+    expect(stage.stack.trafficShifting.deploymentGroups.has('authorizer')).toBe(true);
   });
 });
 
@@ -186,9 +187,9 @@ describe('the PreTrafficChecks construct', () => {
   /** The construct on a bare stack, gating two deployment groups of stand-in functions. */
   function build() {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Bare');
-    const apiKeysTable = new TableV2(stack, 'Keys', { partitionKey: { name: 'keyHash', type: AttributeType.STRING } });
+    const apiKeysTable = new ApiKeysTable(stack, 'Keys', { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false });
     const functions = new Map(
-      CHECKED_FUNCTIONS.map((name) => [
+      API_FUNCTIONS.map((name) => [
         name,
         new LambdaFunction(stack, name, {
           runtime: Runtime.NODEJS_24_X,
@@ -200,6 +201,7 @@ describe('the PreTrafficChecks construct', () => {
     const checks = new PreTrafficChecks(stack, 'Checks', {
       functions,
       apiKeysTable,
+      memoryMiB: 256,
       logLevel: 'INFO',
       logRetention: RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -240,7 +242,7 @@ describe('the PreTrafficChecks construct', () => {
   it('issues its check key in the keys table it is given, and may do nothing else there', () => {
     const { stack, checks, apiKeysTable, template } = build();
     const json = template.toJSON() as CfnTemplate;
-    const table = stack.getLogicalId(apiKeysTable.node.defaultChild as CfnElement);
+    const table = stack.getLogicalId(apiKeysTable.table.node.defaultChild as CfnElement);
     const hook = json.Resources[stack.getLogicalId(checks.function.node.defaultChild as CfnElement)]!;
     expect(hook.Properties!.Environment.Variables[ENV.apiKeysTable]).toEqual({ Ref: table });
     const roleId = stack.getLogicalId(checks.role.node.defaultChild as CfnElement);
@@ -267,7 +269,8 @@ describe('the PreTrafficChecks construct', () => {
       () =>
         new PreTrafficChecks(stack, 'Checks', {
           functions: new Map([['listPets', only]]),
-          apiKeysTable: new TableV2(stack, 'Keys', { partitionKey: { name: 'keyHash', type: AttributeType.STRING } }),
+          apiKeysTable: new ApiKeysTable(stack, 'Keys', { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false }),
+          memoryMiB: 256,
           logLevel: 'INFO',
           logRetention: RetentionDays.ONE_WEEK,
           removalPolicy: RemovalPolicy.DESTROY,

@@ -36,6 +36,7 @@ function bareProbe(options: { bundle: boolean; props?: Partial<SyntheticProbePro
     evaluationPeriods: 3,
     alarmActions: [new SnsAction(topic)],
     metricsNamespace: 'AnimalStore/bare',
+    memoryMiB: 256,
     logLevel: 'INFO',
     logRetention: RetentionDays.ONE_WEEK,
     removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,

@@ -9,7 +9,6 @@ import { API_GATEWAY_AUTHORIZER_TIMEOUT_MS, API_GATEWAY_INTEGRATION_TIMEOUT_MS }
 import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
 import { localStageVariables, tableDefinitions } from '../../local/dynamodb-local';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
-import type { PetsTableAccess } from '../../infra/pets-table-access';
 import { ENV } from '../../shared/facts/environment';
 import { routeKey, routes } from '../../shared/facts/routes';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
@@ -32,9 +31,8 @@ function arnOf(stage: SynthesizedStage, construct: IConstruct) {
   return { 'Fn::GetAtt': [logicalId(stage, construct), 'Arn'] };
 }
 
-function functionsOf(stage: SynthesizedStage): Map<string, ApiFunction> {
-  const { functions } = stage.stack;
-  return new Map([...functions.routes, ['route-not-found', functions.routeNotFound], ['authorizer', functions.authorizer]]);
+function functionsOf(stage: SynthesizedStage): ReadonlyMap<string, ApiFunction> {
+  return stage.stack.functions.byName;
 }
 
 /** Every IAM statement attached to a role: a function's, the hook's or the synthetic probe's. */
@@ -76,7 +74,7 @@ function idempotencyStatement(stage: SynthesizedStage) {
   };
 }
 
-function petsStatement(stage: SynthesizedStage, access: PetsTableAccess) {
+function petsStatement(stage: SynthesizedStage, access: 'query' | 'get' | 'put') {
   const table = arnOf(stage, stage.stack.petsTable.table);
   switch (access) {
     case 'query':
@@ -146,7 +144,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it("routes every operation of the route table through the authorizer to its own function's live alias", () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       for (const route of routes) {
-        const fn = stage.stack.functions.routes.get(route.handler)!;
+        const fn = stage.stack.functions.of(route.operationId);
         const [integrationId] = Object.entries(
           stage.template.findResources('AWS::ApiGatewayV2::Integration', {
             Properties: { IntegrationUri: ref(stage, fn.alias) },
@@ -165,7 +163,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('answers every unmatched request with the routeNotFound function, behind the authorizer too', () => {
       const authorizerId = logicalId(stage, stage.stack.api.httpApi.node.findChild('ApiKeyAuthorizer'));
       const integrations = stage.template.findResources('AWS::ApiGatewayV2::Integration', {
-        Properties: { IntegrationUri: ref(stage, stage.stack.functions.routeNotFound.alias) },
+        Properties: { IntegrationUri: ref(stage, stage.stack.functions.of('routeNotFound').alias) },
       });
       expect(Object.keys(integrations)).toHaveLength(1);
       stage.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -195,7 +193,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       );
       // With an identity source, a request without it would get API Gateway's 401, not our Error body.
       expect(properties).not.toHaveProperty('IdentitySource');
-      expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.authorizer.alias));
+      expect(JSON.stringify(properties.AuthorizerUri)).toContain(logicalId(stage, stage.stack.functions.of('authorizer').alias));
     });
 
     it('lets API Gateway invoke the live alias of the authorizer and of each route function, and never the latest code', () => {
@@ -297,13 +295,8 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     });
 
     it('gives each function the memory the stage chose for it, and every function its log level and log retention', () => {
-      const { functions } = stage.stack;
-      const byName = new Map([
-        ...routes.map((route) => [route.operationId, functions.routes.get(route.handler)!] as const),
-        ['routeNotFound', functions.routeNotFound] as const,
-        ['authorizer', functions.authorizer] as const,
-      ]);
-      for (const [name, fn] of byName) expect(functionResource(stage, fn).Properties!.MemorySize, name).toBe(config.memoryMiB[name]);
+      for (const [name, fn] of stage.stack.functions.byName)
+        expect(functionResource(stage, fn).Properties!.MemorySize, name).toBe(config.memoryMiB[name]);
       for (const fn of functionsOf(stage).values()) {
         const properties = functionResource(stage, fn).Properties!;
         expect(properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe(config.logLevel);
@@ -315,29 +308,29 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('hands each function the table names it reads at cold start, and nothing else', () => {
       const pets = ref(stage, stage.stack.petsTable.table);
       const keys = ref(stage, stage.stack.apiKeysTable.table);
-      const variables = (handler: string) => {
+      const variables = (name: string) => {
         const { POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE, NODE_OPTIONS, ...own } = functionResource(
           stage,
-          functionsOf(stage).get(handler)!,
+          functionsOf(stage).get(name)!,
         ).Properties!.Environment.Variables;
         return own;
       };
       // The listing as the local stage runs it: the same shards, written and read, and the same head cache.
       const local = localStageVariables('unused');
-      expect(variables('list-pets')).toEqual({
+      expect(variables('listPets')).toEqual({
         PETS_TABLE_NAME: pets,
         CURSOR_SECRET: expect.anything(),
         PETS_LISTING_SHARDS: local[ENV.listingShards],
         LIST_HEAD_CACHE_MS: local[ENV.listHeadCacheMs],
       });
-      expect(variables('create-pet')).toEqual({
+      expect(variables('createPet')).toEqual({
         PETS_TABLE_NAME: pets,
         IDEMPOTENCY_TABLE_NAME: ref(stage, stage.stack.idempotencyTable.table),
         PETS_WRITE_SHARDS: local[ENV.writeShards],
       });
-      expect(variables('get-pet')).toEqual({ PETS_TABLE_NAME: pets });
+      expect(variables('getPet')).toEqual({ PETS_TABLE_NAME: pets });
       expect(variables('authorizer')).toEqual({ API_KEYS_TABLE_NAME: keys });
-      expect(variables('route-not-found')).toEqual({});
+      expect(variables('routeNotFound')).toEqual({});
     });
 
     it("hands the list function the stage's generated cursor secret as a dynamic reference", () => {
@@ -348,7 +341,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(Object.keys(secrets)).toHaveLength(1);
       const [secretId] = Object.keys(secrets);
       expect(secrets[secretId!]!.Properties.GenerateSecretString).toEqual(expect.objectContaining({ PasswordLength: 64 }));
-      const cursorSecret = functionResource(stage, functionsOf(stage).get('list-pets')!).Properties!.Environment.Variables.CURSOR_SECRET;
+      const cursorSecret = functionResource(stage, functionsOf(stage).get('listPets')!).Properties!.Environment.Variables.CURSOR_SECRET;
       expect(cursorSecret).toEqual({
         'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
       });
@@ -362,7 +355,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       const safe = routes.filter((route) => route.method === 'GET');
       expect(safe.length).toBeGreaterThan(0);
       for (const route of safe) {
-        const fn = stage.stack.functions.routes.get(route.handler)!;
+        const fn = stage.stack.functions.of(route.operationId);
         const onPets = dynamoDbStatementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes(pets));
         const actions = grantsOf(onPets).map((grant) => grant.split(' ')[0]!);
         expect(actions.length, route.operationId).toBeGreaterThan(0);
@@ -371,12 +364,12 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     });
 
     it("lets the list function only query the pets table's indexes: it can neither write nor read items by key", () => {
-      const statements = dynamoDbStatementsOf(stage, functionsOf(stage).get('list-pets')!);
+      const statements = dynamoDbStatementsOf(stage, functionsOf(stage).get('listPets')!);
       expect(statements).toEqual([petsStatement(stage, 'query')]);
     });
 
     it('lets the create function put pets, read one back by its key, and keep its idempotency records', () => {
-      expect(grantsOf(dynamoDbStatementsOf(stage, functionsOf(stage).get('create-pet')!))).toEqual(
+      expect(grantsOf(dynamoDbStatementsOf(stage, functionsOf(stage).get('createPet')!))).toEqual(
         grantsOf([petsStatement(stage, 'put'), petsStatement(stage, 'get'), idempotencyStatement(stage)]),
       );
     });
@@ -384,17 +377,17 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('lets nobody but the create function touch the idempotency table', () => {
       const table = logicalId(stage, stage.stack.idempotencyTable.table);
       for (const [name, fn] of functionsOf(stage)) {
-        if (name === 'create-pet') continue;
+        if (name === 'createPet') continue;
         expect(JSON.stringify(statementsOf(stage, fn)), name).not.toContain(table);
       }
     });
 
     it('lets the get function only read one pet by its key', () => {
-      expect(dynamoDbStatementsOf(stage, functionsOf(stage).get('get-pet')!)).toEqual([petsStatement(stage, 'get')]);
+      expect(dynamoDbStatementsOf(stage, functionsOf(stage).get('getPet')!)).toEqual([petsStatement(stage, 'get')]);
     });
 
     it('lets the authorizer only look one API key up, and nothing touch the pets table', () => {
-      expect(dynamoDbStatementsOf(stage, stage.stack.functions.authorizer)).toEqual([
+      expect(dynamoDbStatementsOf(stage, stage.stack.functions.of('authorizer'))).toEqual([
         { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(stage, stage.stack.apiKeysTable.table) },
       ]);
     });
@@ -402,13 +395,13 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
     it('lets nobody but the authorizer read the API keys table', () => {
       const keysTable = logicalId(stage, stage.stack.apiKeysTable.table);
       for (const [name, fn] of functionsOf(stage)) {
-        if (fn === stage.stack.functions.authorizer) continue;
+        if (fn === stage.stack.functions.of('authorizer')) continue;
         expect(JSON.stringify(statementsOf(stage, fn)), name).not.toContain(keysTable);
       }
     });
 
     it('gives the routeNotFound function no DynamoDB access at all', () => {
-      expect(dynamoDbStatementsOf(stage, stage.stack.functions.routeNotFound)).toEqual([]);
+      expect(dynamoDbStatementsOf(stage, stage.stack.functions.of('routeNotFound'))).toEqual([]);
     });
 
     it('lets each function write only to its own log group', () => {

@@ -69,7 +69,7 @@ describe('rotating the cursor key', () => {
   function cursorSecretOf(name: string) {
     const { stack, json } = synthesis.stage(name);
     const [secretId] = Object.keys(synthesis.stage(name).template.findResources('AWS::SecretsManager::Secret'));
-    const listPets = stack.functions.routes.get('list-pets')!.function.node.defaultChild as CfnElement;
+    const listPets = stack.functions.of('listPets').function.node.defaultChild as CfnElement;
     return { secretId, reference: json.Resources[stack.getLogicalId(listPets)]!.Properties!.Environment.Variables.CURSOR_SECRET };
   }
 
@@ -122,8 +122,8 @@ describe('reserved concurrency for the authorizer', () => {
       listPets: undefined,
       createPet: undefined,
       getPet: undefined,
-      RouteNotFound: undefined,
-      Authorizer: 50,
+      routeNotFound: undefined,
+      authorizer: 50,
     });
   });
 

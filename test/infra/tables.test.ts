@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiKeysTable, PetsTable } from '../../infra/tables';
 import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
-import type { PetsTableAccess } from '../../infra/pets-table-access';
+import type { TableAction } from '../../shared/catalog/function-catalog';
 
 /** The data tables' constructs on their own, on a bare stack: milliseconds each, no app to synthesize. */
 function bare() {
@@ -54,16 +54,20 @@ describe('the pets table construct', () => {
     expect(table).toMatchObject({ DeletionPolicy: deletion, UpdateReplacePolicy: replacement });
   });
 
-  it.each<[string, PetsTableAccess[], string[]]>([
-    ['a listing: Query on the two indexes only', ['query'], ['dynamodb:Query']],
-    ['a read: GetItem on the table', ['get'], ['dynamodb:GetItem']],
-    ['a create: PutItem, and GetItem to read back its own earlier write', ['put', 'get'], ['dynamodb:PutItem', 'dynamodb:GetItem']],
+  it.each<[string, TableAction[], Array<string | string[]>]>([
+    ['a listing: Query on the two indexes only', ['Query'], ['dynamodb:Query']],
+    ['a read: GetItem on the table', ['GetItem'], ['dynamodb:GetItem']],
+    [
+      'a create: PutItem, and GetItem to read back its own earlier write',
+      ['PutItem', 'GetItem'],
+      [['dynamodb:PutItem', 'dynamodb:GetItem']],
+    ],
   ])('grants %s, and nothing else', (_, access, actions) => {
     const { stack, role } = bare();
-    new PetsTable(stack, 'Pets', kept).grantAccess(role, access);
-    const statements = statementsOf(Template.fromStack(stack)) as Array<{ Action: string; Resource: unknown }>;
+    new PetsTable(stack, 'Pets', kept).grant(role, access);
+    const statements = statementsOf(Template.fromStack(stack)) as Array<{ Action: string | string[]; Resource: unknown }>;
     expect(statements.map((statement) => statement.Action)).toEqual(actions);
-    if (access[0] === 'query') expect(JSON.stringify(statements[0]!.Resource)).toContain(`/index/${PETS_TABLE.byStatusIndex.name}`);
+    if (access[0] === 'Query') expect(JSON.stringify(statements[0]!.Resource)).toContain(`/index/${PETS_TABLE.byStatusIndex.name}`);
   });
 });
 
@@ -82,12 +86,11 @@ describe('the pets table construct during a restore', () => {
   it("grants each access on the restored table, by name, in the stack's account and region, instead of its own", () => {
     const { stack, role } = placed();
     const pets = new PetsTable(stack, 'Pets', { ...kept, restored });
-    pets.grantAccess(role, ['query', 'get', 'put']);
+    pets.grant(role, ['Query', 'GetItem', 'PutItem']);
     const statements = statementsOf(Template.fromStack(stack));
     expect(statements).toEqual([
+      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Resource: restoredArn() },
       { Effect: 'Allow', Action: 'dynamodb:Query', Resource: pets.indexNames.map((index) => restoredArn(`/index/${index}`)) },
-      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: restoredArn() },
-      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: restoredArn() },
     ]);
     expect(stack.resolve(pets.table.tableName)).toBe(restored.tableName);
   });
@@ -119,9 +122,9 @@ describe('the API keys table construct', () => {
     });
   });
 
-  it('lets the authorizer look one key up by its hash and do nothing else', () => {
+  it("grants looking one key up by its hash, the authorizer's access, and nothing else", () => {
     const { stack, role } = bare();
-    new ApiKeysTable(stack, 'Keys', kept).grantKeyLookup(role);
+    new ApiKeysTable(stack, 'Keys', kept).grant(role, ['GetItem']);
     const statements = statementsOf(Template.fromStack(stack)) as Array<{ Action: string }>;
     expect(statements.map((statement) => statement.Action)).toEqual(['dynamodb:GetItem']);
   });

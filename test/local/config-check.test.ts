@@ -6,7 +6,7 @@ import { createFunctionRuntime } from '../../local/functions';
 import { startLocalApi } from '../../local/local-api';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { ENV } from '../../shared/facts/environment';
-import { FUNCTION_CONFIG, type FunctionHandler } from '../../shared/runtime/function-config';
+import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 import { snapshotEnv } from '../helpers/env';
 import { captureOutput } from '../helpers/output';
 
@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 /** What the handler's module throws as it loads in `env` (its cold start), or undefined when it loads. */
-async function coldStartError(handler: FunctionHandler, env: Record<string, string | undefined>): Promise<string | undefined> {
+async function coldStartError(handler: ApiFunctionName, env: Record<string, string | undefined>): Promise<string | undefined> {
   restoreEnv = snapshotEnv();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete process.env[name];
@@ -50,7 +50,7 @@ async function coldStartError(handler: FunctionHandler, env: Record<string, stri
   }
   vi.resetModules();
   try {
-    await import(pathToFileURL(join(PROJECT_ROOT, FUNCTIONS_DIR, `${handler}.ts`)).href);
+    await import(pathToFileURL(join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(handler)}.ts`)).href);
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -60,7 +60,7 @@ async function coldStartError(handler: FunctionHandler, env: Record<string, stri
   }
 }
 
-describe.each(Object.keys(FUNCTION_CONFIG) as FunctionHandler[])('the local check of %s', (handler) => {
+describe.each(API_FUNCTIONS)('the local check of %s', (handler) => {
   it.each(CASES)('refuses exactly what the function refuses at its cold start, given %s', async (_, spoiled) => {
     const env = { ...VALID, ...spoiled };
     const local = functionConfigProblems((name) => (name === handler ? env : VALID));
@@ -102,7 +102,7 @@ describe('a local function whose cold start refuses its configuration', () => {
     const runtime = await createFunctionRuntime({ environment: { ...VALID, [ENV.cursorSecret]: 'too-short' } });
     const output = captureOutput({ silent: true });
     try {
-      await expect(runtime.invoke('list-pets', {})).rejects.toThrow('Invalid configuration: CURSOR_SECRET must be at least 32 characters');
+      await expect(runtime.invoke('listPets', {})).rejects.toThrow('Invalid configuration: CURSOR_SECRET must be at least 32 characters');
     } finally {
       output.stop();
       await runtime.close();

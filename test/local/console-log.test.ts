@@ -16,13 +16,13 @@ const REQUEST_ID = '8f6c1f5e-0b7a-4c59-9d2a-3f1e2d4c5b6a';
 const start = {
   time: '2026-11-25T12:00:00.000Z',
   type: 'platform.start',
-  function: 'get-pet',
+  function: 'getPet',
   record: { requestId: REQUEST_ID, version: '$LATEST' },
 };
 const report = (metrics: Record<string, number>, status = 'success') => ({
   time: '2026-11-25T12:00:00.020Z',
   type: 'platform.report',
-  function: 'get-pet',
+  function: 'getPet',
   record: {
     requestId: REQUEST_ID,
     status,
@@ -52,8 +52,8 @@ const metricDocument = {
 
 describe('the pretty console', () => {
   it('shows one line per request: method, path, status, duration and the function its route invokes', () => {
-    expect(shown('pretty', [['stdout', accessLine]])).toEqual([['stdout', 'GET /v1/pets/42 404 21 ms  get-pet']]);
-    expect(shown('pretty', [['stdout', { ...accessLine, path: '/v1/nowhere' }]])[0]![1]).toMatch(/ route-not-found$/);
+    expect(shown('pretty', [['stdout', accessLine]])).toEqual([['stdout', 'GET /v1/pets/42 404 21 ms  getPet']]);
+    expect(shown('pretty', [['stdout', { ...accessLine, path: '/v1/nowhere' }]])[0]![1]).toMatch(/ routeNotFound$/);
   });
 
   it("shows Lambda's START and REPORT lines, the init duration only when there was one, and a status other than success", () => {
@@ -63,9 +63,9 @@ describe('the pretty console', () => {
       ['stdout', report({}, 'timeout')],
     ]).map(([, line]) => line);
     expect(lines).toEqual([
-      `START get-pet RequestId: ${REQUEST_ID} Version: $LATEST`,
-      `REPORT get-pet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Init Duration: 412.25 ms`,
-      `REPORT get-pet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Status: timeout`,
+      `START getPet RequestId: ${REQUEST_ID} Version: $LATEST`,
+      `REPORT getPet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Init Duration: 412.25 ms`,
+      `REPORT getPet RequestId: ${REQUEST_ID}  Duration: 12.5 ms  Billed Duration: 13 ms  Memory Size: 256 MB  Max Memory Used: 31 MB  Status: timeout`,
     ]);
   });
 
@@ -77,7 +77,7 @@ describe('the pretty console', () => {
       timestamp: '2026-11-25T12:00:00.000Z',
       service: 'animal-store',
       cold_start: true,
-      function_name: 'animal-store-local-get-pet',
+      function_name: 'animal-store-local-getPet',
       function_request_id: REQUEST_ID,
       requestId: 'abcDEF123=',
       keyId: 'key_1',
@@ -86,7 +86,7 @@ describe('the pretty console', () => {
     const [first, ...rest] = shown('pretty', [['stderr', entry]]);
     const [stream, head] = first!;
     expect(stream).toBe('stderr');
-    expect(head).toBe('ERROR get-pet Request failed  requestId=abcDEF123=  keyId=key_1');
+    expect(head).toBe('ERROR getPet Request failed  requestId=abcDEF123=  keyId=key_1');
     expect(rest.map(([, line]) => line)).toEqual([
       '    TypeError: pets table missing',
       // Relative to the project, as an editor opens it.
@@ -99,8 +99,8 @@ describe('the pretty console', () => {
   it("shows a failure the server reports ({ level, message, function }) and the runtime's own error line, naming the invocation's function", () => {
     const reported = {
       level: 'ERROR',
-      message: 'list-pets failed to build',
-      function: 'list-pets',
+      message: 'listPets failed to build',
+      function: 'listPets',
       location: 'functions/list-pets.ts:3:22',
     };
     const uncaught = {
@@ -117,9 +117,9 @@ describe('the pretty console', () => {
       ['stderr', uncaught],
     ]).map(([, line]) => line);
     expect(lines).toEqual([
-      'ERROR list-pets list-pets failed to build  location=functions/list-pets.ts:3:22',
-      `START get-pet RequestId: ${REQUEST_ID} Version: $LATEST`,
-      'ERROR get-pet Error: boom',
+      'ERROR listPets listPets failed to build  location=functions/list-pets.ts:3:22',
+      `START getPet RequestId: ${REQUEST_ID} Version: $LATEST`,
+      'ERROR getPet Error: boom',
       '    at handler (functions/get-pet.ts:12:9)',
     ]);
   });
@@ -206,7 +206,7 @@ describe('npm start', () => {
       ['/v1/pets', 200],
       ['/v1/pets', 200],
     ]);
-    const reports = entries.filter((entry) => entry.type === 'platform.report' && entry.function === 'list-pets');
+    const reports = entries.filter((entry) => entry.type === 'platform.report' && entry.function === 'listPets');
     expect(reports).toHaveLength(2);
     expect(reports[0]!.record.metrics).toEqual(
       expect.objectContaining({ durationMs: expect.any(Number), initDurationMs: expect.any(Number) }),
@@ -217,7 +217,7 @@ describe('npm start', () => {
 
   it('writes for people with LOG_FORMAT=pretty: START and REPORT per invocation, init duration on the cold start, one line per request', async () => {
     const lines = await consoleAfterTwoRequests({ LOG_FORMAT: 'pretty' }, /^GET \/v1\/pets /);
-    const listPets = lines.filter((line) => / list-pets RequestId: /.test(line));
+    const listPets = lines.filter((line) => / listPets RequestId: /.test(line));
     expect(listPets.map((line) => line.split(' ')[0])).toEqual(['START', 'REPORT', 'START', 'REPORT']);
     const [cold, warm] = listPets.filter((line) => line.startsWith('REPORT'));
     expect(cold).toMatch(
@@ -225,8 +225,8 @@ describe('npm start', () => {
     );
     expect(warm).not.toContain('Init Duration');
     expect(lines.filter((line) => line.startsWith('GET /v1/pets'))).toEqual([
-      expect.stringMatching(/^GET \/v1\/pets 200 \d+ ms {2}list-pets$/),
-      expect.stringMatching(/^GET \/v1\/pets 200 \d+ ms {2}list-pets$/),
+      expect.stringMatching(/^GET \/v1\/pets 200 \d+ ms {2}listPets$/),
+      expect.stringMatching(/^GET \/v1\/pets 200 \d+ ms {2}listPets$/),
     ]);
     expect(lines.some((line) => line.startsWith('{') || line.startsWith('METRIC'))).toBe(false);
   });
@@ -246,7 +246,7 @@ describe('npm run invoke', () => {
     });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ statusCode: 200 });
-    const lines = result.stderr.split('\n').filter((line) => / list-pets RequestId: /.test(line));
+    const lines = result.stderr.split('\n').filter((line) => / listPets RequestId: /.test(line));
     expect(lines.map((line) => line.split(' ')[0])).toEqual(['START', 'REPORT']);
     expect(lines[1]).toContain('Init Duration: ');
   });

@@ -80,7 +80,7 @@ describe('npm run debug', () => {
           .map(
             (event) => JSON.parse(event.params.message as string) as { method?: string; params?: { url?: string; sourceMapURL?: string } },
           )
-          .filter((message) => message.method === 'Debugger.scriptParsed' && /\/get-pet\.\d+\.mjs$/.test(message.params?.url ?? ''))
+          .filter((message) => message.method === 'Debugger.scriptParsed' && /\/getPet\.\d+\.mjs$/.test(message.params?.url ?? ''))
           .flatMap((message) => sourcesIn(message.params?.sourceMapURL ?? ''));
       await expect.poll(sourcesOfBundles, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/functions\/get-pet\.ts$/));
     } finally {

@@ -68,7 +68,7 @@ describe('npm run dev, when a function fails to build or load', () => {
       const line = text.split('\n').length - 1;
       const { answer, report } = await failureAfterEdit((report) => report.message.includes('Unexpected'));
       expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
-      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'build' });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'listPets', phase: 'build' });
       expect(report.message).toContain(`${LIST_PETS}:${line}:22: ERROR: Unexpected ";"`);
     },
     DEV_TEST_TIMEOUT,
@@ -80,7 +80,7 @@ describe('npm run dev, when a function fails to build or load', () => {
       await checkout.write(LIST_PETS, `throw new Error('the pets are out');\n${original}`);
       const { answer, report } = await failureAfterEdit((report) => report.message.includes('the pets are out'));
       expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
-      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'init' });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'listPets', phase: 'init' });
       expect(report.message).toContain(`(${LIST_PETS}:1:7)`);
       const thrown = thrownLines(server.output()).find((line) => line.errorMessage === 'the pets are out');
       expect(thrown?.stackTrace[1]).toContain(`${checkout.root}/${LIST_PETS}:1:7`);
@@ -94,8 +94,8 @@ describe('npm run dev, when a function fails to build or load', () => {
       await checkout.write(LIST_PETS, original);
       const config = await checkout.read(FUNCTION_CONFIG);
       const requiring = config.replace(
-        "'list-pets': withLogsAndMetrics({",
-        "'list-pets': withLogsAndMetrics({ PET_PHOTOS_BUCKET: RequiredString,",
+        '  listPets: withLogsAndMetrics({',
+        '  listPets: withLogsAndMetrics({ PET_PHOTOS_BUCKET: RequiredString,',
       );
       expect(requiring).not.toBe(config);
       await checkout.write(FUNCTION_CONFIG, requiring);
@@ -104,15 +104,15 @@ describe('npm run dev, when a function fails to build or load', () => {
         .poll(() => failureReports(server.output()).find((report) => report.phase === 'config'), { timeout: 30_000 })
         .toEqual({
           level: 'ERROR',
-          function: 'list-pets',
+          function: 'listPets',
           phase: 'config',
-          message: 'list-pets will refuse its configuration at its next cold start: PET_PHOTOS_BUCKET is required',
+          message: 'listPets will refuse its configuration at its next cold start: PET_PHOTOS_BUCKET is required',
         });
       const { answer, report } = await failureAfterEdit(
         (report) => report.phase === 'init' && report.message.includes('PET_PHOTOS_BUCKET'),
       );
       expect(answer).toEqual({ status: 500, body: { message: 'Internal Server Error' } });
-      expect(report).toMatchObject({ level: 'ERROR', function: 'list-pets', phase: 'init' });
+      expect(report).toMatchObject({ level: 'ERROR', function: 'listPets', phase: 'init' });
       expect(report.message).toContain('Invalid configuration: PET_PHOTOS_BUCKET is required');
 
       await checkout.write(FUNCTION_CONFIG, config);
@@ -217,7 +217,7 @@ describe('npm run invoke, when a function fails to build or load', () => {
       const result = await invoke();
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(
-        `Invocation failed: list-pets did not build: ${LIST_PETS}:${text.split('\n').length - 1}:22: ERROR: Unexpected ";"`,
+        `Invocation failed: listPets did not build: ${LIST_PETS}:${text.split('\n').length - 1}:22: ERROR: Unexpected ";"`,
       );
     },
     DEV_TEST_TIMEOUT,
@@ -229,7 +229,7 @@ describe('npm run invoke, when a function fails to build or load', () => {
       await checkout.write(LIST_PETS, `throw new Error('the pets are out');\n${original}`);
       const result = await invoke();
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`Invocation failed: list-pets failed while loading: Error: the pets are out (${LIST_PETS}:1:7)`);
+      expect(result.stderr).toContain(`Invocation failed: listPets failed while loading: Error: the pets are out (${LIST_PETS}:1:7)`);
       expect(thrownLines(result.stderr)[0]?.stackTrace[1]).toContain(`${checkout.root}/${LIST_PETS}:1:7`);
     },
     DEV_TEST_TIMEOUT,

@@ -10,8 +10,8 @@ import {
   type FunctionRuntime,
 } from '../../local/functions';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
-import { FUNCTION_MEMORY_MIB } from '../../shared/facts/function-memory';
-import { routes } from '../../shared/facts/routes';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
+import { stages } from '../../infra/stages';
 import { captureOutput } from '../helpers/output';
 import { startGate } from '../helpers/gate';
 
@@ -289,10 +289,10 @@ describe('the local function runtime', () => {
   });
 
   it('gives each deployed function the smallest memory size a stage deploys it with, so what fits locally fits everywhere', () => {
-    for (const { handler, operationId } of routes) {
-      const deployed = Object.values(FUNCTION_MEMORY_MIB).map((stage) => stage[operationId]);
-      expect(deployed).toContain(memorySizeOf(handler));
-      for (const memoryMiB of deployed) expect(memorySizeOf(handler)).toBeLessThanOrEqual(memoryMiB);
+    for (const name of API_FUNCTIONS) {
+      const deployed = stages.map((stage) => stage.memoryMiB[name]);
+      expect(deployed).toContain(memorySizeOf(name));
+      for (const memoryMiB of deployed) expect(memorySizeOf(name)).toBeLessThanOrEqual(memoryMiB);
     }
   });
 

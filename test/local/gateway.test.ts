@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../local/gateway';
 import { readRequestTarget, type RequestTarget } from '../../local/request-target';
-import { authorizer, routeNotFoundHandler } from '../../shared/facts/routes';
 import { rawRequest, type RawRequest } from '../helpers/http';
 
 /**
@@ -34,7 +33,7 @@ beforeAll(async () => {
   const functions = {
     async invoke(name: string, event: unknown) {
       invocations.push({ name, event: event as Event });
-      return name === authorizer.handler ? authorize() : integrate(name);
+      return name === 'authorizer' ? authorize() : integrate(name);
     },
   };
   const gateway = createGateway({ functions });
@@ -58,12 +57,12 @@ function send(request: RawRequest) {
 }
 
 /** The events of the last request: the authorizer's, then the integration's (if it was invoked). */
-async function eventsOf(request: RawRequest): Promise<{ authorizerEvent: Event; event: Event; handler: string }> {
+async function eventsOf(request: RawRequest): Promise<{ authorizerEvent: Event; event: Event; name: string }> {
   await send(request);
   const [first, second] = invocations;
-  expect(first?.name).toBe(authorizer.handler);
+  expect(first?.name).toBe('authorizer');
   expect(second).toBeDefined();
-  return { authorizerEvent: first!.event, event: second!.event, handler: second!.name };
+  return { authorizerEvent: first!.event, event: second!.event, name: second!.name };
 }
 
 /** Shape of a value: object keys (sorted) with the shape of each value; maps and arrays by element type. */
@@ -117,8 +116,8 @@ describe('the integration event (payload 2.0)', () => {
   });
 
   it('carries the request as API Gateway does', async () => {
-    const { event, handler } = await eventsOf(FULL_REQUEST);
-    expect(handler).toBe('get-pet');
+    const { event, name } = await eventsOf(FULL_REQUEST);
+    expect(name).toBe('getPet');
     expect(event).toMatchObject({
       version: '2.0',
       routeKey: 'GET /v1/pets/{petId}',
@@ -217,15 +216,15 @@ describe('the integration event (payload 2.0)', () => {
   });
 
   it.each([
-    ['GET', '/v1/pets', 'GET /v1/pets', 'list-pets'],
-    ['POST', '/v1/pets', 'POST /v1/pets', 'create-pet'],
-    ['GET', '/v1/pets/7', 'GET /v1/pets/{petId}', 'get-pet'],
-    ['GET', '/v1/nope', '$default', routeNotFoundHandler],
-    ['DELETE', '/v1/pets', '$default', routeNotFoundHandler],
-    ['GET', '/v1/pets/', '$default', routeNotFoundHandler],
-  ])('routes %s %s as %s to %s', async (method, target, routeKey, expectedHandler) => {
-    const { event, authorizerEvent, handler } = await eventsOf({ method, target });
-    expect(handler).toBe(expectedHandler);
+    ['GET', '/v1/pets', 'GET /v1/pets', 'listPets'],
+    ['POST', '/v1/pets', 'POST /v1/pets', 'createPet'],
+    ['GET', '/v1/pets/7', 'GET /v1/pets/{petId}', 'getPet'],
+    ['GET', '/v1/nope', '$default', 'routeNotFound'],
+    ['DELETE', '/v1/pets', '$default', 'routeNotFound'],
+    ['GET', '/v1/pets/', '$default', 'routeNotFound'],
+  ])('routes %s %s as %s to %s', async (method, target, routeKey, expectedName) => {
+    const { event, authorizerEvent, name } = await eventsOf({ method, target });
+    expect(name).toBe(expectedName);
     expect(event.routeKey).toBe(routeKey);
     expect(event.requestContext.routeKey).toBe(routeKey);
     expect(authorizerEvent.routeKey).toBe(routeKey);
@@ -360,7 +359,7 @@ describe('results, mapped as API Gateway maps them', () => {
     const response = await send({ target: '/v1/pets' });
     expect(response.status).toBe(403);
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Forbidden' });
-    expect(invocations.map((invocation) => invocation.name)).toEqual([authorizer.handler]);
+    expect(invocations.map((invocation) => invocation.name)).toEqual(['authorizer']);
   });
 
   it('answers 500 {"message":"Internal Server Error"} itself when the authorizer throws', async () => {
@@ -370,7 +369,7 @@ describe('results, mapped as API Gateway maps them', () => {
     const response = await send({ target: '/v1/pets' });
     expect(response.status).toBe(500);
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
-    expect(invocations.map((invocation) => invocation.name)).toEqual([authorizer.handler]);
+    expect(invocations.map((invocation) => invocation.name)).toEqual(['authorizer']);
   });
 
   it('answers 500 {"message":"Internal Server Error"} itself when the route function throws', async () => {
@@ -396,7 +395,7 @@ describe('how long the gateway waits', () => {
   beforeAll(async () => {
     const functions = {
       invoke: (name: string) =>
-        invoked.push(name) && name === authorizer.handler
+        invoked.push(name) && name === 'authorizer'
           ? later(authorizerAnswersAfterMs, { isAuthorized: true, context: AUTHORIZER_CONTEXT })
           : later(routeAnswersAfterMs, { statusCode: 200, body: '{"ok":true}' }),
     };
@@ -418,7 +417,7 @@ describe('how long the gateway waits', () => {
     expect(response.status).toBe(500);
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
     await later(authorizerAnswersAfterMs, undefined);
-    expect(invoked).toEqual([authorizer.handler]);
+    expect(invoked).toEqual(['authorizer']);
   });
 
   it('waits for a route function longer than the authorizer may take', async () => {

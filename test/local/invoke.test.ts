@@ -15,7 +15,7 @@ describe('npm run invoke takes the names the README uses', () => {
 
   it.each([
     ['routeNotFound', 'local/events/route-not-found.json', 405],
-    ['list-pets', 'local/events/list-pets.json', 200],
+    ['listPets', 'local/events/list-pets.json', 200],
     // The pet the sample names is in no throwaway store.
     ['getPet', 'local/events/get-pet.json', 404],
   ])('invokes %s', async (name, event, status) => {
@@ -36,6 +36,11 @@ describe('npm run invoke takes the names the README uses', () => {
       'an unknown function',
       ['deletePet', 'local/events/get-pet.json'],
       'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorizer.',
+    ],
+    [
+      'the file name of a function, which is not its name',
+      ['list-pets', 'local/events/list-pets.json'],
+      'Unknown function "list-pets"; the functions are listPets, createPet, getPet, routeNotFound, authorizer.',
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
     const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');

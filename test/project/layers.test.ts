@@ -6,14 +6,16 @@ import { findCycles, findViolations, readImportGraph, type LayerRule } from '../
  * The layout is the architecture (README, Project layout): each folder's rule, read from the imports
  * themselves, type-only and dynamic ones included.
  */
-const SHARED_BUT_CONTRACT = ['shared/checks', 'shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'];
+const BUNDLED = ['shared/checks', 'shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'];
 /** What the functions that check a deployed stage may use: they reach the tables through the API and the functions they check. */
 const CHECKING = ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'];
 const LAYERS: readonly LayerRule[] = [
   { folder: 'functions', mayImport: ['shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'] },
   // A function's own room (functions/<entry>/) holds what only it uses: its entry and the room import each other and the layers below.
-  { folder: 'functions/pre-traffic-hook.ts', mayImport: ['functions/pre-traffic-hook', ...CHECKING] },
-  { folder: 'functions/pre-traffic-hook', mayImport: CHECKING },
+  // The hook issues and revokes its one check key through the keys table's store, and its time budget
+  // follows from that store's client.
+  { folder: 'functions/pre-traffic-hook.ts', mayImport: ['functions/pre-traffic-hook', ...CHECKING, 'shared/dynamodb'] },
+  { folder: 'functions/pre-traffic-hook', mayImport: [...CHECKING, 'shared/dynamodb/dynamodb-client.ts'] },
   { folder: 'functions/synthetic-probe.ts', mayImport: ['functions/synthetic-probe', ...CHECKING] },
   { folder: 'functions/synthetic-probe', mayImport: CHECKING },
   { folder: 'shared/checks', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
@@ -22,12 +24,16 @@ const LAYERS: readonly LayerRule[] = [
   { folder: 'shared/domain', mayImport: ['shared/runtime', 'shared/facts'] },
   { folder: 'shared/runtime', mayImport: ['shared/facts'] },
   { folder: 'shared/facts', mayImport: [] },
-  { folder: 'shared/contract', mayImport: SHARED_BUT_CONTRACT },
+  // The catalog: what makes each function what it is. No function bundles it, so a memory, throttle or
+  // permission stated there redeploys no code.
+  { folder: 'shared/catalog', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
+  { folder: 'shared/contract', mayImport: [...BUNDLED, 'shared/catalog'] },
   // The hook's timeout and the functions it checks follow from its checks, which only the hook runs.
   {
     folder: 'infra',
     mayImport: [
-      ...SHARED_BUT_CONTRACT,
+      ...BUNDLED,
+      'shared/catalog',
       'functions/pre-traffic-hook/hook-time-budget.ts',
       'functions/pre-traffic-hook/pre-traffic-expectations.ts',
     ],

@@ -1,5 +1,5 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
-import type { FunctionName } from '../lambda/function-assets';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** The request each function serves in the benchmark: the common case of its route. */
 export interface BenchRequests {
@@ -32,7 +32,7 @@ export function keyEvent(apiKey: string) {
 }
 
 /** One typical event per function: what its cold start serves first and its warm runs repeat. */
-export function typicalEvent(name: FunctionName, requests: BenchRequests): unknown {
+export function typicalEvent(name: ApiFunctionName, requests: BenchRequests): unknown {
   switch (name) {
     case 'listPets':
       return listEvent();
@@ -48,8 +48,8 @@ export function typicalEvent(name: FunctionName, requests: BenchRequests): unkno
 }
 
 /** What a function answers when it served its typical event as intended (anything else is a bench bug). */
-export function expectedOutcome(name: FunctionName): number | string {
-  const outcomes: Record<FunctionName, number | string> = {
+export function expectedOutcome(name: ApiFunctionName): number | string {
+  const outcomes: Record<ApiFunctionName, number | string> = {
     listPets: 200,
     createPet: 201,
     getPet: 200,

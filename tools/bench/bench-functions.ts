@@ -1,16 +1,16 @@
-import type { FunctionName } from '../../infra/api-functions';
 import { routes } from '../../shared/facts/routes';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** What the warm section invokes with HTTP events; from the route table, so an operation it drops is no longer measured. */
-export const ROUTE_FUNCTIONS: readonly FunctionName[] = [...routes.map((route) => route.operationId), 'routeNotFound'];
-export const ALL_FUNCTIONS: readonly FunctionName[] = [...ROUTE_FUNCTIONS, 'authorizer'];
+export const ROUTE_FUNCTIONS: readonly ApiFunctionName[] = [...routes.map((route) => route.operationId), 'routeNotFound'];
+export const ALL_FUNCTIONS: readonly ApiFunctionName[] = [...ROUTE_FUNCTIONS, 'authorizer'];
 
 /** The fallback's floor only answers, so a ratio to it measures the logger, not overhead on a DynamoDB call: not judged. */
-export function issuesCommand(name: FunctionName): boolean {
+export function issuesCommand(name: ApiFunctionName): boolean {
   return name !== 'routeNotFound';
 }
 
 /** Whether the deployed API has this function: a section keeps an operation's scenarios only while its route exists. */
-export function isDeployed(name: FunctionName): boolean {
+export function isDeployed(name: ApiFunctionName): boolean {
   return ALL_FUNCTIONS.includes(name);
 }

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { FunctionName } from '../../infra/api-functions';
 import { ENV } from '../../shared/facts/environment';
 import { production, stages } from '../../infra/stages';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
@@ -17,6 +16,7 @@ import type { BenchRequests } from './bench-events';
 import { buildFloors } from './floors';
 import { progress } from './format';
 import { seedPets } from './seed';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 const TABLES = { pets: 'bench-pets', apiKeys: 'bench-api-keys', idempotency: 'bench-idempotency' };
 const CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -31,10 +31,10 @@ export interface BenchSetup {
   readonly pets: readonly PetRecord[];
   readonly requests: BenchRequests;
   /** Each stage's functions, by stage name. */
-  readonly assets: ReadonlyMap<string, ReadonlyMap<FunctionName, FunctionAsset>>;
-  readonly productionAssets: ReadonlyMap<FunctionName, FunctionAsset>;
+  readonly assets: ReadonlyMap<string, ReadonlyMap<ApiFunctionName, FunctionAsset>>;
+  readonly productionAssets: ReadonlyMap<ApiFunctionName, FunctionAsset>;
   readonly local: LocalResources;
-  floorOf(name: FunctionName): string;
+  floorOf(name: ApiFunctionName): string;
   /** Keys nobody has used yet: each is a cache miss for the authorizer. */
   issueKeys(count: number): Promise<string[]>;
   close(): Promise<void>;
@@ -59,10 +59,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const { apiKey } = await issueApiKey(keyStore, 'bench');
     const assets = new Map(stages.map((stage) => [stage.name, withoutHeadCache(functionAssets(synthesis, synthesis.stage(stage.name)))]));
     const productionAssets = assets.get(production.name)!;
-    const floors = await buildFloors(
-      ALL_FUNCTIONS.map((name) => productionAssets.get(name)!.handler),
-      synthesis.outdir,
-    );
+    const floors = await buildFloors(ALL_FUNCTIONS, synthesis.outdir);
     return {
       node,
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
@@ -72,7 +69,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
       assets,
       productionAssets,
       local: { tables: TABLES, dynamoDbEndpoint: dynamo.endpoint, cursorSecret: CURSOR_SECRET },
-      floorOf: (name) => floors.get(productionAssets.get(name)!.handler)!,
+      floorOf: (name) => floors.get(name)!,
       async issueKeys(count) {
         const keys: string[] = [];
         for (let start = 0; start < count; start += 50) {
@@ -90,7 +87,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
 }
 
 /** listPets' head cache off, so the verdicts judge the store path against the floor's (docs/data-model.md: what it saves). */
-function withoutHeadCache(assets: ReadonlyMap<FunctionName, FunctionAsset>): ReadonlyMap<FunctionName, FunctionAsset> {
+function withoutHeadCache(assets: ReadonlyMap<ApiFunctionName, FunctionAsset>): ReadonlyMap<ApiFunctionName, FunctionAsset> {
   const listPets = assets.get('listPets');
   if (!listPets) return assets;
   const environment = (local: LocalResources) => ({ ...listPets.environment(local), [ENV.listHeadCacheMs]: '0' });

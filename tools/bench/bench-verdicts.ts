@@ -1,6 +1,6 @@
-import type { FunctionName } from '../../infra/api-functions';
 import type { BillRow } from './bill';
 import type { MemoryChoice } from './memory-sizing';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access log's. */
 export const MAX_LOG_BYTES = { listPets: 700, getPet: 700, createPet: 900, 'anonymous (401)': 700 } as const;
@@ -34,8 +34,8 @@ export interface JudgedMeasurements {
   /** With --instructions only: each function's cold start and warm request against its floor's, in instructions. */
   readonly instructions:
     | {
-        readonly cold: ReadonlyMap<FunctionName, { readonly ratio: number }>;
-        readonly warm: ReadonlyMap<FunctionName, { readonly ratio: number }>;
+        readonly cold: ReadonlyMap<ApiFunctionName, { readonly ratio: number }>;
+        readonly warm: ReadonlyMap<ApiFunctionName, { readonly ratio: number }>;
       }
     | undefined;
   readonly bill: ReadonlyArray<Pick<BillRow, 'operation' | 'log bytes' | 'to floor'>>;
@@ -49,9 +49,9 @@ export interface JudgedMeasurements {
 
 export interface BenchVerdicts {
   /** In instructions, with --instructions: empty without. */
-  readonly coldStart: ReadonlyMap<FunctionName, Verdict>;
+  readonly coldStart: ReadonlyMap<ApiFunctionName, Verdict>;
   /** In instructions per request, with --instructions: each route function's, then the authorizer's with a new key. */
-  readonly warm: ReadonlyMap<FunctionName, Verdict>;
+  readonly warm: ReadonlyMap<ApiFunctionName, Verdict>;
   /** The bill's rows with a budget: log bytes, then the ratio to the floor. */
   readonly bill: readonly Verdict[];
   readonly capacity: Verdict | undefined;
@@ -63,7 +63,7 @@ export interface BenchVerdicts {
 
 /** Only functions that issue a command are measured in instructions: routeNotFound's floor only answers. */
 export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
-  const judged = (results: ReadonlyMap<FunctionName, { readonly ratio: number }> | undefined, what: string, limit: number) =>
+  const judged = (results: ReadonlyMap<ApiFunctionName, { readonly ratio: number }> | undefined, what: string, limit: number) =>
     new Map([...(results ?? [])].map(([name, { ratio }]) => [name, judge(`${what} ${name}`, ratio, limit)]));
   const coldStart = judged(measured.instructions?.cold, 'cold start instructions', MAX_COLD_RATIO);
   const warm = judged(measured.instructions?.warm, 'warm instructions', MAX_WARM_RATIO);

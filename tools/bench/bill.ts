@@ -1,4 +1,3 @@
-import type { FunctionName } from '../../infra/api-functions';
 import { production } from '../../infra/stages';
 import { isDeployed } from './bench-functions';
 import { dollars } from './format';
@@ -8,6 +7,7 @@ import type { WarmRequestResults } from './measure-warm-requests';
 import { timeAt } from './memory-sizing';
 import { PRICES } from './prices';
 import type { WarmResult } from './warm';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** What a million requests of one operation cost in production, part by part. */
 export interface BillRow {
@@ -36,19 +36,19 @@ export function computeBill(
   pets: number,
 ): BillRow[] {
   const productionAuthorizer = authorizer.get(production.name)!;
-  const billedMs = (name: FunctionName, result: WarmResult) =>
+  const billedMs = (name: ApiFunctionName, result: WarmResult) =>
     Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
-  const durationCost = (name: FunctionName, milliseconds: number) =>
+  const durationCost = (name: ApiFunctionName, milliseconds: number) =>
     (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
   const zero = { readUnits: 0, writeUnits: 0 };
   // The function's warm result and its capacity scenario of the same name.
-  const measuredAs = (operation: string, name: FunctionName) => ({
+  const measuredAs = (operation: string, name: ApiFunctionName) => ({
     operation,
     name,
     measured: () => ({ result: warm.get(name)!.fn, units: capacityAt(capacity, operation, pets) }),
   });
   // What each line measured, read only for a function the route table still deploys.
-  const operations: Array<{ operation: string; name: FunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
+  const operations: Array<{ operation: string; name: ApiFunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
     measuredAs('listPets', 'listPets'),
     measuredAs('createPet', 'createPet'),
     // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.

@@ -1,6 +1,5 @@
 import { writeInBatches } from '../../local/dynamodb-local';
 import { PETS_TABLE } from '../../shared/dynamodb/pets-table';
-import type { FunctionName } from '../../infra/api-functions';
 import { invokeBundle } from '../lambda/lambda-runner';
 import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
@@ -9,6 +8,7 @@ import { startCapacityProxy } from './capacity-proxy';
 import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf } from './bench-events';
 import { progress } from './format';
 import { seedPets } from './seed';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** DynamoDB capacity one request of a scenario consumed, on average, at one table size. */
 export interface CapacityRow {
@@ -20,7 +20,7 @@ export interface CapacityRow {
 
 interface Scenario {
   readonly scenario: string;
-  readonly name: FunctionName;
+  readonly name: ApiFunctionName;
   readonly events: unknown[];
   /** Puts the state in place (a stored Idempotency-Key record); what it consumed is not the scenario's. */
   readonly before?: unknown[];

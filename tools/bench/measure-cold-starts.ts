@@ -1,4 +1,3 @@
-import type { FunctionName } from '../../infra/api-functions';
 import { ALL_FUNCTIONS, issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
@@ -6,15 +5,16 @@ import { compareColdStarts, type ColdStartComparison, type ColdSubject } from '.
 import { expectedOutcome, outcomeOf, typicalEvent } from './bench-events';
 import { progress } from './format';
 import { compareInstructions, type InstructionComparison } from './instructions';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 export interface ColdStartResults {
   /** Each function against its floor, with production's configuration. */
-  readonly cold: ReadonlyMap<FunctionName, ColdStartComparison>;
+  readonly cold: ReadonlyMap<ApiFunctionName, ColdStartComparison>;
   /** With --instructions only: the same cold starts counted in instructions, steady enough to weigh a small change. */
-  readonly instructions: ReadonlyMap<FunctionName, InstructionComparison>;
+  readonly instructions: ReadonlyMap<ApiFunctionName, InstructionComparison>;
 }
 
-function coldSubjects(bench: BenchSetup, name: FunctionName): { fn: ColdSubject; floor: ColdSubject } {
+function coldSubjects(bench: BenchSetup, name: ApiFunctionName): { fn: ColdSubject; floor: ColdSubject } {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const event = typicalEvent(name, bench.requests);
@@ -33,14 +33,14 @@ function coldSubjects(bench: BenchSetup, name: FunctionName): { fn: ColdSubject;
 }
 
 export async function measureColdStarts(bench: BenchSetup, settings: BenchSettings, countInstructions: boolean): Promise<ColdStartResults> {
-  const cold = new Map<FunctionName, ColdStartComparison>();
+  const cold = new Map<ApiFunctionName, ColdStartComparison>();
   for (const name of ALL_FUNCTIONS) {
     progress(`cold starts: ${name} and its floor, ${settings.coldRuns} runs each`);
     const { fn, floor } = coldSubjects(bench, name);
     cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
   }
 
-  const instructions = new Map<FunctionName, InstructionComparison>();
+  const instructions = new Map<ApiFunctionName, InstructionComparison>();
   if (countInstructions) {
     for (const name of ALL_FUNCTIONS.filter(issuesCommand)) {
       progress(`instructions: ${name} and its floor under callgrind, ${settings.instructionRuns} runs each`);

@@ -1,4 +1,3 @@
-import type { FunctionName } from '../../infra/api-functions';
 import { production, type StageConfig, stages } from '../../infra/stages';
 import { authorizerEvent, type httpEvent } from '../lambda/events';
 import { ALL_FUNCTIONS, issuesCommand, ROUTE_FUNCTIONS } from './bench-functions';
@@ -8,6 +7,7 @@ import { expectedOutcome, keyEvent, typicalEvent } from './bench-events';
 import { progress } from './format';
 import { compareWarmInstructions, type WarmInstructionComparison } from './instructions';
 import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 export interface RouteWarmResult {
   readonly fn: WarmResult;
@@ -27,15 +27,15 @@ export interface AuthorizerWarmResult {
 }
 
 export interface WarmRequestResults {
-  readonly warm: ReadonlyMap<FunctionName, RouteWarmResult>;
+  readonly warm: ReadonlyMap<ApiFunctionName, RouteWarmResult>;
   /** By stage name: each stage's log level changes what the authorizer writes. */
   readonly authorizer: ReadonlyMap<string, AuthorizerWarmResult>;
   /** With --instructions only: each function that issues a command against its floor, the authorizer with new keys, in production. */
-  readonly instructions: ReadonlyMap<FunctionName, WarmInstructionComparison>;
+  readonly instructions: ReadonlyMap<ApiFunctionName, WarmInstructionComparison>;
 }
 
 /** A route function's typical request, its floor's, and the same request refused (the route answers 401). */
-function routeSubjects(bench: BenchSetup, name: FunctionName): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
+function routeSubjects(bench: BenchSetup, name: ApiFunctionName): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const event = typicalEvent(name, bench.requests) as ReturnType<typeof httpEvent>;
@@ -69,7 +69,7 @@ export async function measureWarmRequests(
   settings: BenchSettings,
   countInstructions: boolean,
 ): Promise<WarmRequestResults> {
-  const warm = new Map<FunctionName, RouteWarmResult>();
+  const warm = new Map<ApiFunctionName, RouteWarmResult>();
   for (const name of ROUTE_FUNCTIONS) {
     progress(`warm: ${name} and its floor`);
     const [fn, floor, anonymous] = await measureWarm(bench.node, routeSubjects(bench, name), settings.warm);
@@ -92,7 +92,7 @@ export async function measureWarmRequests(
     authorizer.set(stage.name, { cached: cached!, uncached: uncached!, missing: missing!, floor: floor! });
   }
 
-  const instructions = new Map<FunctionName, WarmInstructionComparison>();
+  const instructions = new Map<ApiFunctionName, WarmInstructionComparison>();
   for (const name of countInstructions ? ALL_FUNCTIONS.filter(issuesCommand) : []) {
     progress(`instructions: ${name} and its floor warm, under callgrind`);
     const options = settings.instructionWarm;

@@ -1,8 +1,8 @@
-import type { FunctionName } from '../../infra/api-functions';
 import type { LatencyGoals, StageConfig } from '../../infra/stages';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
 import { PRICES } from './prices';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** The memory settings the estimate considers, in MB. */
 export const MEMORY_OPTIONS = [128, 256, 512, 1024] as const;
@@ -59,7 +59,7 @@ export function cheapestMeetingGoals(estimates: readonly SizeEstimate[]): SizeEs
 /** One function of one stage: each setting's estimate, the cheapest that meets the stage's goals, and the one configured. */
 export interface MemoryChoice {
   readonly stage: string;
-  readonly name: FunctionName;
+  readonly name: ApiFunctionName;
   readonly estimates: SizeEstimate[];
   readonly cheapest: SizeEstimate | undefined;
   readonly configured: number;
@@ -69,7 +69,7 @@ export interface MemoryChoice {
 export function measuredCostOf(
   { cold }: Pick<ColdStartResults, 'cold'>,
   { warm, authorizer }: WarmRequestResults,
-  name: FunctionName,
+  name: ApiFunctionName,
   stage: StageConfig,
 ): MeasuredCost {
   const c = cold.get(name)!;
@@ -83,8 +83,8 @@ export function measuredCostOf(
 /** Every function of every stage, against that stage's latency goals. */
 export function chooseMemory(
   stages: readonly StageConfig[],
-  functions: readonly FunctionName[],
-  measured: (name: FunctionName, stage: StageConfig) => MeasuredCost,
+  functions: readonly ApiFunctionName[],
+  measured: (name: ApiFunctionName, stage: StageConfig) => MeasuredCost,
 ): MemoryChoice[] {
   return stages.flatMap((stage) =>
     functions.map((name) => {

@@ -1,18 +1,12 @@
 import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
-import type { ApiFunction } from '../../infra/api-function';
-import type { FunctionName } from '../../infra/api-functions';
 import type { TableNames } from '../../local/dynamodb-local';
-import { authorizer, routeNotFoundHandler, routes } from '../../shared/facts/routes';
 import type { Synthesis, SynthesizedStage } from './synth';
-
-export type { FunctionName } from '../../infra/api-functions';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** One function as `cdk deploy` would upload and configure it. */
 export interface FunctionAsset {
-  readonly name: FunctionName;
-  /** Base name of its handler file in functions/ (its floor is tools/bench/floors/<handler>-floor.ts). */
-  readonly handler: string;
+  readonly name: ApiFunctionName;
   /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
   readonly taskRoot: string;
   readonly memoryMiB: number;
@@ -29,16 +23,11 @@ export interface LocalResources {
 }
 
 /** The function of every handler of a synthesized stage. */
-export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: SynthesizedStage): ReadonlyMap<FunctionName, FunctionAsset> {
+export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: SynthesizedStage): ReadonlyMap<ApiFunctionName, FunctionAsset> {
   const { stack } = stage;
-  const functions: Array<readonly [FunctionName, string, ApiFunction]> = [
-    ...routes.map((route) => [route.operationId, route.handler, stack.functions.routes.get(route.handler)!] as const),
-    ['routeNotFound', routeNotFoundHandler, stack.functions.routeNotFound],
-    ['authorizer', authorizer.handler, stack.functions.authorizer],
-  ];
   const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);
   return new Map(
-    functions.map(([name, handler, target]) => {
+    [...stack.functions.byName].map(([name, target]) => {
       const resource = stage.json.Resources[logicalId(target.function.node.defaultChild)]!;
       const { Environment, MemorySize, Timeout } = resource.Properties!;
       const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
@@ -76,7 +65,7 @@ export function functionAssets(synthesis: Pick<Synthesis, 'outdir'>, stage: Synt
           ...Object.fromEntries(Object.entries(Environment.Variables).map(([variable, value]) => [variable, resolve(variable, value)])),
         };
       };
-      return [name, { name, handler, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment }] as const;
+      return [name, { name, taskRoot, memoryMiB: MemorySize, timeoutMs: Timeout * 1000, environment }] as const;
     }),
   );
 }

@@ -14,4 +14,9 @@ export interface ApiKeyStore {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked; resolves false when no key has that id. Revoking twice keeps the first date. */
   revoke(keyId: string, at: Date): Promise<boolean>;
+  /**
+   * Marks the key of this hash revoked, as revoke does; resolves false when no key has it. For a writer that
+   * knows the hash, such as the pre-traffic hook: a key written a moment ago may not be in the by-id index yet.
+   */
+  revokeByHash(keyHash: string, at: Date): Promise<boolean>;
 }

@@ -13,12 +13,13 @@ import {
   type CodeDeployApi,
   type PreTrafficCheckDependencies,
 } from '../../../functions/pre-traffic-hook/pre-traffic-run';
-import { CHECKED_FUNCTIONS, checksFor, type CheckedFunction } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
+import { checksFor } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
 import { fakeCodeDeploy, fakeLambda, type FakeAnswer, type FakeTarget, type InvokeCall } from '../../helpers/fake-codedeploy';
 import { InMemoryApiKeyStore } from '../../helpers/in-memory-stores';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 
 /** The staging bundles' answers to each check (see verdicts.test.ts). */
-const RECORDED: Record<CheckedFunction, unknown[]> = JSON.parse(
+const RECORDED: Record<ApiFunctionName, unknown[]> = JSON.parse(
   readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
 );
 
@@ -27,18 +28,15 @@ const EXECUTION = 'hook-execution-1';
 const EVENT = { DeploymentId: DEPLOYMENT, LifecycleEventHookExecutionId: EXECUTION };
 
 /** The deployed name of each function, as the hook's configuration gives them. */
-const NAMES = Object.fromEntries(CHECKED_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}-A1B2C3`])) as Record<
-  CheckedFunction,
-  string
->;
-const FUNCTION_OF = new Map(Object.entries(NAMES).map(([fn, name]) => [name, fn as CheckedFunction]));
+const NAMES = Object.fromEntries(API_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}-A1B2C3`])) as Record<ApiFunctionName, string>;
+const FUNCTION_OF = new Map(Object.entries(NAMES).map(([fn, name]) => [name, fn as ApiFunctionName]));
 
 const NOW = new Date('2026-11-25T12:00:00Z');
 const context = (runId: string) => ({ runId, unknownApiKey: 'pets_an-unknown-key', unknownPetId: 12_345, now: NOW });
 
 /** Each function answers its checks as the recorded bundles did, in order. */
-function recordedAnswers(override: (fn: CheckedFunction, index: number) => FakeAnswer | undefined = () => undefined) {
-  const answered = new Map<CheckedFunction, number>();
+function recordedAnswers(override: (fn: ApiFunctionName, index: number) => FakeAnswer | undefined = () => undefined) {
+  const answered = new Map<ApiFunctionName, number>();
   return (call: InvokeCall): FakeAnswer => {
     const fn = FUNCTION_OF.get(call.functionName ?? '')!;
     const index = answered.get(fn) ?? 0;
@@ -59,12 +57,9 @@ function keysTable(refusing?: keyof CheckKeyStore) {
       refuse('add');
       await keys.add(record);
     },
-    async revoke(keyHash, at) {
-      refuse('revoke');
-      const record = keys.keys.get(keyHash);
-      if (record === undefined)
-        throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
-      await keys.revoke(record.keyId, at);
+    async revokeByHash(keyHash, at) {
+      refuse('revokeByHash');
+      return keys.revokeByHash(keyHash, at);
     },
   };
   return { store, records: (): ApiKeyRecord[] => [...keys.keys.values()], keys };
@@ -114,7 +109,7 @@ function hook(
 }
 
 describe('the pre-traffic hook', () => {
-  it.each(CHECKED_FUNCTIONS)('invokes the version of %s being deployed with each of its checks, and reports Succeeded', async (fn) => {
+  it.each(API_FUNCTIONS)('invokes the version of %s being deployed with each of its checks, and reports Succeeded', async (fn) => {
     const keys = keysTable();
     const answers = fn === 'authorizer' ? authorizerOver(keys.keys) : recordedAnswers();
     const { run, reports, calls } = hook([{ functionName: NAMES[fn], targetVersion: '7' }], answers, { keys });
@@ -296,7 +291,7 @@ describe('the pre-traffic hook, checking the authorizer with a key the keys tabl
   });
 
   it('reports Failed when the key cannot be revoked, even though every check passed', async () => {
-    const keys = keysTable('revoke');
+    const keys = keysTable('revokeByHash');
     const { run, calls } = hook(AUTHORIZER, authorizerOver(keys.keys), { keys });
     await expect(run()).resolves.toBe('Failed');
     expect(calls).toHaveLength(3);

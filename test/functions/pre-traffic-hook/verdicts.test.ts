@@ -2,19 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import {
-  CHECKED_FUNCTIONS,
-  checksFor,
-  type CheckedFunction,
-  type Check,
-} from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
+import { checksFor, type Check } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
 import { hookStatus, judge, type InvocationOutcome } from '../../../functions/pre-traffic-hook/verdicts';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 
 /**
  * The answers the staging bundles gave each check, in order, recorded by running the synthesized
  * assets against dynalite as test/infra/bundles.test.ts does (which checks that live answers still pass).
  */
-const RECORDED: Record<CheckedFunction, unknown[]> = JSON.parse(
+const RECORDED: Record<ApiFunctionName, unknown[]> = JSON.parse(
   readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
 );
 
@@ -27,11 +23,11 @@ const context = {
   checkKey: { apiKey: 'pets_check-key-for-the-test', keyId: 'key_3f9a0c5e71b2d846' },
 };
 
-function check(fn: CheckedFunction, index: number): Check {
+function check(fn: ApiFunctionName, index: number): Check {
   return checksFor(fn, context)[index]!;
 }
 
-function recorded(fn: CheckedFunction, index: number): { statusCode: number; headers: Record<string, string>; body: string } {
+function recorded(fn: ApiFunctionName, index: number): { statusCode: number; headers: Record<string, string>; body: string } {
   return structuredClone(RECORDED[fn][index]) as { statusCode: number; headers: Record<string, string>; body: string };
 }
 
@@ -39,7 +35,7 @@ const returned = (payload: unknown): InvocationOutcome => ({ kind: 'returned', p
 
 describe('the verdict on a check', () => {
   it('passes every check of every function on the answers the real bundles gave', () => {
-    for (const fn of CHECKED_FUNCTIONS) {
+    for (const fn of API_FUNCTIONS) {
       const checks = checksFor(fn, context);
       expect(checks.length, fn).toBe(RECORDED[fn].length);
       checks.forEach((each, index) => {

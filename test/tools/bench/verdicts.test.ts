@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionName } from '../../../infra/api-functions';
+import type { ApiFunctionName } from '../../../shared/facts/function-names';
 import {
   judgeBench,
   MAX_COLD_RATIO,
@@ -9,7 +9,7 @@ import {
   type JudgedMeasurements,
 } from '../../../tools/bench/bench-verdicts';
 
-const ratios = (entries: Array<[FunctionName, number]>) => new Map(entries.map(([name, ratio]) => [name, { ratio }]));
+const ratios = (entries: Array<[ApiFunctionName, number]>) => new Map(entries.map(([name, ratio]) => [name, { ratio }]));
 
 /** Every judged function at its floor in instructions, every bill row within its budgets, memory as cheap as it can be. */
 function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasurements {
