@@ -1,6 +1,6 @@
 /**
  * The example values the committed stages carry until an operator fills in their own
- * (docs/operations.md, "Before the first deploy"): synthesis accepts them only for a placeholder account,
+ * (docs/operations.md, "2. Fill in the stages (once)"): synthesis accepts them only for a placeholder account,
  * and nothing published names them as if they answered.
  */
 

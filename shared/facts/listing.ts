@@ -25,7 +25,7 @@ export interface ListingConfig {
 
 /**
  * The listing every stage runs: the fewest shards that keep DynamoDB out of the limits the service can
- * reach, since every uncached page pays a query per shard (docs/data-model.md, "Listing at scale").
+ * reach, since every uncached page pays a query per shard (docs/data-model.md, "Listing at scale: the sharded indexes").
  */
 export const LISTING: ListingConfig = { shards: 4, headCacheMs: LIST_HEAD_CACHE_MS.default };
 

@@ -13,7 +13,7 @@ import { newPet, postPet, storedPets, type PetBody } from '../helpers/pets';
 
 /**
  * The listing design against DynamoDB's per-partition limits, emulated by the fault proxy and scaled
- * down so the local API can exceed them (issue 23). Before sharding (one listing shard, no head cache)
+ * down so the local API can exceed them. Before sharding (one listing shard, no head cache)
  * every pet is written to one `pets-by-creation` partition and every unfiltered listing reads the head
  * of that same partition: clients see 503 service_unavailable once its bucket is spent, at the rate the
  * bucket predicts. At the local stage's settings (production's shard count, the head cache on) creates

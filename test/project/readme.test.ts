@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { anchorsOf, proseLines } from '../helpers/markdown';
 
 /**
  * The README is the front door and docs/ the rooms behind it: the README opens with what a fresh machine
@@ -21,37 +22,6 @@ const CITED_FOLDERS = ['functions', 'shared', 'infra', 'local', 'tools', 'test',
 
 function read(path: string): string {
   return readFileSync(join(PROJECT_ROOT, path), 'utf8');
-}
-
-/** The lines outside fenced code blocks: a `#` comment in a bash block is no heading, a `[x](y)` in code no link. */
-function proseLines(markdown: string): string[] {
-  let fenced = false;
-  return markdown.split('\n').filter((line) => {
-    if (line.trimStart().startsWith('```')) {
-      fenced = !fenced;
-      return false;
-    }
-    return !fenced;
-  });
-}
-
-/** The anchors GitHub gives a document's headings: lower-cased, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchorsOf(markdown: string): Set<string> {
-  const anchors = new Set<string>();
-  for (const line of proseLines(markdown)) {
-    const heading = /^#{1,6} (.+)$/.exec(line)?.[1];
-    if (heading === undefined) continue;
-    const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-      .replace(/ /g, '-');
-    let anchor = slug;
-    for (let repeat = 1; anchors.has(anchor); repeat++) anchor = `${slug}-${repeat}`;
-    anchors.add(anchor);
-  }
-  return anchors;
 }
 
 /** The targets of a document's inline links and images, code spans set aside. */

@@ -13,7 +13,7 @@ import { listPets, type PetsPage } from '../../../shared/domain/pets/pet-operati
 import { MAX_ID, PET_STATUSES, toPet, type PetRecord, type PetStatus } from '../../../shared/domain/pets/pet-schemas';
 
 /**
- * Issue 23, outcome 4: sharding changed how a listing is read, not what it returns. A fixed seed, so a
+ * Sharding changes how a listing is read, not what it returns. A fixed seed, so a
  * failure repeats exactly; the run counts keep the file within seconds on a loaded 2-core machine.
  */
 const SEED = 20261127;

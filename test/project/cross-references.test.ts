@@ -1,0 +1,110 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { anchorsOf, headingsOf } from '../helpers/markdown';
+
+/**
+ * Code, configuration and documents point readers at a section of docs/ as `docs/x.md, "Heading"` or
+ * `docs/x.md#anchor`: each must lead to a heading the document has, so renaming a heading without its
+ * references fails here rather than sending a reader nowhere.
+ */
+
+/** Folders that hold no file of ours: dependencies, build output, local data. */
+const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data', 'coverage']);
+/** What we write: code, configuration and prose. */
+const WRITTEN = /\.(ts|mts|mjs|md|json|jsonc|yaml|yml)$|^run$/;
+
+function writtenFiles(folder = ''): string[] {
+  return readdirSync(join(PROJECT_ROOT, folder)).flatMap((name) => {
+    if (SKIPPED.has(name) || name.startsWith('release') || name === 'package-lock.json') return [];
+    const path = posix.join(folder, name);
+    if (statSync(join(PROJECT_ROOT, path)).isDirectory()) return writtenFiles(path);
+    return WRITTEN.test(name) ? [path] : [];
+  });
+}
+
+/** A reference to a section of a document, and where it stands. */
+interface SectionReference {
+  readonly file: string;
+  readonly document: string;
+  readonly heading?: string;
+  readonly anchor?: string;
+}
+
+/**
+ * The section references of a text. A reference may wrap across lines of a comment, so comment
+ * leaders (` * `, `// `, `# `) at a line's start are read as a space.
+ */
+export function sectionReferences(file: string, text: string): SectionReference[] {
+  const joined = text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/|#(?!#))?[ \t]*/g, ' ');
+  const byHeading = [...joined.matchAll(/docs\/([\w-]+\.md),\s+["'“]([^"'”]+)["'”]/g)].map((match) => ({
+    file,
+    document: `docs/${match[1]}`,
+    heading: match[2]!,
+  }));
+  const byAnchor = [...joined.matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)].map((match) => ({
+    file,
+    document: `docs/${match[1]}`,
+    anchor: match[2]!,
+  }));
+  return [...byHeading, ...byAnchor];
+}
+
+/** What is wrong with each reference: its document missing, or no heading of that text or anchor. */
+export function unresolved(references: readonly SectionReference[], read: (document: string) => string | undefined): string[] {
+  return references.flatMap((reference) => {
+    const markdown = read(reference.document);
+    const target = reference.heading === undefined ? `#${reference.anchor}` : `"${reference.heading}"`;
+    if (markdown === undefined) return [`${reference.file}: ${reference.document} ${target}: no such document`];
+    const found =
+      reference.heading === undefined ? anchorsOf(markdown).has(reference.anchor!) : headingsOf(markdown).includes(reference.heading);
+    return found ? [] : [`${reference.file}: ${reference.document} ${target}: no such heading`];
+  });
+}
+
+function readDocument(document: string): string | undefined {
+  const path = join(PROJECT_ROOT, document);
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+describe('references to a section of docs/', () => {
+  // This file's own references are made up, to show the check refuses them.
+  const references = writtenFiles()
+    .filter((file) => file !== 'test/project/cross-references.test.ts')
+    .flatMap((file) => sectionReferences(file, readFileSync(join(PROJECT_ROOT, file), 'utf8')));
+
+  it('are read from the repository, one that wraps across comment lines included', () => {
+    // infra/stages.ts wraps its reference to the authorizer's reserved concurrency across two comment lines.
+    expect(references).toContainEqual({ file: 'infra/stages.ts', document: 'docs/operations.md', heading: 'Reserved concurrency for the authorizer' });
+  });
+
+  it('each lead to a heading their document has', () => {
+    expect(unresolved(references, readDocument)).toEqual([]);
+  });
+
+  it('are refused when the document or the heading is missing, a reference wrapped across comment lines included', () => {
+    const code = [
+      '/**',
+      ' * Reserves concurrency (docs/operations.md,',
+      ' * "Reserved concurrency") and restores (docs/operations.md, "Restoring the pets table").',
+      ' */',
+      "// See docs/nowhere.md, 'Anything' and docs/operations.md#no-such-step.",
+    ].join('\n');
+    const documents: Record<string, string> = { 'docs/operations.md': '# Operations\n## Restoring the pets table\n' };
+    expect(unresolved(sectionReferences('infra/made-up.ts', code), (document) => documents[document])).toEqual([
+      'infra/made-up.ts: docs/operations.md "Reserved concurrency": no such heading',
+      'infra/made-up.ts: docs/nowhere.md "Anything": no such document',
+      'infra/made-up.ts: docs/operations.md #no-such-step: no such heading',
+    ]);
+  });
+});
+
+describe('files of ours', () => {
+  it('name no issue: what a change was for belongs in its commit, not in the files', () => {
+    const naming = writtenFiles()
+      .filter((file) => file !== 'test/project/cross-references.test.ts')
+      .filter((file) => /\bissues? #?\d+\b/i.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')));
+    expect(naming).toEqual([]);
+  });
+});
