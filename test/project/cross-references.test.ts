@@ -36,7 +36,7 @@ interface SectionReference {
  * The section references of a text. A reference may wrap across lines of a comment, so comment
  * leaders (` * `, `// `, `# `) at a line's start are read as a space.
  */
-export function sectionReferences(file: string, text: string): SectionReference[] {
+function sectionReferences(file: string, text: string): SectionReference[] {
   const joined = text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/|#(?!#))?[ \t]*/g, ' ');
   const byHeading = [...joined.matchAll(/docs\/([\w-]+\.md),\s+["'“]([^"'”]+)["'”]/g)].map((match) => ({
     file,
@@ -52,7 +52,7 @@ export function sectionReferences(file: string, text: string): SectionReference[
 }
 
 /** What is wrong with each reference: its document missing, or no heading of that text or anchor. */
-export function unresolved(references: readonly SectionReference[], read: (document: string) => string | undefined): string[] {
+function unresolved(references: readonly SectionReference[], read: (document: string) => string | undefined): string[] {
   return references.flatMap((reference) => {
     const markdown = read(reference.document);
     const target = reference.heading === undefined ? `#${reference.anchor}` : `"${reference.heading}"`;
@@ -76,7 +76,11 @@ describe('references to a section of docs/', () => {
 
   it('are read from the repository, one that wraps across comment lines included', () => {
     // infra/stages.ts wraps its reference to the authorizer's reserved concurrency across two comment lines.
-    expect(references).toContainEqual({ file: 'infra/stages.ts', document: 'docs/operations.md', heading: 'Reserved concurrency for the authorizer' });
+    expect(references).toContainEqual({
+      file: 'infra/stages.ts',
+      document: 'docs/operations.md',
+      heading: 'Reserved concurrency for the authorizer',
+    });
   });
 
   it('each lead to a heading their document has', () => {
