@@ -12,6 +12,12 @@ export function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
+/**
+ * The context key of an emergency release (`npm run release -- --emergency`, docs/operations.md, "While an
+ * alarm is in ALARM"): every stack's functions then move all at once, with CodeDeploy ignoring the alarms.
+ */
+export const EMERGENCY_CONTEXT = 'emergency';
+
 export interface AnimalStoreAppOptions {
   /** Where the cloud assembly goes; cdk.out (or the CLI's choice) by default. */
   readonly outdir?: string;
@@ -36,11 +42,19 @@ export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): Anima
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
   const stacks = new Map<string, AnimalStoreStack>();
+  const emergency = emergencyOf(app.node.tryGetContext(EMERGENCY_CONTEXT));
   for (const stage of options.stages ?? allStages) {
-    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage }));
+    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage, emergency }));
   }
   // Unacknowledged findings, warnings included, fail synthesis; acknowledgements sit next to the
   // resource they concern, each with its reason.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stacks };
+}
+
+/** The emergency context as the CLI passes it (`-c emergency=true`, a string) or a test does (a boolean). */
+function emergencyOf(value: unknown): boolean {
+  if (value === undefined || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new Error(`The ${EMERGENCY_CONTEXT} context must be true or unset, not ${JSON.stringify(value)}.`);
 }

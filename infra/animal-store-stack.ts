@@ -19,6 +19,11 @@ import { TrafficShifting } from './traffic-shifting';
 export interface AnimalStoreStackProps extends Omit<StackProps, 'env'> {
   /** The stage this stack deploys; everything stage-specific, its account and region included, comes from here. */
   readonly stage: StageConfig;
+  /**
+   * A release built to roll back or restore while an alarm fires: every function moves at once and CodeDeploy
+   * ignores the alarms, which would otherwise stop the deployment. The next ordinary release turns them back on.
+   */
+  readonly emergency?: boolean;
 }
 
 /** One self-contained deployment of the animal store, pinned to its stage's account and region; nothing is shared between stages. */
@@ -130,8 +135,10 @@ export class AnimalStoreStack extends Stack {
     });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
       aliases: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias])),
-      // Every stage by the same canary: staging's deploys rehearse production's, rollback included.
-      deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
+      // Every stage by the same canary, so staging's deploys rehearse production's, rollback included; an
+      // emergency release all at once, since its alarms are not watched.
+      deploymentConfig: props.emergency ? LambdaDeploymentConfig.ALL_AT_ONCE : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
+      ignoreAlarms: props.emergency === true,
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
@@ -162,6 +169,7 @@ export class AnimalStoreStack extends Stack {
       ...watched,
       metricsNamespace: metricsNamespace(stage.name),
       alarms: [...this.monitoring.alarms, this.syntheticProbe.alarm],
+      accessLog: this.monitoring.accessLog,
     });
 
     // How the operator tools find a stage's tables and URL: the stack's outputs.

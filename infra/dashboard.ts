@@ -10,7 +10,16 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { API_WATCHES, FUNCTION_WATCHES, INDEX_WATCHES, TABLE_WATCHES, type Watch, type WatchedResources } from './watched-metrics';
+import {
+  ACCESS_LOG_WATCHES,
+  API_WATCHES,
+  FUNCTION_WATCHES,
+  INDEX_WATCHES,
+  TABLE_WATCHES,
+  type ApiAccessLog,
+  type Watch,
+  type WatchedResources,
+} from './watched-metrics';
 import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/facts/metric-names';
 import { SERVICE_NAME } from '../shared/facts/service';
 
@@ -19,6 +28,8 @@ export interface DashboardProps extends WatchedResources {
   readonly metricsNamespace: string;
   /** Alarms whose state heads the dashboard. */
   readonly alarms: readonly IAlarm[];
+  /** What the access log counts, graphed beside the alarms it feeds. */
+  readonly accessLog: ApiAccessLog;
 }
 
 const PERIOD = Duration.minutes(1);
@@ -51,6 +62,7 @@ export class Dashboard extends Construct {
         [new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: 4 })],
         [new TextWidget({ markdown: '## API', width: WIDTH, height: 1 })],
         watchRow(new Map([['Api', props.api]]), API_WATCHES),
+        watchRow(new Map([['Api', props.accessLog]]), ACCESS_LOG_WATCHES),
         [new TextWidget({ markdown: '## Functions', width: WIDTH, height: 1 })],
         watchRow(props.functions, FUNCTION_WATCHES),
         [new TextWidget({ markdown: '## DynamoDB', width: WIDTH, height: 1 })],

@@ -24,6 +24,7 @@ import {
 const STATUS_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'status';
 const VERDICT_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'authorizerOutcome';
 const NO_KEY: AuthorizerContext['outcome'] = 'missing';
+const ACCEPTED: AuthorizerContext['outcome'] = 'allowed';
 
 export interface MonitoringProps extends WatchedResources {
   /** When an alarm fires. */
@@ -51,6 +52,10 @@ export class Monitoring extends Construct {
   readonly apiAlarms: readonly IAlarm[];
   /** Counts the API's 401s to requests that carried a key, which no metric of API Gateway's tells apart. */
   readonly keyedRefusals: MetricFilter;
+  /** Counts the API's 401s to requests whose key the authorizer accepted: only a route version refusing valid keys answers one. */
+  readonly acceptedKeyRefusals: MetricFilter;
+  /** The API with what its access log counts, for the dashboard's graphs of the access-log alarms. */
+  readonly accessLog: ApiAccessLog;
   /**
    * Counts the authorizer's refusals by reason from the access log, which already carries its verdict:
    * an EMF line from the authorizer would add to the log bytes of every refused request (docs/performance.md).
@@ -105,13 +110,26 @@ export class Monitoring extends Construct {
       dimensions: { [REFUSAL_REASON_DIMENSION]: `$.${VERDICT_FIELD}` },
       unit: Unit.COUNT,
     });
-    const accessLog: ApiAccessLog = {
+    this.acceptedKeyRefusals = new MetricFilter(this, 'AcceptedKeyRefusals', {
+      logGroup: props.accessLogs,
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue(`$.${STATUS_FIELD}`, '=', '401'),
+        FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', ACCEPTED),
+      ),
+      metricNamespace: `${Stack.of(this).stackName}/AccessLog`,
+      metricName: 'AcceptedKeyRefusals',
+      metricValue: '1',
+      // No default: a minute without one has no data, which never breaches.
+      unit: Unit.COUNT,
+    });
+    this.accessLog = {
       api: props.api,
       keyedRefusals: (period) => this.keyedRefusals.metric({ period, statistic: 'Sum' }),
+      acceptedKeyRefusals: (period) => this.acceptedKeyRefusals.metric({ period, statistic: 'Sum' }),
     };
     this.apiAlarms = [
       ...(this.addAlarms(new Map([['Api', props.api]]), API_WATCHES).get('Api') ?? []),
-      ...(this.addAlarms(new Map([['Api', accessLog]]), ACCESS_LOG_WATCHES).get('Api') ?? []),
+      ...(this.addAlarms(new Map([['Api', this.accessLog]]), ACCESS_LOG_WATCHES).get('Api') ?? []),
     ];
     this.functionRollbackAlarms = this.addAlarms(props.functions, FUNCTION_WATCHES);
     this.addAlarms(props.tables, TABLE_WATCHES);

@@ -12,6 +12,11 @@ export interface TrafficShiftingProps {
   readonly deploymentConfig: ILambdaDeploymentConfig;
   /** The alarms that stop and roll back the deployment of one function. */
   readonly rollbackAlarmsFor: (functionName: string) => readonly IAlarm[];
+  /**
+   * CodeDeploy polls none of those alarms: a deployment then goes through while one is in ALARM. For an
+   * emergency release only; the groups keep their alarms, so the next release turns polling back on.
+   */
+  readonly ignoreAlarms: boolean;
 }
 
 /**
@@ -43,6 +48,7 @@ export class TrafficShifting extends Construct {
           alias,
           deploymentConfig: props.deploymentConfig,
           alarms: [...props.rollbackAlarmsFor(name)],
+          ignoreAlarmConfiguration: props.ignoreAlarms,
           autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
           role,
         });

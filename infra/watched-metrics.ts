@@ -145,17 +145,20 @@ export interface ApiAccessLog {
   readonly api: HttpApi;
   /** 401 answers to requests that carried a key (infra/monitoring.ts): every refusal but one of a request with none. */
   readonly keyedRefusals: (period: Duration) => Metric;
+  /** 401 answers to requests the authorizer accepted: only a route version refusing valid keys writes one. */
+  readonly acceptedKeyRefusals: (period: Duration) => Metric;
 }
 
 /**
- * Half the share of requests a canary sends to a new version: an authorizer that refuses every key passes
- * it before the canary ends, while a healthy stage refuses a key only to a client holding a wrong or revoked one.
+ * The share of requests answered 401 with a key that a person should look at: a leaked or guessed key in
+ * use, a client still holding a revoked one, an authorizer refusing some valid keys.
  */
 const KEYED_REFUSAL_RATE_PERCENT = 5;
 
 /**
- * The 401s answered to requests that carried a key. Requests without one (the synthetic probe's, scanners')
- * are refused on purpose and say nothing of a new version, so they are left out of the count.
+ * What the access log tells of 401s. Anyone can send a key that is refused, so refusals notify and roll
+ * nothing back; only a refusal of a key the authorizer accepted, which no caller can cause, rolls back
+ * (an authorizer refusing valid keys is the pre-traffic hook's to catch, before any traffic).
  */
 export const ACCESS_LOG_WATCHES: readonly Watch<ApiAccessLog>[] = [
   {
@@ -174,9 +177,22 @@ export const ACCESS_LOG_WATCHES: readonly Watch<ApiAccessLog>[] = [
         ),
       threshold: () => KEYED_REFUSAL_RATE_PERCENT,
       description: () =>
-        `${KEYED_REFUSAL_RATE_PERCENT} % or more of API requests carried a key and were answered 401: an authorizer or route ` +
-        "version refusing keys it should accept, or a client holding a revoked key. The access log's authorizerOutcome and " +
-        'keyId say which; a deployment in progress is rolled back.',
+        `${KEYED_REFUSAL_RATE_PERCENT} % or more of API requests carried a key and were answered 401: a leaked, guessed or ` +
+        "revoked key in use, or an authorizer refusing some valid keys. The access log's authorizerOutcome and keyId say " +
+        'which. It rolls nothing back: anyone can send keys that are refused.',
+    },
+  },
+  {
+    title: '401 to requests the authorizer accepted',
+    lines: [{ label: () => '401 to an accepted key', metric: (log, period) => log.acceptedKeyRefusals(period) }],
+    alarm: {
+      id: 'AcceptedKeyRefusals',
+      metric: (log, period) => log.acceptedKeyRefusals(period),
+      threshold: () => 1,
+      description: () =>
+        'A route answered 401 to a request whose key the authorizer accepted: a route version refusing valid keys, ' +
+        "or one that cannot read the authorizer's verdict. A deployment in progress is rolled back. The access log's " +
+        'routeKey says which route (status 401, authorizerOutcome allowed).',
       rollsBack: true,
     },
   },

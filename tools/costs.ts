@@ -86,7 +86,19 @@ export function fixedMonthlyOf({ config, template }: StageTemplate) {
   const probeMemoryGb = Number(probe?.[1].Properties?.MemorySize ?? 0) / 1024;
   const runs = (HOURS_PER_MONTH * 60) / config.alarms.periodMinutes;
   const functionGb = config.memoryMiB.listPets / 1024;
-  const metrics = Object.values(METRIC_SERIES).reduce((sum, n) => sum + n, 0) + [PROBE_METRICS.success, PROBE_METRICS.latency].length;
+  // The access log's own counts (infra/monitoring.ts): one series each, but the refusals by reason, counted above.
+  const accessLogSeries = Object.values(resourcesOfType(template, 'AWS::Logs::MetricFilter'))
+    .flatMap((filter) => filter.Properties!.MetricTransformations as Array<{ Dimensions?: unknown }>)
+    .filter((transformation) => transformation.Dimensions === undefined).length;
+  const metrics =
+    Object.values(METRIC_SERIES).reduce((sum, n) => sum + n, 0) + [PROBE_METRICS.success, PROBE_METRICS.latency].length + accessLogSeries;
+  // CloudWatch bills an alarm for each metric it reads: a metric-math alarm for every metric of its expression.
+  const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm'));
+  const alarmMetrics = alarms.reduce(
+    (sum, alarm) =>
+      sum + ((alarm.Properties!.Metrics as Array<{ MetricStat?: unknown }> | undefined)?.filter((m) => m.MetricStat).length ?? 1),
+    0,
+  );
   const counted = (item: string, type: string, price: number) => [item, String(count(type)), count(type) * price] as const;
   // `uses` a run, at `price` per `per` uses.
   const perRun = (item: string, uses: number, price: number, per: number) =>
@@ -94,10 +106,14 @@ export function fixedMonthlyOf({ config, template }: StageTemplate) {
   // Per million invocations of a function of `gb` billed `ms` each.
   const invocations = (gb: number, ms: number) => PRICES.lambdaPerMillionInvocations + gb * (ms / 1000) * PRICES.lambdaArmPerGbSecond * 1e6;
   const rows: Array<readonly [item: string, quantity: string, usd: number]> = [
-    counted('Alarms', 'AWS::CloudWatch::Alarm', PRICES.alarmPerMonth),
+    [
+      `Alarm metrics (${alarms.length} alarms; a metric-math alarm is billed for each metric it reads)`,
+      String(alarmMetrics),
+      alarmMetrics * PRICES.alarmMetricPerMonth,
+    ],
     counted('Dashboard', 'AWS::CloudWatch::Dashboard', PRICES.dashboardPerMonth),
     counted('Secrets (cursor key, probe key)', 'AWS::SecretsManager::Secret', PRICES.secretPerMonth),
-    ['Custom metrics, at most (business and probe)', String(metrics), metrics * PRICES.customMetricPerMonth],
+    ['Custom metrics, at most (business, probe and access log)', String(metrics), metrics * PRICES.customMetricPerMonth],
     [`Probe: scheduled runs (first 14 million a month free)`, runs.toLocaleString('en-US'), 0],
     perRun(
       `Probe: its function (requests and ${PROBE_RUN.probeBilledMs} ms a run at most)`,

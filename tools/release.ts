@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { EMERGENCY_CONTEXT } from '../infra/animal-store-app';
 import { stages } from '../infra/stages';
 import { parseCommandLine } from './command-line';
 
@@ -12,7 +13,7 @@ const RELEASE_MANIFEST = 'release.json';
 /** Characters of the commit id in a release's name: fixed, where git's own abbreviation grows with the repository. */
 const SHA_LENGTH = 12;
 
-const usage = `Usage: npm run release [-- --list]
+const usage = `Usage: npm run release [-- --list | --emergency]
 
 Synthesizes the commit checked out (HEAD) into ${RELEASES_DIR}/<yyyymmdd>-<hhmmss>-<commit>/ (the commit's
 date in UTC, so names sort by commit time), with ${RELEASE_MANIFEST}: the commit, its date, when it was
@@ -21,13 +22,19 @@ Prints the commands that deploy it. Refuses a working tree with uncommitted or u
 release would not be the commit it is named after) and a release that exists already: delete its
 directory by hand to synthesize that commit again.
 
-  --list    list the releases of this checkout, oldest first, and exit`;
+  --list       list the releases of this checkout, oldest first, and exit
+  --emergency  the same commit as an emergency release, <name>-emergency: every function moves at once
+               and CodeDeploy ignores the alarms, so it deploys while one is in ALARM (a rollback or a
+               restore mid-incident, docs/operations.md, "While an alarm is in ALARM"). The next
+               ordinary release turns the alarms back on.`;
 
 export interface ReleaseManifest {
   readonly name: string;
   readonly commit: string;
   /** The commit's committer date (ISO 8601, UTC). */
   readonly commitDate: string;
+  /** An emergency release: all at once, alarms ignored (--emergency). */
+  readonly emergency: boolean;
   /** When the release was synthesized (ISO 8601, UTC). */
   readonly synthesizedAt: string;
   readonly versions: { readonly node: string; readonly awsCdkCli: string; readonly awsCdkLib: string; readonly esbuild: string };
@@ -53,9 +60,14 @@ function packageVersion(root: string, name: string): string {
   return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The CDK CLI's arguments that synthesize a release into `outdir`; an emergency release sets its context. */
+export function synthArguments(outdir: string, emergency: boolean): string[] {
+  return ['synth', '--quiet', '--output', outdir, ...(emergency ? ['--context', `${EMERGENCY_CONTEXT}=true`] : [])];
+}
+
 /** Runs the project's own CDK CLI as `npx cdk synth --quiet` would, into `outdir`. */
-function synthesize(root: string, outdir: string): void {
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
+function synthesize(root: string, outdir: string, emergency: boolean): void {
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), synthArguments(outdir, emergency), {
     cwd: root,
     encoding: 'utf8',
     // Its progress and warnings reach the operator as they come; its stdout is collected, for a failure.
@@ -69,7 +81,7 @@ function synthesize(root: string, outdir: string): void {
   }
 }
 
-function makeRelease(root: string): ReleaseManifest {
+function makeRelease(root: string, emergency: boolean): ReleaseManifest {
   const commit = git(root, ['rev-parse', 'HEAD']);
   if (git(root, ['status', '--porcelain']) !== '') {
     throw new Refusal(
@@ -77,7 +89,7 @@ function makeRelease(root: string): ReleaseManifest {
     );
   }
   const commitDate = new Date(git(root, ['show', '-s', '--format=%cI', 'HEAD']));
-  const name = releaseName(commit, commitDate);
+  const name = `${releaseName(commit, commitDate)}${emergency ? '-emergency' : ''}`;
   const releases = join(root, RELEASES_DIR);
   const target = join(releases, name);
   if (existsSync(target)) {
@@ -91,11 +103,12 @@ function makeRelease(root: string): ReleaseManifest {
   // Synthesized beside its final place, then renamed: an interrupted synthesis never looks like a release.
   const partial = join(releases, `.${name}.partial-${process.pid}`);
   try {
-    synthesize(root, partial);
+    synthesize(root, partial, emergency);
     const manifest: ReleaseManifest = {
       name,
       commit,
       commitDate: commitDate.toISOString(),
+      emergency,
       synthesizedAt: new Date().toISOString(),
       versions: {
         node: process.version,
@@ -133,28 +146,40 @@ function listReleases(root: string): string[] {
 }
 
 function main(): void {
-  const { values: options } = parseCommandLine({ options: { list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }, usage);
+  const { values: options } = parseCommandLine(
+    { options: { list: { type: 'boolean' }, emergency: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } },
+    usage,
+  );
   // The checkout the command runs in: `npm run` runs it at the project's root.
   const root = git(process.cwd(), ['rev-parse', '--show-toplevel']);
   if (options.list) {
     for (const line of listReleases(root)) process.stdout.write(`${line}\n`);
     return;
   }
-  const release = makeRelease(root);
+  const release = makeRelease(root, options.emergency === true);
+  const advice = release.emergency
+    ? [
+        'EMERGENCY release: every function moves at once and CodeDeploy ignores the alarms. Deploy it to the stage in',
+        'trouble only, then turn the alarms back on with the next ordinary release once they have cleared:',
+      ]
+    : ['Deploy it, staging first, smoke-test, then production; to roll back later, deploy an earlier release the same way:'];
   process.stdout.write(
     [
       `Released commit ${release.commit} as ${RELEASES_DIR}/${release.name}/ (${release.stacks.map((stack) => stack.stackName).join(', ')}).`,
-      'Deploy it, staging first, smoke-test, then production; to roll back later, deploy an earlier release the same way:',
+      ...advice,
       ...release.deploy.map((command) => `  ${command}`),
       '',
     ].join('\n'),
   );
 }
 
-try {
-  main();
-} catch (error) {
-  if (!(error instanceof Refusal)) throw error;
-  process.stderr.write(`Refusing to release: ${error.message}\n`);
-  process.exitCode = 1;
+// Run as `npm run release`; imported by its test, it only lends synthArguments.
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  try {
+    main();
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    process.stderr.write(`Refusing to release: ${error.message}\n`);
+    process.exitCode = 1;
+  }
 }

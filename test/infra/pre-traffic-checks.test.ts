@@ -160,7 +160,7 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
     });
   });
 
-  it('alarms when 5 % of a busy period’s requests carried a key and got 401, and that alarm rolls back the authorizer’s deployments and every other', () => {
+  it('alarms when 5 % of a busy period’s requests carried a key and got 401, and that alarm rolls nothing back: anyone can send a refused key', () => {
     const alarm = stage.stack.monitoring.node.findChild('ApiKeyedRefusalRate') as IConstruct;
     const properties = stage.json.Resources[id(alarm)]!.Properties!;
     expect(properties).toEqual(
@@ -174,12 +174,45 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
       expect.objectContaining({ Metric: { Namespace: `${config.stackName}/AccessLog`, MetricName: 'KeyedRefusals' }, Stat: 'Sum' }),
     );
     expect(metrics.find((metric) => metric.Id === 'requests')?.MetricStat.Metric.MetricName).toBe('Count');
+    expect(properties.AlarmActions).toEqual(expect.arrayContaining([{ Ref: id(stage.stack.monitoring.topic) }]));
 
+    for (const [name, group] of stage.stack.trafficShifting.deploymentGroups) {
+      const alarms = stage.json.Resources[id(group)]!.Properties!.AlarmConfiguration.Alarms as Array<{ Name: unknown }>;
+      expect(alarms, name).not.toContainEqual({ Name: { Ref: id(alarm) } });
+    }
+  });
+
+  it('counts the 401s its access log shows for requests whose key the authorizer accepted, and nothing else', () => {
+    const filter = stage.json.Resources[id(stage.stack.monitoring.acceptedKeyRefusals)]!;
+    expect(filter.Properties).toEqual({
+      LogGroupName: { Ref: id(stage.stack.api.accessLogs) },
+      FilterPattern: '{ ($.status = "401") && ($.authorizerOutcome = "allowed") }',
+      MetricTransformations: [
+        { MetricNamespace: `${config.stackName}/AccessLog`, MetricName: 'AcceptedKeyRefusals', MetricValue: '1', Unit: 'Count' },
+      ],
+    });
+  });
+
+  it('alarms on any 401 to an accepted key in two of three periods, and that alarm rolls back every function’s deployment', () => {
+    const alarm = stage.stack.monitoring.node.findChild('ApiAcceptedKeyRefusals') as IConstruct;
+    const properties = stage.json.Resources[id(alarm)]!.Properties!;
+    expect(properties).toEqual(
+      expect.objectContaining({
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        MetricName: 'AcceptedKeyRefusals',
+        Namespace: `${config.stackName}/AccessLog`,
+        Statistic: 'Sum',
+        DatapointsToAlarm: config.alarms.datapointsToAlarm,
+        EvaluationPeriods: config.alarms.evaluationPeriods,
+      }),
+    );
     for (const [name, group] of stage.stack.trafficShifting.deploymentGroups) {
       const alarms = stage.json.Resources[id(group)]!.Properties!.AlarmConfiguration.Alarms as Array<{ Name: unknown }>;
       expect(alarms, name).toContainEqual({ Name: { Ref: id(alarm) } });
     }
-    expect(stage.stack.trafficShifting.deploymentGroups.has('authorizer')).toBe(true);
+    expect([...stage.stack.trafficShifting.deploymentGroups.keys()].sort()).toEqual([...API_FUNCTIONS].sort());
   });
 });
 

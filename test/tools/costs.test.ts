@@ -67,20 +67,42 @@ describe('the most a stage can cost in a day', () => {
 });
 
 describe('what a stage costs with no traffic', () => {
-  it('counts the alarms, dashboards and secrets the template creates', () => {
-    const template = (alarms: number): CfnTemplate => ({
+  it('bills each alarm for every metric it reads, a metric-math alarm for each of its metrics', () => {
+    const math = {
+      Metrics: [
+        { Id: 'm', Expression: 'a / b' },
+        { Id: 'a', MetricStat: {} },
+        { Id: 'b', MetricStat: {} },
+      ],
+    };
+    const template = (single: number, ofMath: number): CfnTemplate => ({
       Resources: Object.fromEntries([
-        ...Array.from({ length: alarms }, (_, index) => [`Alarm${index}`, { Type: 'AWS::CloudWatch::Alarm' }]),
+        ...Array.from({ length: single }, (_, index) => [`Alarm${index}`, { Type: 'AWS::CloudWatch::Alarm', Properties: {} }]),
+        ...Array.from({ length: ofMath }, (_, index) => [`MathAlarm${index}`, { Type: 'AWS::CloudWatch::Alarm', Properties: math }]),
         ['Dashboard', { Type: 'AWS::CloudWatch::Dashboard' }],
         ['Secret', { Type: 'AWS::SecretsManager::Secret' }],
       ]),
     });
-    const alarmLine = (alarms: number) =>
-      fixedMonthlyOf({ config: production, template: template(alarms) }).rows.find(([item]) => item === 'Alarms');
-    expect(alarmLine(3)).toEqual(['Alarms', '3', 3 * PRICES.alarmPerMonth]);
-    expect(fixedMonthlyOf({ config: production, template: template(10) }).total).toBeCloseTo(
-      fixedMonthlyOf({ config: production, template: template(3) }).total + 7 * PRICES.alarmPerMonth,
-    );
+    const fixed = (single: number, ofMath: number) => fixedMonthlyOf({ config: production, template: template(single, ofMath) });
+    const alarmLine = (single: number, ofMath: number) => fixed(single, ofMath).rows.find(([item]) => item.startsWith('Alarm metrics'));
+    expect(alarmLine(3, 1)?.slice(1)).toEqual(['5', 5 * PRICES.alarmMetricPerMonth]);
+    expect(alarmLine(3, 1)?.[0]).toContain('4 alarms');
+    expect(fixed(3, 2).total).toBeCloseTo(fixed(3, 1).total + 2 * PRICES.alarmMetricPerMonth);
+  });
+
+  it('counts the access log’s own metrics beside the business and probe metrics, the refusals by reason once', () => {
+    const filter = (dimensions?: object): CfnTemplate['Resources'][string] => ({
+      Type: 'AWS::Logs::MetricFilter',
+      Properties: { MetricTransformations: [{ MetricName: 'x', ...(dimensions ? { Dimensions: [dimensions] } : {}) }] },
+    });
+    const metrics = (resources: CfnTemplate['Resources']) =>
+      Number(
+        fixedMonthlyOf({ config: production, template: { Resources: resources } }).rows.find(([item]) =>
+          item.startsWith('Custom metrics'),
+        )?.[1],
+      );
+    expect(metrics({ Keyed: filter(), Accepted: filter() })).toBe(metrics({}) + 2);
+    expect(metrics({ ByReason: filter({ Key: 'reason', Value: '$.authorizerOutcome' }) })).toBe(metrics({}));
   });
 
   it('runs the probe once per alarm period', () => {

@@ -33,13 +33,21 @@ export const PRICE_LIST = {
     per: 'GB',
   },
   logsPerGbMonthStored: { item: 'CloudWatch Logs storage (EU-TimedStorage-ByteHrs)', usd: 0.03, per: 'GB-month' },
-  alarmPerMonth: { item: 'CloudWatch alarm, standard resolution (EU-CW:AlarmMonitorUsage)', usd: 0.1, per: 'alarm-month' },
+  alarmMetricPerMonth: {
+    item: 'CloudWatch alarm metric, standard resolution (EU-CW:AlarmMonitorUsage; a metric-math alarm counts each metric it reads)',
+    usd: 0.1,
+    per: 'alarm metric-month',
+  },
   customMetricPerMonth: {
     item: 'CloudWatch custom metric, first 10,000 (EU-CW:MetricMonitorUsage; prorated by the hours it is published)',
     usd: 0.3,
     per: 'metric-month',
   },
-  dashboardPerMonth: { item: 'CloudWatch dashboard beyond the account’s first three (pricing page)', usd: 3, per: 'dashboard-month' },
+  dashboardPerMonth: {
+    item: 'CloudWatch dashboard of more than 50 metrics, or beyond the account’s first three (pricing page)',
+    usd: 3,
+    per: 'dashboard-month',
+  },
   secretPerMonth: { item: 'Secrets Manager secret (EU-AWSSecretsManager-Secrets)', usd: 0.4, per: 'secret-month' },
   secretsManagerPer10kCalls: { item: 'Secrets Manager API calls (EU-AWSSecretsManager-APIRequests)', usd: 0.05, per: '10,000 calls' },
   schedulerPerMillionInvocations: {
