@@ -211,7 +211,10 @@ export async function newestPetId(client: DynamoDBDocumentClient): Promise<numbe
 
 const PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort().join();
 
-/** Every property one case must hold; a thrown Error names the one that broke. `before`: the newest pet's id before. */
+/**
+ * Every property one case must hold; a thrown Error names the one that broke. `before` is the newest
+ * pet's id before the request.
+ */
 export async function checkCase(
   client: DynamoDBDocumentClient,
   request: FuzzRequest,

@@ -162,7 +162,10 @@ async function subscriptionsOf(topicArn: string): Promise<Subscription[]> {
   }
 }
 
-/** SNS deletes an e-mail subscription left unconfirmed and no deploy brings it back: addresses missing from the topic are named too. */
+/**
+ * SNS deletes an e-mail subscription left unconfirmed while the stack keeps its resource, so no deploy brings it
+ * back: the stage's addresses missing from the topic are named too.
+ */
 async function checkSubscriptions(topicArn: string, otherTopics: readonly string[]): Promise<{ refusal?: string; warnings: string[] }> {
   const listed = await subscriptionsOf(topicArn);
   const unconfirmed = listed.filter((subscription) => !isConfirmed(subscription));
@@ -202,7 +205,10 @@ async function checkSubscriptions(topicArn: string, otherTopics: readonly string
   return { refusal, warnings: [] };
 }
 
-/** Fails once an action failed, passes once all succeeded; the return's OK notification is told apart by the change it names. */
+/**
+ * From the alarm's Action history, oldest first: fails once an action failed, passes once all succeeded, undefined
+ * while some are missing. The return's OK notification is told apart by the change it names.
+ */
 function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date): Verdict | undefined {
   const outcomes = drill.actions.map((action) => {
     for (const item of items) {

@@ -35,7 +35,10 @@ export function openApiServers(stageList: readonly StageConfig[] = stages): Open
   ];
 }
 
-/** None with an example domain or a placeholder account (infra/placeholders.ts), or without a custom domain: its deploy names the host. */
+/**
+ * A stage's server at its custom domain. None with an example domain or a placeholder account (infra/placeholders.ts):
+ * it is deployed nowhere yet; none without a custom domain: its execute-api host exists only once its deploy generates it.
+ */
 function stageServer(stage: StageConfig, internal: boolean): OpenApiServer[] {
   const domainName = stage.domain?.domainName;
   if (domainName === undefined || isExampleDomain(domainName) || isPlaceholderAccount(stage.account)) return [];

@@ -132,6 +132,7 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
   }
 }
 
+/** Every release of the checkout, oldest commit first (a name begins with its commit's date), with what its manifest says. */
 function listReleases(root: string): string[] {
   const releases = join(root, RELEASES_DIR);
   if (!existsSync(releases)) return [];

@@ -263,7 +263,10 @@ async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: Abor
   });
 }
 
-/** Resends with the same Idempotency-Key after a lost answer, a 5xx or a 409, as docs/reliability.md asks of clients. */
+/**
+ * Resends with the same Idempotency-Key after a lost answer, a 5xx or a 409, as docs/reliability.md asks of clients:
+ * the stage still ends with one pet, and a passing step names the retries it needed.
+ */
 async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
   const retries: string[] = [];
   for (;;) {

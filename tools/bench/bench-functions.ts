@@ -5,7 +5,10 @@ import type { ApiFunctionName } from '../../shared/facts/function-names';
 export const ROUTE_FUNCTIONS: readonly ApiFunctionName[] = [...routes.map((route) => route.operationId), 'routeNotFound'];
 export const ALL_FUNCTIONS: readonly ApiFunctionName[] = [...ROUTE_FUNCTIONS, 'authorizer'];
 
-/** The fallback's floor only answers, so a ratio to it measures the logger, not overhead on a DynamoDB call: not judged. */
+/**
+ * The fallback issues no command: its floor only answers, so a ratio to it measures the logger and the error
+ * vocabulary, not overhead on a DynamoDB call, and is not judged.
+ */
 export function issuesCommand(name: ApiFunctionName): boolean {
   return name !== 'routeNotFound';
 }

@@ -11,6 +11,7 @@ export interface BenchSettings {
   readonly instructionWarm: WarmOptions;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
   readonly petCounts: readonly number[];
+  /** Requests per capacity scenario, at each table size. */
   readonly capacityRequests: number;
 }
 

@@ -34,6 +34,7 @@ export interface BenchSetup {
   readonly assets: ReadonlyMap<string, ReadonlyMap<ApiFunctionName, FunctionAsset>>;
   readonly productionAssets: ReadonlyMap<ApiFunctionName, FunctionAsset>;
   readonly local: LocalResources;
+  /** The directory of a function's floor bundle. */
   floorOf(name: ApiFunctionName): string;
   /** Keys nobody has used yet: each is a cache miss for the authorizer. */
   issueKeys(count: number): Promise<string[]>;
@@ -86,7 +87,10 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
   }
 }
 
-/** listPets' head cache off, so the verdicts judge the store path against the floor's (docs/data-model.md: what it saves). */
+/**
+ * listPets' head cache off, so the verdicts and the capacity table judge the store path against the floor's;
+ * what the cache saves is in docs/data-model.md's listing cost table.
+ */
 function withoutHeadCache(assets: ReadonlyMap<ApiFunctionName, FunctionAsset>): ReadonlyMap<ApiFunctionName, FunctionAsset> {
   const listPets = assets.get('listPets');
   if (!listPets) return assets;

@@ -29,7 +29,10 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
   return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
 }
 
-/** Per million production requests: function and authorizer billed per started ms, at the capacity measured on the smallest table. */
+/**
+ * Per million production requests at the memory configured: function and authorizer billed per started ms, at the
+ * capacity measured on the smallest table. Cold starts and the free tier are left out.
+ */
 export function computeBill(
   { warm, authorizer }: Pick<WarmRequestResults, 'warm' | 'authorizer'>,
   capacity: readonly CapacityRow[],

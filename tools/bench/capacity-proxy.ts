@@ -10,6 +10,7 @@ const METERED = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Quer
 
 /** What one DynamoDB request cost, as DynamoDB reported it. */
 export interface Consumption {
+  /** The DynamoDB operation, from X-Amz-Target: PutItem, Query… */
   readonly operation: string;
   readonly table: string;
   /** Capacity units, table and indexes together: a put is charged once more for each index entry it writes. */
@@ -45,7 +46,10 @@ async function readBody(message: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Meters the unchanged functions' requests: it asks for ReturnConsumedCapacity TOTAL, which their SDK ignores, and passes answers back. */
+/**
+ * Meters the unchanged functions' own requests: it adds ReturnConsumedCapacity TOTAL and records the answer, plus the
+ * index entries a put writes, which dynalite does not charge. Answers pass back byte for byte; callers ignore the extra field.
+ */
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
   const upstream = new URL(target);
   const record: Consumption[] = [];

@@ -26,7 +26,10 @@ export interface ColdStartFigures {
 export interface ColdStartComparison {
   readonly function: ColdStartFigures;
   readonly floor: ColdStartFigures;
-  /** The median of each run's function/floor pair, so a slow moment of the machine weighs on both sides of a pair. */
+  /**
+   * Time to first response over the floor's: the median of each run's pair (started one after the other), so a
+   * slow moment of the machine weighs on both sides of a pair.
+   */
   readonly ratio: number;
 }
 

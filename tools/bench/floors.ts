@@ -8,7 +8,7 @@ import { RUNTIME_MAJOR } from '../lambda/lambda-runner';
 
 /**
  * Each function's floor (tools/bench/floors/<fileNameOf(name)>-floor.ts), built with the functions' own esbuild
- * options but no source map: a floor costs what a function does with nothing of ours in it.
+ * options but no source map: a floor costs what a function does with nothing of ours in it. Returns each bundle's directory.
  */
 export async function buildFloors(names: readonly ApiFunctionName[], outdir: string): Promise<Map<ApiFunctionName, string>> {
   const floors = new Map<ApiFunctionName, string>();

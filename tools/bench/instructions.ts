@@ -28,7 +28,10 @@ export interface InstructionComparison {
   readonly ratio: number;
 }
 
-/** Left out of every total, `randomStart` is a random amount of work (V8's hash seed) that would swamp the differences. */
+/**
+ * Inclusive counts of V8 functions, by the symbol names callgrind_annotate prints. `randomStart` is left out of every
+ * total: V8's random hash seed at start is a random amount of work that would swamp the differences.
+ */
 const SYMBOLS = {
   randomStart: 'v8::internal::HashSeed::InitializeRoots(',
   loadParse: 'v8::internal::Parser::ParseProgram(',

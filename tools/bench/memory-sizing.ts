@@ -32,7 +32,10 @@ export interface SizeEstimate {
   readonly meetsGoals: boolean;
 }
 
-/** On Lambda at `memoryMiB`, a time's CPU part stretches by the vCPU share (docs/performance.md, "How memory is chosen"). */
+/**
+ * A time measured here, on Lambda at `memoryMiB`: the time off CPU stays, the CPU time stretches by the vCPU share
+ * the memory buys. Its assumptions: docs/performance.md, "How memory is chosen".
+ */
 export function timeAt(memoryMiB: number, wallMs: number, cpuMs: number): number {
   const share = Math.min(1, memoryMiB / FULL_VCPU_MB);
   return Math.max(0, wallMs - cpuMs) + cpuMs / share;

@@ -6,7 +6,10 @@ export interface Price {
   readonly per: string;
 }
 
-/** The one price table: the bench bills with it, docs/costs.md says where each was read. First tiers, free tiers ignored unless said. */
+/**
+ * The one price table, for the region the stages deploy to: the bench bills with it and docs/costs.md is rendered from it
+ * (`npm run costs`), which says where each price was read. First tiers, free tiers ignored unless said.
+ */
 export const PRICE_LIST = {
   httpApiPerMillionRequests: {
     item: 'API Gateway HTTP API requests (first 300 million a month; EU-ApiGatewayHttpRequest)',

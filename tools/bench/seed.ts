@@ -7,7 +7,10 @@ import { PET_STATUSES, type PetRecord } from '../../shared/domain/pets/pet-schem
 
 const PARALLEL_BATCHES = 8;
 
-/** Written as the store writes them, so the indexes hold them as real pets; ids count up from `firstId`, so seeding never collides. */
+/**
+ * Written as the store writes them, so the indexes hold them as real pets: one creation a second back to `newestAt`,
+ * returned oldest first. Ids count up from `firstId`, so repeated seeding never collides.
+ */
 export async function seedPets(
   client: DynamoDBDocumentClient,
   tableName: string,

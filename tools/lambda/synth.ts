@@ -43,7 +43,10 @@ export interface SynthesisOptions extends Omit<AnimalStoreAppOptions, 'outdir'> 
   readonly parentDir?: string;
 }
 
-/** As `cdk synth` does, into a temporary directory; environment-agnostic by default, proving no stage needs an account or a lookup. */
+/**
+ * As `cdk synth` does (cdk.json's context, cdk-nag, bundling with the local esbuild), into a temporary directory.
+ * Environment-agnostic by default, like an offline synth: that proves no stage needs an account, a region or a lookup.
+ */
 export function synthesize({ parentDir = tmpdir(), ...options }: SynthesisOptions = {}): Synthesis {
   const outdir = mkdtempSync(join(parentDir, 'animal-store-cdk-'));
   try {
