@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
+import type { ApiKeyRecord } from '../shared/domain/auth/api-key-store';
 import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
@@ -101,8 +102,7 @@ try {
       const records = await store.list();
       if (records.length === 0) process.stdout.write(`No keys in ${where}.\n`);
       for (const record of records) {
-        const state = record.revokedAt ? `revoked ${record.revokedAt}` : 'active';
-        process.stdout.write(`${record.keyId}  ${record.createdAt}  ${state.padEnd(32)}  ${record.name}\n`);
+        process.stdout.write(`${record.keyId}  ${record.createdAt}  ${stateOf(record, Date.now()).padEnd(38)}  ${record.name}\n`);
       }
       break;
     }
@@ -124,4 +124,11 @@ try {
   process.exitCode = 1;
 } finally {
   client.destroy();
+}
+
+/** Whether a key still works, as the authorizer judges it: revoked, or past its expiry (a check key's), or active. */
+function stateOf(record: ApiKeyRecord, now: number): string {
+  if (record.revokedAt) return `revoked ${record.revokedAt}`;
+  if (record.expiresAt === undefined) return 'active';
+  return Date.parse(record.expiresAt) > now ? `active until ${record.expiresAt}` : `expired ${record.expiresAt}`;
 }

@@ -147,7 +147,7 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
     if (!CHECKED_WITH_A_KEY.has(fn)) verdicts.push(...(await runChecks(checked, context, dependencies, limits, 0)));
     else {
       const run = (checkKey: CheckKey) => runChecks(checked, { ...context, checkKey }, dependencies, limits, limits.checkKeyCallMs);
-      verdicts.push(...(await withCheckKey(dependencies.checkKeys, run)));
+      verdicts.push(...(await withCheckKey(dependencies.checkKeys, dependencies.clock, run)));
     }
   }
   return verdicts;
@@ -187,45 +187,67 @@ async function runChecks(
 }
 
 /**
- * Runs `check` with a key issued for it alone and revokes the key afterwards, whatever happened: the
- * key is never logged and dies with the run. Not getting a key, or not revoking it, fails the run, since
- * a deployment must not pass unchecked nor leave a working key behind.
+ * Runs `check` with a key issued for it alone, which expires by itself when the hook's invocation ends, and
+ * revokes the key afterwards whatever happened, an issue that seemed to fail included. The key itself is
+ * never logged; its id is, before it is written. Not getting a key, or not revoking it, fails the run,
+ * since a deployment must not pass unchecked nor leave a working key behind.
  */
-async function withCheckKey(store: CheckKeyStore | undefined, check: (checkKey: CheckKey) => Promise<Verdict[]>): Promise<Verdict[]> {
+async function withCheckKey(
+  store: CheckKeyStore | undefined,
+  clock: InvocationClock,
+  check: (checkKey: CheckKey) => Promise<Verdict[]>,
+): Promise<Verdict[]> {
   if (store === undefined) return [keyVerdict('issues a check key', false, 'the hook was given no keys table to issue it in')];
   const apiKey = generateApiKey();
+  const now = Date.now();
   const record: ApiKeyRecord = {
     keyId: generateKeyId(),
     keyHash: hashApiKey(apiKey),
     name: CHECK_KEY_NAME,
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + clock.getRemainingTimeInMillis()).toISOString(),
   };
-  try {
-    await store.add(record);
-  } catch (error) {
-    return [keyVerdict('issues a check key', false, `the keys table refused it: ${describeError(error)}`)];
-  }
-  logger.info('Issued a check key', { keyId: record.keyId });
+  logger.info('Issuing a check key', { keyId: record.keyId, expiresAt: record.expiresAt });
 
   let verdicts: Verdict[] = [];
   try {
-    verdicts = await check({ apiKey, keyId: record.keyId });
+    const refusal = await issueCheckKey(store, record);
+    verdicts = refusal === undefined ? await check({ apiKey, keyId: record.keyId }) : [refusal];
   } finally {
     verdicts = [...verdicts, await revokeCheckKey(store, record)];
   }
   return verdicts;
 }
 
-/** Revokes the run's check key, and says whether it did. */
-async function revokeCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict> {
-  let failure: string;
+/** Stores the check key's record; the verdict that fails the run when the keys table refused it. */
+async function issueCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict | undefined> {
   try {
-    if (await store.revokeByHash(record.keyHash, new Date())) return keyVerdict('revokes its check key', true, `revoked ${record.keyId}`);
-    failure = 'the keys table holds no key of its hash';
+    await store.add(record);
+    return undefined;
   } catch (error) {
-    failure = describeError(error);
+    // Refused as its own earlier write, the key was issued all the same: only the answer was lost.
+    if (isOwnEarlierWrite(error)) return undefined;
+    return keyVerdict('issues a check key', false, `the keys table refused it: ${describeError(error)}`);
   }
-  return keyVerdict('revokes its check key', false, `${record.keyId} is still active, revoke it with npm run keys: ${failure}`);
+}
+
+/**
+ * The SDK retried a put whose answer was lost, and the retry met the first attempt's record: no other
+ * record can hold a hash of 256 random bits, so a refused put of a fresh key is its own earlier write.
+ */
+function isOwnEarlierWrite(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** Revokes the run's check key, and says whether it did; a key that was never stored needs no revoking. */
+async function revokeCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict> {
+  try {
+    const revoked = await store.revokeByHash(record.keyHash, new Date());
+    return keyVerdict('revokes its check key', true, revoked ? `revoked ${record.keyId}` : `${record.keyId} was never stored`);
+  } catch (error) {
+    const detail = `${record.keyId} is still active until it expires at ${record.expiresAt}, or revoke it with npm run keys: ${describeError(error)}`;
+    return keyVerdict('revokes its check key', false, detail);
+  }
 }
 
 function keyVerdict(check: string, passed: boolean, detail: string): Verdict {

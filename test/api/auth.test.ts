@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../shared/domain/auth/api-keys';
+import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
 import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/domain/auth/authenticate';
 import type { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../../shared/domain/auth/manage-api-keys';
@@ -19,6 +19,7 @@ const INVALID_TOKEN_CHALLENGE = 'Bearer realm="animal-store", error="invalid_tok
 let api: TestApi;
 let keys: DynamoApiKeyStore;
 let revokedKey: string;
+let expiredKey: string;
 
 beforeAll(async () => {
   api = await startTestApi({ devApiKey: DEV_KEY });
@@ -26,6 +27,16 @@ beforeAll(async () => {
   const revoked = await issueApiKey(keys, 'revoked before first use');
   await keys.revoke(revoked.record.keyId, new Date());
   revokedKey = revoked.apiKey;
+  // As the pre-traffic hook issues a check key, expired since and never revoked.
+  expiredKey = generateApiKey();
+  const createdAt = new Date(Date.now() - 60_000);
+  await keys.add({
+    keyId: generateKeyId(),
+    keyHash: hashApiKey(expiredKey),
+    name: 'expired before first use',
+    createdAt: createdAt.toISOString(),
+    expiresAt: new Date(createdAt.getTime() + 30_000).toISOString(),
+  });
 });
 afterAll(async () => {
   await api?.close();
@@ -58,6 +69,7 @@ const WITH_BAD_TOKEN: Credential[] = [
   { label: 'an unknown key', header: () => 'Bearer pets_thisKeyWasNeverIssuedByTheService0123456789', challenge: INVALID_TOKEN_CHALLENGE },
   { label: 'the dev key with a character added', header: () => `Bearer ${DEV_KEY}x`, challenge: INVALID_TOKEN_CHALLENGE },
   { label: 'a revoked key', header: () => `Bearer ${revokedKey}`, challenge: INVALID_TOKEN_CHALLENGE },
+  { label: 'an expired key', header: () => `Bearer ${expiredKey}`, challenge: INVALID_TOKEN_CHALLENGE },
 ];
 
 const pet = JSON.stringify({ name: 'Rex', categoryId: 1 });

@@ -5,6 +5,11 @@ import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
+import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';
+import type { ApiKeyRecord } from '../../shared/domain/auth/api-key-store';
+import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 
 describe('npm start', () => {
   let server: RunningServer;
@@ -69,6 +74,28 @@ describe('npm start', () => {
       const revoked = await keys('revoke', keyId!);
       expect(revoked.code).toBe(0);
       expect((await keys('list')).stdout).toMatch(new RegExp(`${keyId}.*revoked`));
+    });
+
+    it('lists a check key as active until its expiry, and one past it as expired, as the authorizer judges them', async () => {
+      const client = createLocalClient(`http://127.0.0.1:${server.dynamoDbPort}`);
+      try {
+        const store = new DynamoApiKeyStore(documentClientOver(client), LOCAL_TABLES.apiKeys);
+        const key = (name: string, expiresInMs: number): ApiKeyRecord => ({
+          keyId: generateKeyId(),
+          keyHash: hashApiKey(generateApiKey()),
+          name,
+          createdAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + expiresInMs).toISOString(),
+        });
+        const [expiring, expired] = [key('expires later', 60 * 60_000), key('expired already', -1_000)];
+        await store.add(expiring);
+        await store.add(expired);
+        const listed = (await keys('list')).stdout;
+        expect(listed).toMatch(new RegExp(`${expiring.keyId}.*active until ${expiring.expiresAt}.*expires later`));
+        expect(listed).toMatch(new RegExp(`${expired.keyId}.*expired ${expired.expiresAt}.*expired already`));
+      } finally {
+        client.destroy();
+      }
     });
 
     it('says so, and fails, when revoking a key that does not exist', async () => {

@@ -6,6 +6,11 @@ export interface ApiKeyRecord {
   readonly name: string;
   readonly createdAt: string;
   readonly revokedAt?: string;
+  /**
+   * When the key stops working by itself (ISO 8601), refused from then on like a revoked one. Only the
+   * pre-traffic hook's check keys have one; keys an operator issues work until revoked.
+   */
+  readonly expiresAt?: string;
 }
 
 export interface ApiKeyStore {

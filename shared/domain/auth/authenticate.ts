@@ -18,7 +18,10 @@ export interface AuthenticatorOptions {
 
 export type Authenticate = (authorization: string | undefined) => Promise<AuthorizerContext>;
 
-/** Creates the key check used by the authorizer: bearer token → verdict, with a short cache. */
+/**
+ * Creates the key check used by the authorizer: bearer token → verdict, with a short cache. A key is
+ * accepted while it is neither revoked nor expired, and a cached acceptance never outlives the key's expiry.
+ */
 export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOptions = {}): Authenticate {
   const { cacheTtlMs = KEY_CACHE_TTL_MS, now = Date.now } = options;
   const cache = new Map<string, { verdict: AuthorizerContext; expiresAt: number }>();
@@ -33,17 +36,22 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     if (cached && cached.expiresAt > now()) return cached.verdict;
 
     let verdict: AuthorizerContext;
+    let cachedUntil = now() + cacheTtlMs;
     try {
       const record = await store.findByHash(keyHash);
       const matches = record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
-      verdict = matches && record.revokedAt === undefined ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
+      // An expiry that does not parse is no expiry at all, so it refuses the key.
+      const expiresAt = record?.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(record.expiresAt);
+      const live = matches && record.revokedAt === undefined && expiresAt > now();
+      verdict = live ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
+      if (live) cachedUntil = Math.min(cachedUntil, expiresAt);
     } catch (error) {
       // Never cache an outage: the next request should try the store again.
       logger.error('API key lookup failed', error instanceof Error ? error : String(error));
       return { outcome: 'unavailable' };
     }
     if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(keyHash, { verdict, expiresAt: now() + cacheTtlMs });
+    cache.set(keyHash, { verdict, expiresAt: cachedUntil });
     return verdict;
   };
 }

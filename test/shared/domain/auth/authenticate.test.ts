@@ -9,7 +9,15 @@ async function setUp() {
   let clock = 1_000_000;
   const authenticate = createAuthenticator(store, { now: () => clock });
   const { apiKey, record } = await issueApiKey(store, 'test');
-  return { store, authenticate, apiKey, record, advance: (ms: number) => (clock += ms) };
+  return { store, authenticate, apiKey, record, now: () => clock, advance: (ms: number) => (clock += ms) };
+}
+
+/** A key stored with an expiry `inMs` from now, as the pre-traffic hook issues its check key. */
+async function setUpExpiring(inMs: number) {
+  const setup = await setUp();
+  const expiresAt = new Date(setup.now() + inMs).toISOString();
+  setup.store.keys.set(setup.record.keyHash, { ...setup.record, expiresAt });
+  return setup;
 }
 
 describe('API key authentication', () => {
@@ -55,6 +63,29 @@ describe('API key authentication', () => {
     expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
     await store.revoke(record.keyId, new Date());
     advance(60_000);
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+  });
+
+  it('accepts a key until its expiry and refuses it from then on, like a revoked one', async () => {
+    const { authenticate, apiKey, record, advance } = await setUpExpiring(KEY_CACHE_TTL_MS * 10);
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'allowed', keyId: record.keyId });
+    advance(KEY_CACHE_TTL_MS * 10 - 1);
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+    advance(1);
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+  });
+
+  it("never serves a cached acceptance past the key's expiry, though the cache period is longer", async () => {
+    const { store, authenticate, apiKey, advance } = await setUpExpiring(10_000);
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+    advance(10_000);
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+    expect(store.lookups).toBe(2);
+  });
+
+  it('refuses a key whose expiry is not a date: an expiry it cannot read is not one it can honour', async () => {
+    const { store, authenticate, apiKey, record } = await setUp();
+    store.keys.set(record.keyHash, { ...record, expiresAt: 'soon' });
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
   });
 
