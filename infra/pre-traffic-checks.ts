@@ -46,7 +46,7 @@ export class PreTrafficChecks extends Construct {
   readonly logGroup: LogGroup;
   /**
    * May write its own log, invoke the checked functions' published versions, put and revoke its check key
-   * in the keys table, and read and report on the deployments it gates.
+   * in the keys table, and read and report on deployments (on "*", the only resource those calls take).
    */
   readonly role: Role;
 
@@ -116,12 +116,20 @@ export class PreTrafficChecks extends Construct {
       roles.add(group.role);
       alias.node.addDependency(this, group.role);
     }
+    // The Service Authorization Reference (CodeDeploy) lists no resource type for these three, so only "*"
+    // grants them; CDK's own grant of the report, on each group, matches nothing.
     this.role.addToPolicy(
       new PolicyStatement({
-        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
-        resources: gated.map(({ group }) => group.deploymentGroupArn),
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'],
+        resources: ['*'],
       }),
     );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ListDeploymentTargets, GetDeploymentTarget and PutLifecycleEventHookExecutionStatus take no resource type in the ' +
+        'Service Authorization Reference, so only "*" grants them; the hook reads and reports on the one deployment whose id CodeDeploy hands it.',
+    });
     for (const role of roles) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.function)}.Arn>:*]`,

@@ -34,6 +34,19 @@ export type EdgeKind =
   | 'function → secret'
   | 'function → log group';
 
+/** What a deployment hook calls: list a deployment's targets, get each, report its verdict. */
+const HOOK_CALLS = [
+  'codedeploy:ListDeploymentTargets',
+  'codedeploy:GetDeploymentTarget',
+  'codedeploy:PutLifecycleEventHookExecutionStatus',
+] as const;
+
+/**
+ * Actions the Service Authorization Reference lists with no resource type (its CodeDeploy page; cfn-lint
+ * ships a copy): only "*" can grant them, whatever deployment the call concerns.
+ */
+const WITHOUT_RESOURCE_TYPE: ReadonlySet<string> = new Set(HOOK_CALLS);
+
 /** One end of an edge: a resource of the template, or something outside it. */
 export interface Endpoint {
   /** Logical id in the template; the ARN or name when outside it. */
@@ -781,31 +794,35 @@ class GraphBuilder {
           const target = { name: parseLambdaTarget(hookName)?.name ?? hookName };
           const invoke = asRole('lambda:InvokeFunction', r.lambdaArn(target.name));
           this.add({ kind: 'CodeDeploy → hook', from, to: this.lambdaEndpoint(target), detail: hook, ...invoke });
-          this.hookReportEdge(target, groupId, r.render(update.ApplicationName));
+          this.hookEdges(target, groupId, r.render(update.ApplicationName));
         }
       }
     }
   }
 
-  /** A hook tells CodeDeploy whether to go on: codedeploy:PutLifecycleEventHookExecutionStatus on the deployment group. */
-  private hookReportEdge(target: LambdaTarget, groupId: string, applicationName: string): void {
+  /**
+   * A hook finds what a deployment moves (list its targets, get each) and tells CodeDeploy whether to go on:
+   * an edge for each of the three calls, to the deployment group they concern.
+   */
+  private hookEdges(target: LambdaTarget, groupId: string, applicationName: string): void {
     const r = this.reader;
     const functionId = r.functionIdNamed(target.name);
     const resource = r.arn('codedeploy', `deploymentgroup:${applicationName}/${r.ref(groupId)}`);
-    const action = 'codedeploy:PutLifecycleEventHookExecutionStatus';
-    if (functionId === undefined) {
-      this.add({
-        kind: 'hook → CodeDeploy',
-        from: { id: target.name, label: target.name },
-        to: r.endpoint(groupId),
-        detail: action,
-        outside: true,
-      });
-      return;
+    for (const action of HOOK_CALLS) {
+      if (functionId === undefined) {
+        this.add({
+          kind: 'hook → CodeDeploy',
+          from: { id: target.name, label: target.name },
+          to: r.endpoint(groupId),
+          detail: action,
+          outside: true,
+        });
+        continue;
+      }
+      const role = this.functionRole(functionId);
+      const { allowedBy, problems } = this.roleMay(role, action, resource, "the hook's role");
+      this.add({ kind: 'hook → CodeDeploy', from: role.endpoint, to: r.endpoint(groupId), detail: action, grantedBy: allowedBy, problems });
     }
-    const role = this.functionRole(functionId);
-    const { allowedBy, problems } = this.roleMay(role, action, resource, "the hook's role");
-    this.add({ kind: 'hook → CodeDeploy', from: role.endpoint, to: r.endpoint(groupId), detail: action, grantedBy: allowedBy, problems });
   }
 
   // EventBridge: a rule invokes its Lambda targets through their resource policy; a schedule through its role.
@@ -858,13 +875,22 @@ class GraphBuilder {
     }
   }
 
-  /** Whether a role's policies let it do `action` on `resource`; `who` names the role in the refusal. */
+  /**
+   * Whether a role's policies let it do `action` on `resource`; `who` names the role in the refusal. An action
+   * that takes no resource type is asked of "*", which only a statement on "*" grants.
+   */
   private roleMay(role: { statements: readonly Sourced[]; problems: string[] }, action: string, resource: string, who: string) {
     if (role.problems.length > 0) return { allowedBy: [], problems: role.problems };
-    const decision = this.evaluator.evaluate(role.statements, { action, resource, context: {} }, false);
+    const asked = WITHOUT_RESOURCE_TYPE.has(action) ? '*' : resource;
+    const decision = this.evaluator.evaluate(role.statements, { action, resource: asked, context: {} }, false);
     return {
       allowedBy: decision.allowedBy,
-      problems: [...decision.problems, ...(decision.allowed ? [] : [`${who} may not ${action} on ${resource}`])],
+      problems: [
+        ...decision.problems,
+        ...(decision.allowed
+          ? []
+          : [`${who} may not ${action} on ${asked}${asked === resource ? '' : ', the only resource the action takes'}`]),
+      ],
     };
   }
 

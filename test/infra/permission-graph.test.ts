@@ -24,6 +24,7 @@ import {
 } from '../helpers/permission-graph';
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis, type SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 
 let synthesis: SharedSynthesis;
 beforeAll(() => {
@@ -383,6 +384,13 @@ describe('the permission graph of what a deployment hook and a scheduled probe b
       alarms: [alarm],
       preHook: hook,
     });
+    // What a hook needs besides CDK's own grant, as infra/pre-traffic-checks.ts gives it.
+    hook.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'],
+        resources: ['*'],
+      }),
+    );
     new Rule(stack, 'Every5Minutes', { schedule: RuleSchedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(probe)] });
     new Schedule(stack, 'ProbeSchedule', { schedule: ScheduleExpression.rate(Duration.minutes(5)), target: new LambdaInvoke(probe) });
     return Template.fromStack(stack).toJSON() as CfnTemplate;
@@ -416,12 +424,17 @@ describe('the permission graph of what a deployment hook and a scheduled probe b
     const graph = permissionGraph(template, target);
     expect(findingsOf(graph), formatEdges(graph)).toEqual([]);
     const kinds = graph.edges.map((edge) => edge.kind);
-    for (const kind of ['CodeDeploy → hook', 'hook → CodeDeploy', 'EventBridge rule → Lambda', 'EventBridge Scheduler → Lambda'] as const) {
+    for (const kind of ['CodeDeploy → hook', 'EventBridge rule → Lambda', 'EventBridge Scheduler → Lambda'] as const) {
       expect(
         kinds.filter((k) => k === kind),
         kind,
       ).toHaveLength(1);
     }
+    expect(edgesOfKind(graph, 'hook → CodeDeploy').map((edge) => edge.detail)).toEqual([
+      'codedeploy:ListDeploymentTargets',
+      'codedeploy:GetDeploymentTarget',
+      'codedeploy:PutLifecycleEventHookExecutionStatus',
+    ]);
   });
 
   it("reports the hook when CodeDeploy's role may no longer invoke it", () => {
@@ -435,8 +448,28 @@ describe('the permission graph of what a deployment hook and a scheduled probe b
   });
 
   it('reports the hook when it may no longer report back to CodeDeploy', () => {
-    expect(findingsAfter(withoutAction('codedeploy:PutLifecycleEventHookExecutionStatus'))).toEqual([
-      expect.stringMatching(/^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus/),
+    expect(findingsAfter(withoutAction('codedeploy:PutLifecycleEventHookExecutionStatus'))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus/,
+        ),
+      ]),
+    );
+  });
+
+  it('reports the hook whose CodeDeploy calls are granted on its deployment group alone, as CDK grants the report', () => {
+    const scoped = (json: CfnTemplate) => {
+      for (const policy of Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))) {
+        const document = policy.Properties!.PolicyDocument;
+        document.Statement = document.Statement.filter((statement: { Resource: unknown }) => statement.Resource !== '*');
+      }
+    };
+    expect(findingsAfter(scoped)).toEqual([
+      expect.stringMatching(/^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:ListDeploymentTargets on \*/),
+      expect.stringMatching(/^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:GetDeploymentTarget on \*/),
+      expect.stringMatching(
+        /^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus on \*/,
+      ),
     ]);
   });
 

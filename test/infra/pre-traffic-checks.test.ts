@@ -84,7 +84,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     expect(Object.keys(byName).sort()).toEqual([...API_FUNCTIONS].sort());
   });
 
-  it('may write its own log, invoke only the published versions of the stage’s functions, put and revoke a key in the keys table, and read and report on their deployments only', () => {
+  it('may write its own log, invoke only the published versions of the stage’s functions, put and revoke a key in the keys table, and read and report on deployments', () => {
     const groups = [...stage.stack.trafficShifting.deploymentGroups.values()];
     const groupArns = groups.map((group) => stage.stack.resolve(group.deploymentGroupArn));
     const expected = [
@@ -104,9 +104,12 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
         Action: action,
         Resource: arn(stage.stack.apiKeysTable.table),
       })),
-      ...['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].flatMap(
-        (action) => groupArns.map((group) => ({ Effect: 'Allow', Action: action, Resource: group })),
+      // On "*": the Service Authorization Reference gives these three no resource type, so nothing narrower grants them.
+      ...['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].map(
+        (action) => ({ Effect: 'Allow', Action: action, Resource: '*' }),
       ),
+      // CDK's own grant of the report, by each deployment group's addPreHook: it matches nothing, and stays.
+      ...groupArns.map((group) => ({ Effect: 'Allow', Action: 'codedeploy:PutLifecycleEventHookExecutionStatus', Resource: group })),
     ];
     expect(grantsOf(statementsOfRole(stage.json, id(hook().role)))).toEqual(grantsOf(expected));
     expect(groups).toHaveLength(stage.stack.functions.all.length);
@@ -256,7 +259,7 @@ describe('the PreTrafficChecks construct', () => {
     expect(aliases.map((alias) => alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook)).toEqual([hookRef, hookRef]);
   });
 
-  it('reads and reports on the deployments of the groups it gates, and of no other', () => {
+  it('may list and get a deployment’s targets and report on it, on "*", the only resource the Service Authorization Reference gives those calls', () => {
     const { stack, checks, groups, template } = build();
     const roleId = stack.getLogicalId(checks.role.node.defaultChild as CfnElement);
     const codeDeploy = statementsOfRole(template.toJSON() as CfnTemplate, roleId).filter((statement) =>
@@ -264,11 +267,12 @@ describe('the PreTrafficChecks construct', () => {
     );
     const groupArns = groups.map((group) => stack.resolve(group.deploymentGroupArn));
     expect(grantsOf(codeDeploy)).toEqual(
-      grantsOf(
-        ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].flatMap(
-          (action) => groupArns.map((group) => ({ Effect: 'Allow', Action: action, Resource: group })),
+      grantsOf([
+        ...['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget', 'codedeploy:PutLifecycleEventHookExecutionStatus'].map(
+          (action) => ({ Effect: 'Allow', Action: action, Resource: '*' }),
         ),
-      ),
+        ...groupArns.map((group) => ({ Effect: 'Allow', Action: 'codedeploy:PutLifecycleEventHookExecutionStatus', Resource: group })),
+      ]),
     );
   });
 
