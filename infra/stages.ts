@@ -222,7 +222,8 @@ export const production: StageConfig = {
   cursorSecretGeneration: 1,
   listing: LISTING,
   // Customer data and access logs outlive the stack; deleting them is a deliberate manual act. A first
-  // create that rolls back takes them with it: they hold nothing yet, and would only be left to delete by hand.
+  // create whose rollback completes takes them with it; one that deletion protection stops leaves them
+  // (docs/operations.md, "A first create that failed").
   retainsData: true,
   deletionProtection: true,
   terminationProtection: true,

@@ -47,7 +47,8 @@ FAIL per alarm; exits 0 only if every alarm passed.
                               (default: the stage's alarm period plus ${RETURN_MARGIN_SECONDS} seconds)
   --interval <seconds>        how often the alarms and their history are read (default ${DEFAULT_INTERVAL_SECONDS})
 
-An alarm already in ALARM is not forced: the notification of its real change is checked instead.
+An alarm already in ALARM is not forced and is UNPROVEN (exit 1): a notification sent before the drill
+says nothing of today's subscribers. Clear what holds it in ALARM, then rerun with --alarm <its name>.
 Every forced alarm notifies the stage's subscribers twice (ALARM, then OK): tell them first. Never
 drill production during a deployment: CodeDeploy rolls back while an alarm it watches is in ALARM.`;
 
@@ -98,6 +99,8 @@ const drillReason =
 
 interface Verdict {
   readonly passed: boolean;
+  /** Neither passed nor failed: nothing the drill could do proves the alarm reaches its subscribers today. */
+  readonly unproven?: boolean;
   readonly detail: string;
 }
 const judgeFailed = (detail: string): Verdict => ({ passed: false, detail });
@@ -107,7 +110,7 @@ interface Drill {
   readonly name: string;
   /** What the alarm runs when it goes into ALARM: the stage's topic and any topic of `alarmSubscriptions`. */
   readonly actions: readonly string[];
-  /** False when it was already in ALARM: the notification of that real change is checked. */
+  /** Whether the drill set it into ALARM; one it could not set is already judged. */
   forced: boolean;
   /** When the change into ALARM being checked happened, by CloudWatch's clock; unknown until the history shows it. */
   changedAt?: Date;
@@ -228,10 +231,7 @@ function judge(drill: Drill, items: readonly AlarmHistoryItem[], changedAt: Date
   const failures = outcomes.flatMap((outcome) => (outcome?.failure ? [outcome.failure] : []));
   if (failures.length > 0) return judgeFailed(failures.join('; '));
   if (outcomes.some((outcome) => outcome === undefined)) return undefined;
-  const notified = `notified ${drill.actions.map(topicName).join(', ')}`;
-  return drill.forced
-    ? { passed: true, detail: `${notified} (forced into ALARM at ${changedAt.toISOString()})` }
-    : { passed: true, detail: `already in ALARM since ${changedAt.toISOString()}, not forced: that change ${notified}` };
+  return { passed: true, detail: `notified ${drill.actions.map(topicName).join(', ')} (forced into ALARM at ${changedAt.toISOString()})` };
 }
 
 async function checkNotification(drill: Drill, since: Date): Promise<void> {
@@ -265,12 +265,20 @@ async function runDrill(): Promise<Drill[]> {
         `its actions are disabled, so it notifies nobody (aws cloudwatch enable-alarm-actions --alarm-names ${name})`,
       );
     else if (drill.actions.length === 0) drill.verdict = judgeFailed('it has no ALARM action, so it notifies nobody');
-    else if (alarm.StateValue === 'ALARM') drill.changedAt = alarm.StateTransitionedTimestamp ?? alarm.StateUpdatedTimestamp;
+    else if (alarm.StateValue === 'ALARM') {
+      // Forcing it would change nothing, and its notification went out before the drill, to whoever was subscribed then.
+      const since = (alarm.StateTransitionedTimestamp ?? alarm.StateUpdatedTimestamp)?.toISOString() ?? 'an unknown time';
+      drill.verdict = {
+        passed: false,
+        unproven: true,
+        detail: `already in ALARM since ${since}, so not forced: clear what holds it there, then rerun with --alarm ${name}`,
+      };
+    }
     return drill;
   });
 
   for (const drill of drills) {
-    if (drill.verdict || drill.changedAt) continue;
+    if (drill.verdict) continue;
     try {
       await client.send(new SetAlarmStateCommand({ AlarmName: drill.name, StateValue: 'ALARM', StateReason: drillReason }));
       drill.forced = true;
@@ -324,7 +332,8 @@ try {
   } else {
     for (const warning of warnings) process.stdout.write(`WARN  ${topicName(alarmTopicArn)}  ${warning}\n`);
     const verdicts = (await runDrill()).map((drill) => ({ name: drill.name, ...settle(drill) }));
-    for (const { name, passed, detail } of verdicts) process.stdout.write(`${passed ? 'PASS' : 'FAIL'}  ${name}  ${detail}\n`);
+    for (const { name, passed, unproven, detail } of verdicts)
+      process.stdout.write(`${unproven ? 'UNPROVEN' : passed ? 'PASS' : 'FAIL'}  ${name}  ${detail}\n`);
     const passed = verdicts.filter((verdict) => verdict.passed).length;
     process.stdout.write(`${passed} of ${verdicts.length} alarms passed.\n`);
     if (passed < verdicts.length) process.exitCode = 1;
