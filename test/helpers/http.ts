@@ -110,15 +110,26 @@ export async function timed(send: () => Promise<Response>): Promise<{ response: 
  */
 export const CLOSED_PORT = 2;
 
+/** Requests pipelined on the same connection some time after the first ones, whatever has been answered by then. */
+export interface LaterRequests {
+  readonly afterMs: number;
+  readonly requests: readonly string[];
+}
+
 /**
  * Writes `requests` (raw HTTP/1.1, one after another) on one connection at once, without waiting for
- * any answer, and reads back `count` answers in the order they arrive. Each answer must carry a
+ * any answer, then `later`'s, and reads back every answer in the order they arrive. Each answer must carry a
  * Content-Length (every answer of the local server does); an answer to HEAD carries none of its body.
  */
-export function sendPipelined(port: number, requests: readonly string[], count = requests.length): Promise<RawResponse[]> {
+export function sendPipelined(port: number, requests: readonly string[], later?: LaterRequests): Promise<RawResponse[]> {
+  const all = [...requests, ...(later?.requests ?? [])];
+  const count = all.length;
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(requests.join('')));
-    const heads = requests.map((request) => request.slice(0, request.indexOf(' ')));
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(requests.join(''));
+      if (later !== undefined) setTimeout(() => socket.destroyed || socket.write(later.requests.join('')), later.afterMs);
+    });
+    const heads = all.map((request) => request.slice(0, request.indexOf(' ')));
     const responses: RawResponse[] = [];
     let buffered = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { sendPipelined } from '../helpers/http';
+import { type LaterRequests, sendPipelined } from '../helpers/http';
 import { storedPets } from '../helpers/pets';
+import { MAX_WAITING_PER_CONNECTION } from '../../local/take-in-turn';
 
 /**
  * HTTP/1.1 pipelining (RFC 9112 §9.3.2): a client may send its next request before the previous
@@ -57,4 +58,27 @@ describe('pipelined requests on one connection', () => {
 
     expect((await storedPets(api.documents)).map((pet) => pet.name).sort()).toEqual([...names].sort());
   });
+
+  it.each([
+    ['300 in one write', 300, 0],
+    ['200, then 100 more 150 ms later', 200, 100],
+  ])(
+    `are all answered past the bound of ${MAX_WAITING_PER_CONNECTION} waiting: %s, each 201 in order, storing exactly those pets`,
+    async (label, first, more) => {
+      const names = Array.from({ length: first + more }, (_, index) => `${label} ${index}`);
+      const later: LaterRequests | undefined = more > 0 ? { afterMs: 150, requests: names.slice(first).map(createRequest) } : undefined;
+      const storedBefore = new Set((await storedPets(api.documents)).map((pet) => pet.id));
+
+      const answers = await sendPipelined(api.port, names.slice(0, first).map(createRequest), later);
+
+      const created = answers.map(
+        (answer) => ({ status: answer.status, ...JSON.parse(answer.body.toString()) }) as { status: number; id: number; name: string },
+      );
+      expect(created).toEqual(names.map((name) => expect.objectContaining({ status: 201, name })));
+      const stored = (await storedPets(api.documents)).filter((pet) => !storedBefore.has(pet.id));
+      expect(stored.map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id)).toEqual(
+        created.map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id),
+      );
+    },
+  );
 });
