@@ -28,6 +28,8 @@ export const LOCAL_TABLES = {
 export type TableNames = { readonly [table in keyof typeof LOCAL_TABLES]: string };
 
 export const DEFAULT_DYNAMODB_PORT = 4567;
+/** The embedded DynamoDB listens on loopback only. */
+export const DYNALITE_HOST = '127.0.0.1';
 
 export interface LocalDynamoDb {
   readonly endpoint: string;
@@ -48,9 +50,9 @@ export async function startDynalite(options: {
     if (repairs.length > 0) options.onIndexRepair?.(describeIndexRepairs(repairs));
   }
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const port = await listen(server, options.port, '127.0.0.1', 'DYNAMODB_PORT');
+  const port = await listen(server, options.port, DYNALITE_HOST, 'DYNAMODB_PORT');
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://${DYNALITE_HOST}:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();

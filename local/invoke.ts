@@ -19,6 +19,7 @@ import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, t
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
 import { writeLine } from '../shared/runtime/output';
+import { findLocalStore, findOrExit } from './addresses';
 
 /**
  * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, as `sam local
@@ -39,9 +40,9 @@ const usage = `Usage: npm run invoke -- <function> <event.json | -> [--env-vars 
 The authorizer's sample event carries the placeholder key "${SAMPLE_KEY_PLACEHOLDER}": invoke
 replaces it with a key of its own in the local store, revoked once the invocation is done.
 
-Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) to find a running local API's DynamoDB,
-DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets cursors,
-LOG_FORMAT (pretty or json) and LOG_METRICS=1 for the function's log lines, written to stderr.`;
+Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) or DYNAMODB_ENDPOINT, as npm start read them, to find
+its DynamoDB; DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets
+cursors, LOG_FORMAT (pretty or json) and LOG_METRICS=1 for the function's log lines, written to stderr.`;
 
 /** Bad input: one line (or one per problem) and exit 2, without a stack; the usage only when asked for. */
 function refuse(lines: readonly string[], withUsage = false): never {
@@ -67,6 +68,8 @@ if (name === undefined) refuse([`Unknown function "${target}"; the functions are
 
 const shellRefusals = shellSettingRefusals(process.env);
 if (shellRefusals.length > 0) refuse(shellRefusals);
+// The running npm start's store, where the settings it read put it.
+const running = findOrExit(findLocalStore);
 const event = withPathParameters(await readEvent(eventPath), options['path-parameter'] ?? []);
 const envVarsFile = options['env-vars'] || process.env.ENV_VARS || undefined;
 const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(refuseEnvVars);
@@ -93,11 +96,9 @@ let revokeSampleKey: (() => Promise<unknown>) | undefined;
 /** The function's failure, told once, as the local API tells it: what happened and where. */
 let failure: FunctionFailure | undefined;
 try {
-  const port = Number(process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT);
-  const running = `http://127.0.0.1:${port}`;
-  let endpoint = running;
-  if (await isDynamoDbAt(running)) {
-    process.stderr.write(`Using the running local DynamoDB at ${running}\n`);
+  let endpoint = running.url;
+  if (await isDynamoDbAt(running.url)) {
+    process.stderr.write(`Using the running local API's DynamoDB at ${running.told}\n`);
   } else {
     store = await startDynalite({
       port: 0,
@@ -105,7 +106,9 @@ try {
       onIndexRepair: (message) => process.stderr.write(`${message}\n`),
     });
     endpoint = store.endpoint;
-    process.stderr.write(`No local API running; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} DynamoDB\n`);
+    process.stderr.write(
+      `No local API's DynamoDB at ${running.told}; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} one\n`,
+    );
   }
   const environment = await prepareLocalStage(endpoint, cursorSecret);
   if (name === 'authorizer') revokeSampleKey = await replaceSampleKey(event, endpoint);

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { messageOf } from '../shared/runtime/error-message';
 
 /** Where `npm start` serves unless PORT and HOST say otherwise: loopback only. */
 export const DEFAULT_PORT = 3000;
@@ -27,4 +27,21 @@ export async function listen(server: Server, port: number, host: string, portSet
     throw error;
   }
   return (server.address() as AddressInfo).port;
+}
+
+/**
+ * What `listen` would refuse now for `port` on `host`, found by listening there and closing at once;
+ * undefined when it would listen. Asked for every port before any starts, so each taken one is named together.
+ */
+export async function listenRefusal(port: number, host: string, portSetting: string, hostSetting?: string): Promise<string | undefined> {
+  if (port === 0) return undefined;
+  const server = createServer();
+  try {
+    await listen(server, port, host, portSetting, hostSetting);
+    return undefined;
+  } catch (error) {
+    return messageOf(error);
+  } finally {
+    server.close();
+  }
 }

@@ -20,7 +20,8 @@ import type { CorsConfig } from '../shared/http/cors-policy';
 import type { OutputDestination } from '../shared/runtime/output';
 import type { SystemLogLevel } from './console-log';
 import { createGateway } from './gateway';
-import { listen } from './listen';
+import { DEFAULT_HOST, listen } from './listen';
+import { originOn } from './addresses';
 import { readRequestTarget, type RefusedTarget } from './request-target';
 import { takeInTurn } from './take-in-turn';
 import type { ApiFunctionName } from '../shared/facts/function-names';
@@ -150,11 +151,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       }),
     );
     server.on('clientError', answerMalformedRequest);
-    const port = await listen(server, options.port, options.host ?? '127.0.0.1', 'PORT', 'HOST');
+    const host = options.host ?? DEFAULT_HOST;
+    const port = await listen(server, options.port, host, 'PORT', 'HOST');
+    // Where the local tools call it (./addresses.ts).
+    const origin = originOn(host, port);
 
     return {
-      baseUrl: `http://localhost:${port}${startRouteTable.BASE_PATH}`,
-      docsUrl: `http://localhost:${port}/docs`,
+      baseUrl: `${origin}${startRouteTable.BASE_PATH}`,
+      docsUrl: `${origin}/docs`,
       port,
       apiKey,
       dynamoDbEndpoint: dynamoDb.endpoint,

@@ -4,11 +4,12 @@ import { PREFLIGHT_MAX_AGE_SECONDS } from '../shared/http/cors-policy';
 import { ENV } from '../shared/facts/environment';
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom } from './console-log';
 import { parseAllowedOrigins } from './cors';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { DEFAULT_DYNAMODB_PORT, DYNALITE_HOST } from './dynamodb-local';
 import { shellSettingRefusals } from './config-check';
 import { EnvVarsFileError, readEnvVarsFile } from './env-vars';
 import { startLocalApi } from './local-api';
-import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
+import { DEFAULT_PORT, listenRefusal } from './listen';
+import { endpointFrom, hostFrom, portFrom } from './addresses';
 import { messageOf } from '../shared/runtime/error-message';
 
 /**
@@ -24,28 +25,6 @@ const { values: flags } = (() => {
   }
 })();
 const env = process.env;
-
-function portFrom(name: string, fallback: number): number {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number, got "${value}"`);
-  return port;
-}
-
-/** `DYNAMODB_ENDPOINT`: an absolute http(s) URL of a DynamoDB-compatible server, or unset. */
-function endpointFrom(name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined || value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`${name} must be a URL such as http://127.0.0.1:8000, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http or https URL, got "${value}"`);
-  return value.replace(/\/+$/, '');
-}
 
 /** Every bad setting, one line each: a developer fixes them all in one go, not one per start. */
 const problems: string[] = [];
@@ -72,14 +51,21 @@ function refuseToStart(lines: readonly string[]): never {
 }
 
 try {
-  const dynamoDbEndpoint = setting(() => endpointFrom('DYNAMODB_ENDPOINT'));
+  const dynamoDbEndpoint = setting(() => endpointFrom(env, 'DYNAMODB_ENDPOINT'));
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : undefined;
   if (dynamoDbEndpoint !== undefined && dataDir !== undefined) {
     problems.push('DATA_DIR applies to the embedded DynamoDB only; unset it when DYNAMODB_ENDPOINT is set.');
   }
   const allowOrigins = setting(() => parseAllowedOrigins('CORS_ALLOW_ORIGINS', env.CORS_ALLOW_ORIGINS)) ?? [];
-  const port = setting(() => portFrom('PORT', DEFAULT_PORT));
-  const dynamoDbPort = setting(() => portFrom('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT));
+  const port = setting(() => portFrom(env, 'PORT', DEFAULT_PORT));
+  const host = hostFrom(env);
+  const dynamoDbPort = setting(() => portFrom(env, 'DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT));
+  // Every port already taken, named at once before anything starts: else the API's shows only once the store's is free.
+  const taken = await Promise.all([
+    port === undefined ? undefined : listenRefusal(port, host, 'PORT', 'HOST'),
+    dynamoDbPort === undefined || dynamoDbEndpoint !== undefined ? undefined : listenRefusal(dynamoDbPort, DYNALITE_HOST, 'DYNAMODB_PORT'),
+  ]);
+  problems.push(...taken.filter((refusal) => refusal !== undefined));
   // SAM's --env-vars: per-function overrides, checked with the rest before anything starts.
   const envVarsFile = flags['env-vars'] || env.ENV_VARS || undefined;
   const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(noteEnvVarsProblems);
@@ -95,7 +81,7 @@ try {
     dynamoDbEndpoint,
     cors: { allowOrigins, maxAgeSeconds: PREFLIGHT_MAX_AGE_SECONDS },
     port,
-    host: env.HOST || DEFAULT_HOST,
+    host,
     dynamoDbPort,
     dataDir,
     devApiKey: env.DEV_API_KEY || undefined,

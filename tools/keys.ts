@@ -3,7 +3,8 @@ import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
 import type { ApiKeyRecord } from '../shared/domain/auth/api-key-store';
 import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
-import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { findLocalStore, findOrExit } from '../local/addresses';
+import { createLocalClient, LOCAL_TABLES } from '../local/dynamodb-local';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine, showUsage, usageFailure } from './command-line';
@@ -19,8 +20,7 @@ Commands:
   revoke <keyId>         revoke a key; the API rejects it within 60 seconds
 
 Where (exactly one):
-  --local                the running local API (npm start): http://127.0.0.1:$DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}),
-                         or --endpoint <url>
+  --local                the running npm start's store, found by its settings (DYNAMODB_PORT, DYNAMODB_ENDPOINT) or --endpoint <url>
   --stage <name>         a deployed stage (${stages.map((stage) => stage.name).join(', ')}): its keys table and region come
                          from the stack's outputs; needs credentials for the stage's account
                          (AWS_PROFILE) allowed by the stack's KeyAdministrationPolicyArn policy
@@ -57,12 +57,12 @@ async function resolveTarget() {
   }
   if (chosen.length > 1) fail(`Choose one store, not ${chosen.join(' and ')}.`);
   if (options.local) {
-    const endpoint = options.endpoint ?? `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+    const store = findOrExit(findLocalStore, options.endpoint);
     return {
-      client: createLocalClient(endpoint, { maxAttempts: 2 }),
+      client: createLocalClient(store.url, { maxAttempts: 2 }),
       table: LOCAL_TABLES.apiKeys,
-      where: `the local API (${endpoint})`,
-      unreachable: (reason: string) => `Could not reach the local API's DynamoDB at ${endpoint} (${reason}). Is npm start running?`,
+      where: `the local API's DynamoDB at ${store.told}`,
+      unreachable: (reason: string) => `Could not reach the local API's DynamoDB at ${store.told}: ${reason}. Is npm start running?`,
     };
   }
   if (options.stage !== undefined) {

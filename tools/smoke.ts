@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createLocalClient, DEFAULT_DYNAMODB_PORT, LOCAL_TABLES } from '../local/dynamodb-local';
+import { findLocalApi, findLocalStore, findOrExit } from '../local/addresses';
+import { createLocalClient, LOCAL_TABLES } from '../local/dynamodb-local';
 import { issueTemporaryLocalKey } from '../local/temporary-key';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
@@ -53,8 +54,7 @@ Where:
   --stage <name>       a deployed stage: its BaseUrl and PetsTableName come from the stack's outputs
                        (AWS credentials for the stage's account, allowed by the stack's
                        SmokeTestPolicyArn policy); the run cleans up after itself
-  --local              the running npm start (http://localhost:$PORT${BASE_PATH}, PORT 3000 by default,
-                       DynamoDB on $DYNAMODB_PORT); cleans up after itself
+  --local              npm start, found by the settings it read (PORT, HOST, DYNAMODB_*); cleans up after itself
   --base-url <url>     any other base URL, with or without the trailing ${BASE_PATH}; or set
                        SMOKE_BASE_URL. It cannot clean up: it prints the command that would
   --key <api key>      an API key of that stage; or set SMOKE_API_KEY (preferred), which keeps
@@ -117,11 +117,11 @@ async function readSettings(): Promise<Settings> {
     });
   }
   if (options.local) {
-    const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
-    const cleanup = { client: documentClientOver(createLocalClient(endpoint, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
-    const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL ?? `http://localhost:${process.env.PORT || 3000}${BASE_PATH}`;
-    const issued = apiKey ? undefined : await issueLocalKey(cleanup.client, endpoint);
-    return { baseUrl: normalizeBaseUrl(baseUrl), apiKey: issued?.apiKey ?? apiKey!, timeoutMs, cleanup, revokeKey: issued?.revoke };
+    const [api, store] = [findOrExit(findLocalApi, options['base-url'] ?? process.env.SMOKE_BASE_URL), findOrExit(findLocalStore)];
+    process.stdout.write(`The local API at ${api.told}, its DynamoDB at ${store.told}\n`);
+    const cleanup = { client: documentClientOver(createLocalClient(store.url, { maxAttempts: 2 })), table: LOCAL_TABLES.pets };
+    const issued = apiKey ? undefined : await issueLocalKey(cleanup.client, store.told);
+    return { baseUrl: normalizeBaseUrl(api.url), apiKey: issued?.apiKey ?? apiKey!, timeoutMs, cleanup, revokeKey: issued?.revoke };
   }
   const baseUrl = options['base-url'] ?? process.env.SMOKE_BASE_URL;
   if (!baseUrl) fail('Say which stage: --stage <name>, --local, or --base-url <url> (or SMOKE_BASE_URL).');
@@ -129,9 +129,9 @@ async function readSettings(): Promise<Settings> {
 }
 
 /** A key in the running npm start's own keys table for a keyless --local run, as `npm run keys -- create --local` issues it. */
-async function issueLocalKey(client: DynamoDBDocumentClient, endpoint: string) {
+async function issueLocalKey(client: DynamoDBDocumentClient, store: string) {
   const key = await issueTemporaryLocalKey(client, SMOKE_KEY_NAME).catch((error: unknown) => {
-    process.stderr.write(`Could not issue a key in the local API's DynamoDB at ${endpoint} (${messageOf(error)}). Is npm start running?\n`);
+    process.stderr.write(`Could not issue a key in the local API's DynamoDB at ${store}: ${messageOf(error)}. Is npm start running?\n`);
     process.exit(2);
   });
   process.stdout.write(`Issued ${key.keyId} in the local store for this run; it is revoked when the run ends.\n`);

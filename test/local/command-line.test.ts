@@ -217,16 +217,36 @@ describe('npm start with a setting it or a function would refuse', () => {
 });
 
 describe('npm start on a port already in use', () => {
-  it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
+  /** A port something else listens on, until `release`. */
+  async function takePort(): Promise<{ port: number; release: () => void }> {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as AddressInfo;
+    return { port: (taken.address() as AddressInfo).port, release: () => taken.close() };
+  }
+
+  it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
+    const { port, release } = await takePort();
     try {
       const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Port ${port} is in use: set ${setting} to a free port.`);
     } finally {
-      taken.close();
+      release();
+    }
+  });
+
+  it("names both when the API's and the store's are taken, at once", async () => {
+    const [api, store] = [await takePort(), await takePort()];
+    try {
+      const result = await runCli('local/server.ts', [], { PORT: String(api.port), DYNAMODB_PORT: String(store.port) });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `Could not start the local API: Port ${api.port} is in use: set PORT to a free port.`,
+        `Could not start the local API: Port ${store.port} is in use: set DYNAMODB_PORT to a free port.`,
+      ]);
+    } finally {
+      api.release();
+      store.release();
     }
   });
 });

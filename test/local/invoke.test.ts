@@ -70,6 +70,19 @@ describe('the sample events on a fresh npm start', () => {
     expect(served.status).toBe(200);
   });
 
+  it("finds npm start's store by DYNAMODB_ENDPOINT too, as npm start does, and says where", async () => {
+    const endpoint = `http://127.0.0.1:${server.dynamoDbPort}`;
+    const created = await runCli('local/invoke.ts', ['createPet', 'local/events/create-pet.json'], {
+      DYNAMODB_ENDPOINT: endpoint,
+      DYNAMODB_PORT: String(CLOSED_PORT),
+      ENV_VARS: '',
+    });
+    expect(created.stderr).toContain(`Using the running local API's DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)\n`);
+    const { id } = JSON.parse(resultOf(created.stdout).body!) as { id: number };
+    const served = await fetch(`${server.baseUrl}/pets/${id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(served.status).toBe(200);
+  });
+
   it("authorize accepts the sample's placeholder, replaced by a key issued for the invocation and revoked after it", async () => {
     const result = await invoke('authorizer', 'local/events/authorizer.json');
     expect(result.code, result.stderr).toBe(0);
@@ -84,9 +97,12 @@ describe('the sample events on a fresh npm start', () => {
 describe('npm run invoke on a throwaway store', () => {
   const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT) });
 
-  it('invokes createPet with the sample event and prints an API Gateway result', async () => {
+  it('invokes createPet with the sample event and prints an API Gateway result, saying where it found no running store', async () => {
     const result = await invoke('createPet', 'local/events/create-pet.json');
     expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `No local API's DynamoDB at http://127.0.0.1:${CLOSED_PORT} (DYNAMODB_PORT); using a throwaway in-memory one\n`,
+    );
     const output = resultOf(result.stdout);
     expect(output.statusCode).toBe(201);
     expect(JSON.parse(output.body!)).toMatchObject({ name: 'Rex', categoryId: 1, status: 'available' });

@@ -93,6 +93,17 @@ describe('npm run keys', () => {
     }
   });
 
+  it.each([
+    ['DYNAMODB_PORT', () => ({ DYNAMODB_PORT: new URL(api.dynamoDbEndpoint).port })],
+    ['DYNAMODB_ENDPOINT', () => ({ DYNAMODB_ENDPOINT: api.dynamoDbEndpoint, DYNAMODB_PORT: '' })],
+  ])('with --local, finds the store by %s, as npm start does, says where, and the key works there', async (setting, env) => {
+    const result = await keys(['create', '--local', '--name', `found by ${setting}`], env());
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`in the local API's DynamoDB at ${api.dynamoDbEndpoint} (${setting}).`);
+    const apiKey = /\b(pets_[\w-]{43})\b/.exec(result.stdout)?.[1];
+    expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+  });
+
   it('needs --region with --table', async () => {
     const result = await keys(['list', '--table', 'some-table']);
     expect(result.code).toBe(2);

@@ -91,6 +91,23 @@ describe('npm run smoke that cleans up after itself', () => {
     expect(result.stdout).toContain(`Issued ${issued[0]!.keyId} in the local store`);
   });
 
+  it('with --local alone, finds the API and its store by the settings npm start read, says where, and leaves nothing', async () => {
+    const before = await storedPets(api.documents);
+    const result = await smoke(['--local'], { PORT: String(api.port), HOST: '0.0.0.0', DYNAMODB_PORT: dynamoDbPort() });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `The local API at ${api.baseUrl} (PORT, HOST), its DynamoDB at ${api.dynamoDbEndpoint} (DYNAMODB_PORT)\n`,
+    );
+    expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
+    expect(await storedPets(api.documents)).toEqual(before);
+  });
+
+  it.each(['PORT', 'DYNAMODB_PORT'])("with --local, refuses %s=0, which only npm start's banner resolves, naming it", async (setting) => {
+    const result = await smoke(['--local'], { PORT: String(api.port), DYNAMODB_PORT: dynamoDbPort(), [setting]: '0' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`${setting} is 0, so npm start picked a free port: set ${setting} to the one it printed.\n`);
+  });
+
   it("with --stage, finds the base URL and pets table from the stack's outputs, and leaves nothing", async () => {
     const cloudFormation = await startFakeCloudFormation([
       {
@@ -139,6 +156,13 @@ describe('npm run smoke against a stage whose store loses answers', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(stepLines(result.stdout)[2]).toMatch(/^PASS {2}3\/5 .*, after retrying 503;/);
     expect(await storedPets(tables)).toHaveLength(1);
+  });
+
+  it('with --local, finds the store by DYNAMODB_ENDPOINT, as npm start does, and issues its key there', async () => {
+    const result = await smoke(['--local'], { PORT: String(faulty.port), DYNAMODB_ENDPOINT: faulty.dynamoDbEndpoint, DYNAMODB_PORT: '' });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`its DynamoDB at ${faulty.dynamoDbEndpoint} (DYNAMODB_ENDPOINT)\n`);
+    expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
   });
 });
 
