@@ -10,7 +10,6 @@ import { decodeCursor, encodeCursor } from '../shared/domain/pets/cursor';
 import { DynamoPetStore } from '../shared/dynamodb/dynamo-pet-store';
 import type { PetStore } from '../shared/domain/pets/pet-store';
 import { listPets } from '../shared/domain/pets/pet-operations';
-import { cacheListHead } from '../shared/domain/pets/list-head-cache';
 
 export interface ListPetsDependencies {
   readonly store: PetStore;
@@ -36,8 +35,6 @@ export function createListPetsHandler({ store, cursorSecret }: ListPetsDependenc
 const config = readConfig(FUNCTION_CONFIG.listPets);
 
 export const handler = createListPetsHandler({
-  store: cacheListHead(new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], config[ENV.listingShards]), {
-    maxAgeMs: config[ENV.listHeadCacheMs],
-  }),
+  store: new DynamoPetStore(createDocumentClient(), config[ENV.petsTable], config[ENV.listingShards]),
   cursorSecret: config[ENV.cursorSecret],
 });

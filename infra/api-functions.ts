@@ -56,7 +56,6 @@ export class ApiFunctions extends Construct {
       [ENV.cursorSecret]: props.cursorSecret.environmentValue(),
       [ENV.listingShards]: String(listing.shards),
       [ENV.writeShards]: String(writeShardsOf(listing)),
-      [ENV.listHeadCacheMs]: String(listing.headCacheMs),
     };
     const tables = { pets: props.petsTable, apiKeys: props.apiKeysTable, idempotency: props.idempotencyTable };
 

@@ -45,7 +45,7 @@ export function localFunctionEnvironment(
 
 /**
  * A refusal for each variable set in the shell that the local stage replaces with its own value on every
- * function (table names, listing, head cache, metrics namespace): ignored, it would mislead. CURSOR_SECRET
+ * function (table names, listing, metrics namespace): ignored, it would mislead. CURSOR_SECRET
  * is `npm start`'s own setting, and passes.
  */
 export function shellSettingRefusals(env: Environment): string[] {

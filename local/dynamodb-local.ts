@@ -194,7 +194,6 @@ export function localStageVariables(cursorSecret: string): Record<string, string
     [ENV.cursorSecret]: cursorSecret,
     [ENV.listingShards]: String(LISTING.shards),
     [ENV.writeShards]: String(writeShardsOf(LISTING)),
-    [ENV.listHeadCacheMs]: String(LISTING.headCacheMs),
     [ENV.metricsNamespace]: metricsNamespace(LOCAL_STAGE_NAME),
   };
 }

@@ -1,16 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ENV } from '../shared/facts/environment';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { parseCommandLine, usageFailure } from './command-line';
 
-// `npx tsx tools/local-memory.ts`: npm start's resident memory under listing load (docs/performance.md). The head
-// cache is off, so every listing reaches the functions and dynalite: what a request leaves behind shows as growth.
+// `npx tsx tools/local-memory.ts`: npm start's resident memory under listing load (docs/performance.md). Every
+// listing reaches the functions and dynalite: what a request leaves behind shows as growth.
 const usage = `Usage: npx tsx tools/local-memory.ts [--listings <count>] [--clients <count>]
 
-Starts npm start's server with the listing head cache off, creates 200 pets, then lists them with
+Starts npm start's server, creates 200 pets, then lists them with
 distinct limits and status filters from several clients at once (default 4,000 listings, 4 clients),
 printing the server's resident memory every 500 listings.`;
 
@@ -25,11 +21,9 @@ const count = (option: 'listings' | 'clients', fallback: number) => {
 const listings = count('listings', 4_000);
 const clients = count('clients', 4);
 
-const dir = mkdtempSync(join(tmpdir(), 'animal-store-local-memory-'));
-writeFileSync(join(dir, 'env.json'), JSON.stringify({ Parameters: { [ENV.listHeadCacheMs]: '0' } }));
 const server = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
   cwd: PROJECT_ROOT,
-  env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', ENV_VARS: join(dir, 'env.json'), SYSTEM_LOG_LEVEL: 'WARN' },
+  env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', SYSTEM_LOG_LEVEL: 'WARN' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let banner = '';
@@ -49,7 +43,7 @@ try {
     const body = JSON.stringify({ name: `pet ${index}`, categoryId: 1 + (index % 5), status: statuses[index % 3] });
     await (await fetch(`${baseUrl}/pets`, { method: 'POST', headers, body })).arrayBuffer();
   }
-  console.log(`listings  resident MiB (head cache off, ${clients} clients)\n${'0'.padStart(8)}  ${residentMiB().toFixed(0)}`);
+  console.log(`listings  resident MiB (${clients} clients)\n${'0'.padStart(8)}  ${residentMiB().toFixed(0)}`);
   let sent = 0;
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -63,5 +57,4 @@ try {
   );
 } finally {
   server.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -26,7 +26,6 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../domain/i
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../domain/pets/pet-output-schemas';
 import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../domain/pets/pet-schemas';
-import { HOT_HEAD_PAGES_PER_SECOND } from '../domain/pets/list-head-cache';
 import { InvalidCursorError, PetNotFoundError } from '../domain/pets/pet-errors';
 import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route } from '../facts/routes';
 import { schemasOf } from '../catalog/function-catalog';
@@ -97,9 +96,7 @@ const OPERATIONS: Record<
       'cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.',
       '',
       'After a create: listings read indexes that DynamoDB updates shortly after the write (usually within tens of',
-      `milliseconds), so a pet answered \`201\` is listed that soon. A first page (no \`cursor\`) asked for ${HOT_HEAD_PAGES_PER_SECOND} or more times`,
-      'a second may be served from a cache up to a second old, so under that load a new pet may take up to a second',
-      'more to appear. `getPet` reads the pet itself.',
+      'milliseconds), so a pet answered `201` is listed that soon, whatever the rate of listings. `getPet` reads the pet itself.',
       '',
       'Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.',
     ].join('\n'),

@@ -13,8 +13,6 @@ export const ENV = {
   listingShards: 'PETS_LISTING_SHARDS',
   /** The listing shards a new pet goes to, one chosen by its id (createPet): fewer than listPets reads only while a raise rolls out. */
   writeShards: 'PETS_WRITE_SHARDS',
-  /** The most a first page may be served from the instance's cache, in milliseconds; 0 turns it off (listPets). */
-  listHeadCacheMs: 'LIST_HEAD_CACHE_MS',
   /** Signs pagination cursors (listPets). */
   cursorSecret: 'CURSOR_SECRET',
   /** The functions' log level (shared/runtime/logger.ts). */

@@ -6,9 +6,6 @@
  */
 export const LISTING_SHARDS = { min: 1, max: 32 } as const;
 
-/** The longest a listing's first page may be served from an instance's cache, in milliseconds; 0 turns the cache off. */
-export const LIST_HEAD_CACHE_MS = { default: 1000, max: 10_000 } as const;
-
 /** How a stage spreads and reads listPets' indexes. */
 export interface ListingConfig {
   /** Listing shards each index is spread over and every page reads: creates are bounded by shards × 1,000 per second per index. */
@@ -19,15 +16,13 @@ export interface ListingConfig {
    * (docs/operations.md, "Changing the listing shard count"). `shards` when omitted.
    */
   readonly writeShards?: number;
-  /** The longest listPets serves a first page from an instance's cache, in milliseconds; 0 turns the cache off. */
-  readonly headCacheMs: number;
 }
 
 /**
  * The listing every stage runs: the fewest shards that keep DynamoDB out of the limits the service can
- * reach, since every uncached page pays a query per shard (docs/data-model.md, "Listing at scale: the sharded indexes").
+ * reach, since every page pays a query per shard (docs/data-model.md, "Listing at scale: the sharded indexes").
  */
-export const LISTING: ListingConfig = { shards: 4, headCacheMs: LIST_HEAD_CACHE_MS.default };
+export const LISTING: ListingConfig = { shards: 4 };
 
 /** The shards a stage's new pets go to: `writeShards` while a raise of the count rolls out, else `shards`. */
 export function writeShardsOf(listing: ListingConfig): number {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
-import { LIST_HEAD_CACHE_MS, LISTING_SHARDS } from '../facts/listing';
+import { LISTING_SHARDS } from '../facts/listing';
 import { API_FUNCTIONS, type ApiFunctionName, type FunctionName } from '../facts/function-names';
 import { RequiredString, type ConfigSchema } from './config';
 import { LOGGER_CONFIG } from './log-level';
@@ -50,7 +50,6 @@ export const FUNCTION_CONFIG = {
     [ENV.petsTable]: RequiredString,
     [ENV.cursorSecret]: CursorSecret,
     [ENV.listingShards]: ListingShards,
-    [ENV.listHeadCacheMs]: integerIn(0, LIST_HEAD_CACHE_MS.max),
   }),
   createPet: withLogsAndMetrics({
     [ENV.petsTable]: RequiredString,

@@ -43,7 +43,6 @@ beforeAll(async () => {
     CURSOR_SECRET: 'entrypoints-cursor-secret-of-32-characters',
     PETS_LISTING_SHARDS: '8',
     PETS_WRITE_SHARDS: '8',
-    LIST_HEAD_CACHE_MS: '1000',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'entrypoints',
     AWS_SECRET_ACCESS_KEY: 'entrypoints',

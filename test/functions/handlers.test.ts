@@ -11,7 +11,6 @@ vi.hoisted(() => {
   process.env.CURSOR_SECRET = 'unit-test-cursor-secret-of-32-characters';
   process.env.PETS_LISTING_SHARDS = '8';
   process.env.PETS_WRITE_SHARDS = '8';
-  process.env.LIST_HEAD_CACHE_MS = '1000';
 });
 const { createListPetsHandler } = await import('../../functions/list-pets');
 const { createCreatePetHandler } = await import('../../functions/create-pet');

@@ -10,7 +10,7 @@ import { API_FUNCTIONS } from '../../shared/facts/function-names';
 // What is checked is the environment, not the bundle: skip bundling to keep this file fast.
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 /** What listPets reads besides its table and cursor secret. */
-const LISTING = { [ENV.listingShards]: '8', [ENV.listHeadCacheMs]: '1000' };
+const LISTING = { [ENV.listingShards]: '8' };
 
 /** Synthesizes one listPets ApiFunction on a bare stack; the error `cdk synth` would print, or undefined. */
 function synthesisError(overrides: Partial<ApiFunctionProps> = {}): string | undefined {

@@ -315,13 +315,12 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
         ).Properties!.Environment.Variables;
         return own;
       };
-      // The listing as the local stage runs it: the same shards, written and read, and the same head cache.
+      // The listing as the local stage runs it: the same shards, written and read.
       const local = localStageVariables('unused');
       expect(variables('listPets')).toEqual({
         PETS_TABLE_NAME: pets,
         CURSOR_SECRET: expect.anything(),
         PETS_LISTING_SHARDS: local[ENV.listingShards],
-        LIST_HEAD_CACHE_MS: local[ENV.listHeadCacheMs],
       });
       expect(variables('createPet')).toEqual({
         PETS_TABLE_NAME: pets,

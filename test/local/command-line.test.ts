@@ -173,11 +173,11 @@ describe('npm start with a setting it or a function would refuse', () => {
   });
 
   it('refuses a function setting given in the shell, which the local stage would replace, naming ENV_VARS', async () => {
-    const result = await start({ LIST_HEAD_CACHE_MS: '0', PETS_TABLE_NAME: 'elsewhere' });
+    const result = await start({ PETS_LISTING_SHARDS: '8', PETS_TABLE_NAME: 'elsewhere' });
     expect(result.code).toBe(1);
     expect(refusals(result.stderr)).toEqual([
       expect.stringMatching(/^Could not start the local API: PETS_TABLE_NAME is set in the shell, .*ENV_VARS file/),
-      expect.stringMatching(/^Could not start the local API: LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/),
+      expect.stringMatching(/^Could not start the local API: PETS_LISTING_SHARDS is set in the shell, .*ENV_VARS file/),
     ]);
     expect(result.stdout).not.toContain('Animal store API');
   });

@@ -18,7 +18,6 @@ const VALID = {
   [ENV.cursorSecret]: 'a-cursor-secret-of-at-least-32-characters',
   [ENV.listingShards]: '8',
   [ENV.writeShards]: '8',
-  [ENV.listHeadCacheMs]: '1000',
   [ENV.metricsNamespace]: 'AnimalStore/config-test',
   [ENV.logLevel]: 'SILENT',
   AWS_REGION: 'eu-west-1',

@@ -124,10 +124,10 @@ describe('npm run invoke on a throwaway store', () => {
   it('refuses a function setting given in the shell, naming ENV_VARS, before invoking anything', async () => {
     const result = await runCli('local/invoke.ts', ['listPets', 'local/events/list-pets.json'], {
       DYNAMODB_PORT: String(CLOSED_PORT),
-      LIST_HEAD_CACHE_MS: '0',
+      PETS_LISTING_SHARDS: '8',
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^LIST_HEAD_CACHE_MS is set in the shell, .*ENV_VARS file/m);
+    expect(result.stderr).toMatch(/^PETS_LISTING_SHARDS is set in the shell, .*ENV_VARS file/m);
     expect(result.stdout).toBe('');
   });
 });

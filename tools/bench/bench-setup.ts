@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../shared/facts/environment';
 import { production, stages } from '../../infra/stages';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
@@ -58,7 +57,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const keyStore = new DynamoApiKeyStore(documents, TABLES.apiKeys);
     const pets = await seedPets(documents, TABLES.pets, settings.petCounts[0]!, 1);
     const { apiKey } = await issueApiKey(keyStore, 'bench');
-    const assets = new Map(stages.map((stage) => [stage.name, withoutHeadCache(functionAssets(synthesis, synthesis.stage(stage.name)))]));
+    const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
     const productionAssets = assets.get(production.name)!;
     const floors = await buildFloors(ALL_FUNCTIONS, synthesis.outdir);
     return {
@@ -85,16 +84,4 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     await close();
     throw error;
   }
-}
-
-/**
- * listPets' head cache off, so the verdicts and the capacity table judge the store path against the floor's;
- * what the cache saves is in docs/data-model.md's listing cost table.
- */
-function withoutHeadCache(assets: ReadonlyMap<ApiFunctionName, FunctionAsset>): ReadonlyMap<ApiFunctionName, FunctionAsset> {
-  const listPets = assets.get('listPets');
-  if (!listPets) return assets;
-  const environment = (local: LocalResources) => ({ ...listPets.environment(local), [ENV.listHeadCacheMs]: '0' });
-  // A key set again keeps its place in a Map.
-  return new Map([...assets, ['listPets', { ...listPets, environment }]]);
 }

@@ -18,9 +18,7 @@ export interface paths {
          *     cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.
          *
          *     After a create: listings read indexes that DynamoDB updates shortly after the write (usually within tens of
-         *     milliseconds), so a pet answered `201` is listed that soon. A first page (no `cursor`) asked for 10 or more times
-         *     a second may be served from a cache up to a second old, so under that load a new pet may take up to a second
-         *     more to appear. `getPet` reads the pet itself.
+         *     milliseconds), so a pet answered `201` is listed that soon, whatever the rate of listings. `getPet` reads the pet itself.
          *
          *     Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.
          */
