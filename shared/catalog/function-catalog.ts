@@ -52,7 +52,10 @@ interface FunctionBasics {
   readonly tables: { readonly [TTable in TableName]?: readonly TableAction[] };
 }
 
-/** A function behind the API: its route's share of each stage's throttle, and, for an operation, its route and schemas. */
+/**
+ * One function's entry: the basics; for an operation, its route and schemas; for every function a route
+ * invokes, that route's share of each stage's throttle (routeNotFound's covers the preflight route too).
+ */
 export type FunctionEntry<TName extends FunctionName = FunctionName> = FunctionBasics &
   (TName extends OperationId ? { readonly route: Route; readonly schemas: RouteSchemas<TName> } : unknown) &
   (TName extends ApiFunctionName
