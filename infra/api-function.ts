@@ -21,19 +21,28 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 export const LIVE_ALIAS_NAME = 'live';
 
 /**
- * Gives the ESM bundle a `require`: CommonJS code bundled into it requires Node's built-ins, which
- * otherwise fails at cold start with 'Dynamic require of "node:https" is not supported'.
+ * What a bundle's modules written as ES modules read as `import.meta.url`, which CommonJS lacks: the bundle's own
+ * URL, for shared/runtime/stack-traces.ts to find its source map beside it.
  */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+const IMPORT_META_URL = 'importMetaUrl';
 
-/** The esbuild choices that shape what a function loads at cold start, shared with the bench's floors for a fair comparison. */
+/**
+ * The esbuild choices that shape what a function loads at cold start, shared with the bench's floors for a fair
+ * comparison. CommonJS, so the bundle requires Node's built-ins: an ES-module bundle imports them, and Node
+ * then builds an ES-module wrapper of each (http's loads undici, fetch and WebSocket, which nothing calls).
+ */
 export const BUNDLE_SHAPE = {
-  format: OutputFormat.ESM,
+  format: OutputFormat.CJS,
+  /** The file NodejsFunction writes for the format, which Lambda's runtime requires. */
+  file: 'index.js',
   minify: true,
-  // ESM builds first: esbuild tree-shakes them, and they import node: built-ins instead of
-  // requiring them.
+  // ES-module builds first: esbuild tree-shakes them, where the SDK's CommonJS builds bring every command.
   mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
+  // The SDK's `import("node:http")` as a require, which CommonJS output otherwise leaves to Node's ES-module loader.
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': IMPORT_META_URL },
+  // Strict first, as esbuild writes it below: a banner line before its "use strict" would leave the bundle sloppy.
+  banner: `'use strict';var ${IMPORT_META_URL}=require('node:url').pathToFileURL(__filename).href;`,
 } as const;
 
 export interface ApiFunctionProps {
@@ -135,8 +144,12 @@ export function functionDefaults(name: FunctionName, logLevel: LogLevel) {
 /** How every function of the stack is bundled: BUNDLE_SHAPE, source maps beside the bundle, the SDK inside it. */
 function functionBundling(): BundlingOptions {
   return {
-    ...BUNDLE_SHAPE,
+    format: BUNDLE_SHAPE.format,
+    minify: BUNDLE_SHAPE.minify,
     mainFields: [...BUNDLE_SHAPE.mainFields],
+    esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_SHAPE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
+    define: BUNDLE_SHAPE.define,
+    banner: BUNDLE_SHAPE.banner,
     // Warnings and errors only: esbuild's per-bundle size summary is noise; `npm run bench` reports sizes.
     logLevel: EsbuildLogLevel.WARNING,
     // Not loaded at cold start: shared/runtime/stack-traces.ts reads it when an error is logged.
@@ -152,7 +165,7 @@ function functionBundling(): BundlingOptions {
       beforeBundling: () => [],
       beforeInstall: () => [],
       afterBundling: (_inputDir, outputDir) => [
-        `node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, 'index.mjs.map')}"`,
+        `node "${join(PROJECT_ROOT, 'infra', 'normalize-source-map.mjs')}" "${join(outputDir, `${BUNDLE_SHAPE.file}.map`)}"`,
       ],
     },
   };

@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { apiThrottle, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
+import { apiThrottle, production, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
-import { computeBill, type BillRow } from './bench/bill';
+import { COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
+import type { ColdStartComparison } from './bench/cold-start';
 import { dollars } from './bench/format';
 import type { CapacityRow } from './bench/measure-capacity';
 import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm-requests';
@@ -18,6 +19,7 @@ const RESULTS_PATH = resolve(PROJECT_ROOT, 'tools/bench/results.json');
 
 export interface BenchResults {
   readonly settings: { readonly petCounts: readonly number[] };
+  readonly coldStarts: Record<string, ColdStartComparison>;
   readonly warm: Record<string, RouteWarmResult>;
   readonly authorizer: Record<string, AuthorizerWarmResult>;
   readonly capacity: readonly CapacityRow[];
@@ -65,7 +67,17 @@ const SERVED_BY: Readonly<Record<ThrottledRoute, readonly string[]>> = {
 export function billFrom(results: BenchResults): BillRow[] {
   const warm = new Map(Object.entries(results.warm)) as Map<ApiFunctionName, RouteWarmResult>;
   const authorizer = new Map(Object.entries(results.authorizer));
-  return computeBill({ warm, authorizer }, results.capacity, results.settings.petCounts[0]!);
+  const cold = new Map(Object.entries(results.coldStarts)) as Map<ApiFunctionName, ColdStartComparison>;
+  return computeBill({ warm, authorizer }, cold, results.capacity, results.settings.petCounts[0]!);
+}
+
+/** Each function's cold start in production, beyond its typical request warm (the authorizer's with a cached key). */
+export function coldStartsFrom(results: BenchResults) {
+  const names = Object.keys(results.coldStarts) as ApiFunctionName[];
+  return names.map((name) => {
+    const warm = name === 'authorizer' ? results.authorizer[production.name]!.cached : results.warm[name]!.fn;
+    return coldStartCost(name, results.coldStarts[name]!, warm);
+  });
 }
 
 /** The most one route can cost in a day at its steady rate, and what drives it. */
@@ -181,12 +193,25 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
     "Production's functions at their configured memory (arm64), priced from what `npm run bench` last measured: each",
     "function's billed duration, the DynamoDB capacity each request consumed, and the log bytes it wrote. Every request",
     'runs the authorizer and a route function, an anonymous one included (it is refused by the route, with our 401).',
-    'Cold starts (INIT is billed) are left out, and so is data transfer out: a full page of 100 pets is about 20 KB,',
+    'Data transfer out is left out: a full page of 100 pets is about 20 KB,',
     `${dollars(((20_000 * 1e6) / 1024 ** 3) * PRICES.dataTransferOutPerGb)} per million such pages. The floor is what the architecture`,
     "cannot do without: HTTP API, two invocations and the request's DynamoDB units; the rest (duration, logs) is ours.",
+    `Cold starts are priced beside, at ${COLD_START_RATE * 100} % of each function's invocations ([Cold starts](#cold-starts)).`,
     '',
     table(
-      ['Request', 'HTTP API', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'Log bytes', 'Logs', 'Per million', 'To its floor'],
+      [
+        'Request',
+        'HTTP API',
+        'Lambda requests',
+        'Lambda duration',
+        'DynamoDB',
+        'Log bytes',
+        'Logs',
+        'Per million',
+        'To its floor',
+        `Cold starts, ${COLD_START_RATE * 100} %`,
+        'Their share',
+      ],
       bill.map((row) => [
         row.operation,
         row['HTTP API'],
@@ -197,11 +222,31 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
         row.logs,
         `**${row['per million']}**`,
         `${row['to floor'].toFixed(2)}× ${row.floor}`,
+        row['cold starts'],
+        row['cold-start share'],
       ]),
     ),
     '',
     'API Gateway is the largest part of every request; a DynamoDB write costs more than a whole anonymous request',
     "spends in Lambda. The authorizer's key lookup (once per key per 30 s per instance) is one read unit.",
+    '',
+    '### Cold starts',
+    '',
+    'Lambda bills INIT, so a cold start costs its INIT and first request: here, the cold start `npm run bench` measured',
+    "(a fresh process to its first answer) with its CPU time stretched to the memory's vCPU share, as the memory choice",
+    'estimates it ([performance.md](performance.md#how-memory-is-chosen)). How often a function starts cold depends on',
+    'traffic and deploys; AWS finds INIT in under 1 % of production invocations, and the table above takes that 1 %.',
+    '',
+    table(
+      ['Function', 'Memory', 'INIT and first request', 'Beyond the same request warm', 'A million cold starts'],
+      coldStartsFrom(results).map((cost) => [
+        cost.name,
+        `${cost.memoryMiB} MB`,
+        `${cost.billedMs} ms`,
+        `${cost.extraMs} ms`,
+        dollars(cost.perMillion),
+      ]),
+    ),
     '',
     '## The most a stage can cost in a day',
     '',

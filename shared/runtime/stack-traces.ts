@@ -16,7 +16,7 @@ let sourceMap: SourceMap | null | undefined;
 function loadSourceMap(): SourceMap | null {
   if (sourceMap === undefined) {
     try {
-      sourceMap = bundlePath.endsWith('.mjs') ? new SourceMap(JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8'))) : null;
+      sourceMap = /\.m?js$/.test(bundlePath) ? new SourceMap(JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8'))) : null;
     } catch {
       sourceMap = null;
     }
@@ -28,7 +28,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Frames in the bundle, written as a path or a file URL: `…/index.mjs:LINE:COLUMN`. */
+/** Frames in the bundle, written as a path or a file URL: `…/index.js:LINE:COLUMN`. */
 const FRAME = new RegExp(`(?:${escapeRegExp(bundleUrl)}|${escapeRegExp(bundlePath)}):(\\d+):(\\d+)`, 'g');
 
 /**

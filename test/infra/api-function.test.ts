@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -37,13 +36,14 @@ function build(overrides: Partial<ConstructorParameters<typeof ApiFunction>[2]> 
  */
 function loadsSourceMapAtColdStart({ app, template }: ReturnType<typeof build>, extra: Record<string, string> = {}): boolean {
   const [resource] = Object.values(template.findResources('AWS::Lambda::Function'));
-  const bundle = join(app.outdir, resource!.Metadata['aws:asset:path'], 'index.mjs');
+  const bundle = join(app.outdir, resource!.Metadata['aws:asset:path'], 'index.js');
   const probe = [
-    "import { findSourceMap } from 'node:module';",
-    'await import(process.argv[1]);',
+    "const { findSourceMap } = require('node:module');",
+    // Required, as Lambda's runtime loads a .js handler file.
+    'require(process.argv[1]);',
     "process.stdout.write('\\nsource map loaded: ' + String(findSourceMap(process.argv[1]) !== undefined));",
   ].join('\n');
-  const output = execFileSync(runtimeNode(), ['--input-type=module', '-e', probe, pathToFileURL(bundle).href], {
+  const output = execFileSync(runtimeNode(), ['-e', probe, bundle], {
     env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', ...resource!.Properties.Environment.Variables, ...extra },
     encoding: 'utf8',
   });

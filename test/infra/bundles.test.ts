@@ -25,7 +25,7 @@ import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/fa
  * The bundle check: every function's asset, exactly as `cdk deploy` would upload it, loaded in a
  * fresh Node.js process of the Lambda runtime's major version with nothing but the asset directory
  * and the environment the template gives it, then invoked with API Gateway-shaped events against
- * DynamoDB (dynalite). A bundling mistake (a missing module, a `require` in ESM, a broken banner,
+ * DynamoDB (dynalite). A bundling mistake (a missing module, a broken banner,
  * a missing environment variable) fails here rather than on the first production request.
  */
 
@@ -89,7 +89,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
 
   /** The source files the asset's bundle was built from, as its source map lists them. */
   function bundledSources(handler: ApiFunctionName): string[] {
-    return (JSON.parse(readFileSync(join(taskRoot(handler), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+    return (JSON.parse(readFileSync(join(taskRoot(handler), 'index.js.map'), 'utf8')) as { sources: string[] }).sources;
   }
 
   /** The function's environment as Lambda would set it, references resolved to the local tables. */
@@ -123,20 +123,32 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     });
   }
 
-  it('uploads nothing but the ESM bundle and its source map, within the size budget', () => {
+  it('uploads nothing but the CommonJS bundle and its source map, within the size budget', () => {
     for (const handler of ['listPets', 'createPet', 'getPet', 'routeNotFound', 'authorizer'] as const) {
       const dir = taskRoot(handler);
-      expect(readdirSync(dir).sort(), handler).toEqual(['index.mjs', 'index.mjs.map']);
-      expect(statSync(join(dir, 'index.mjs')).size, handler).toBeLessThan(MAX_BUNDLE_BYTES);
-      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(code.startsWith("import { createRequire } from 'module';"), handler).toBe(true);
-      expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), handler).toBe(true);
+      expect(readdirSync(dir).sort(), handler).toEqual(['index.js', 'index.js.map']);
+      expect(statSync(join(dir, 'index.js')).size, handler).toBeLessThan(MAX_BUNDLE_BYTES);
+      const code = readFileSync(join(dir, 'index.js'), 'utf8');
+      expect(code.startsWith("'use strict';"), handler).toBe(true);
+      expect(code.trimEnd().endsWith('//# sourceMappingURL=index.js.map'), handler).toBe(true);
       const sources = bundledSources(handler);
       expect(sources, handler).toContain(`functions/${fileNameOf(handler)}.ts`);
       // Relative to the repository, never to where it is checked out: the map is part of the asset's
       // hash, so a machine-specific path would give every machine different templates.
       for (const source of sources) expect(source, handler).toMatch(/^(?:functions|shared|node_modules)\//);
     }
+  });
+
+  it('require every Node built-in they use, so none gets an ES-module wrapper, and load no undici by the first answer', async () => {
+    for (const handler of ['listPets', 'createPet', 'getPet', 'authorizer'] as const) {
+      const code = readFileSync(join(taskRoot(handler), 'index.js'), 'utf8');
+      expect(code.match(/\bimport\s*\(|\bfrom\s*["'](?:node:)?[a-z_/]+["']/g), handler).toBeNull();
+    }
+    const { coldStart } = await invoke('getPet', [
+      httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: '/v1/pets/1', pathParameters: { petId: '1' } }),
+    ]);
+    expect(coldStart.modulesLoaded).toContain('NativeModule https');
+    expect(coldStart.modulesLoaded.filter((module) => module.includes('undici'))).toEqual([]);
   });
 
   it('carries no schema that only the contract reads, which would be built at every cold start', () => {
@@ -267,7 +279,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       const hook = stage.stack.preTrafficChecks.function;
       const resource = stage.json.Resources[stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)]!;
       const hookRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
-      expect(readdirSync(hookRoot).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      expect(readdirSync(hookRoot).sort()).toEqual(['index.js', 'index.js.map']);
 
       // The template's environment, each function's reference resolved to its deployed name.
       const names = new Map(

@@ -213,11 +213,11 @@ describe('the synthetic probe bundle', () => {
   });
 
   function sources(): string[] {
-    return (JSON.parse(readFileSync(join(taskRoot, 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+    return (JSON.parse(readFileSync(join(taskRoot, 'index.js.map'), 'utf8')) as { sources: string[] }).sources;
   }
 
   it('ships only the probe: its checks, the runtime, the schemas it checks answers with and the Secrets Manager client', () => {
-    expect(readdirSync(taskRoot).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    expect(readdirSync(taskRoot).sort()).toEqual(['index.js', 'index.js.map']);
     const ours = sources().filter((source) => /^(?:functions|shared)\//.test(source));
     expect(ours).toContain('functions/synthetic-probe.ts');
     for (const source of ours)

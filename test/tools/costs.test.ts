@@ -5,7 +5,16 @@ import { production, stages, type StageConfig } from '../../infra/stages';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import type { BillRow } from '../../tools/bench/bill';
 import { PRICES } from '../../tools/bench/prices';
-import { billFrom, type BenchResults, COSTS_PATH, dailyCapOf, fixedMonthlyOf, renderCostsFromSources } from '../../tools/costs';
+import {
+  billFrom,
+  type BenchResults,
+  coldStartsFrom,
+  COSTS_PATH,
+  dailyCapOf,
+  fixedMonthlyOf,
+  renderCostsFromSources,
+} from '../../tools/costs';
+import { COLD_START_RATE } from '../../tools/bench/bill';
 import { judgeBench, MAX_LOG_BYTES, MAX_TO_FLOOR } from '../../tools/bench/bench-verdicts';
 import type { CfnTemplate } from '../../tools/lambda/synth';
 
@@ -37,6 +46,28 @@ describe('the cost page', () => {
     const judged = judgeBench({ instructions: undefined, bill, capacityIndependentOfTableSize: undefined, memory: [] }).bill;
     expect(judged.length).toBe(Object.keys(MAX_LOG_BYTES).length + Object.keys(MAX_TO_FLOOR).length);
     expect(judged.filter((verdict) => !verdict.pass)).toEqual([]);
+  });
+});
+
+describe("the cold starts' part of the bill", () => {
+  const results = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tools/bench/results.json'), 'utf8')) as BenchResults;
+
+  it('prices a cold start as what it bills beyond the same request warm, at the memory the function is given', () => {
+    const costs = coldStartsFrom(results);
+    expect(costs.map((cost) => cost.name).sort()).toEqual(Object.keys(results.coldStarts).sort());
+    for (const cost of costs) {
+      expect(cost.memoryMiB, cost.name).toBe(production.memoryMiB[cost.name]);
+      expect(cost.extraMs, cost.name).toBeGreaterThan(0);
+      expect(cost.extraMs, cost.name).toBeLessThan(cost.billedMs);
+    }
+  });
+
+  it("adds to each request, beside its price, its two functions' cold starts at the bill's share of invocations", () => {
+    const costs = new Map(coldStartsFrom(results).map((cost) => [cost.name, cost.perMillion]));
+    const listPets = billFrom(results).find((row) => row.operation === 'listPets')!;
+    const expected = COLD_START_RATE * (costs.get('listPets')! + costs.get('authorizer')!);
+    expect(listPets['cold starts']).toBe(`$${expected.toFixed(3)}`);
+    expect(listPets['cold-start share']).toBe(`${((expected / (listPets.total + expected)) * 100).toFixed(1)} %`);
   });
 });
 

@@ -4,10 +4,13 @@ import type { WarmOptions } from './warm';
 export interface BenchSettings {
   /** Cold starts of each function, and as many of its floor. */
   readonly coldRuns: number;
-  /** Cold starts counted under callgrind, with --instructions. */
+  /** Cold starts counted under callgrind, with --instructions: at least three, for a spread. */
   readonly instructionRuns: number;
   readonly warm: WarmOptions;
-  /** Warm requests counted under callgrind, with --instructions: one subject per process, 50 times slower. */
+  /**
+   * Warm requests counted under callgrind, with --instructions: one subject per process, 50 times slower. Each round
+   * is a window counted alone, after a full garbage collection: at least three, for a spread.
+   */
   readonly instructionWarm: WarmOptions;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
   readonly petCounts: readonly number[];
@@ -27,16 +30,16 @@ const FULL: BenchSettings = {
   coldRuns: 61,
   instructionRuns: 5,
   warm: { rounds: 400, batch: 5, warmup: 300 },
-  instructionWarm: { rounds: 20, batch: 10, warmup: 300 },
+  instructionWarm: { rounds: 3, batch: 200, warmup: 300 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
 };
 
 const QUICK: BenchSettings = {
   coldRuns: 5,
-  instructionRuns: 1,
+  instructionRuns: 3,
   warm: { rounds: 16, batch: 5, warmup: 50 },
-  instructionWarm: { rounds: 4, batch: 5, warmup: 50 },
+  instructionWarm: { rounds: 3, batch: 100, warmup: 300 },
   petCounts: [1_000],
   capacityRequests: 3,
 };

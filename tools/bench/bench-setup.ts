@@ -12,7 +12,7 @@ import { synthesize } from '../lambda/synth';
 import { ALL_FUNCTIONS } from './bench-functions';
 import type { BenchSettings } from './bench-settings';
 import type { BenchRequests } from './bench-events';
-import { buildFloors } from './floors';
+import { buildFloors, FLOOR_BUILDS, type FloorBuild } from './floors';
 import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
@@ -33,8 +33,8 @@ export interface BenchSetup {
   readonly assets: ReadonlyMap<string, ReadonlyMap<ApiFunctionName, FunctionAsset>>;
   readonly productionAssets: ReadonlyMap<ApiFunctionName, FunctionAsset>;
   readonly local: LocalResources;
-  /** The directory of a function's floor bundle. */
-  floorOf(name: ApiFunctionName): string;
+  /** The task root of a function's floor, built as the functions are or as another reference (tools/bench/floors.ts). */
+  floorOf(name: ApiFunctionName, build?: FloorBuild): string;
   /** Keys nobody has used yet: each is a cache miss for the authorizer. */
   issueKeys(count: number): Promise<string[]>;
   close(): Promise<void>;
@@ -59,7 +59,9 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const { apiKey } = await issueApiKey(keyStore, 'bench');
     const assets = new Map(stages.map((stage) => [stage.name, functionAssets(synthesis, synthesis.stage(stage.name))]));
     const productionAssets = assets.get(production.name)!;
-    const floors = await buildFloors(ALL_FUNCTIONS, synthesis.outdir);
+    const floors = new Map<FloorBuild, Map<ApiFunctionName, string>>();
+    for (const build of Object.keys(FLOOR_BUILDS) as FloorBuild[])
+      floors.set(build, await buildFloors(ALL_FUNCTIONS, synthesis.outdir, build));
     return {
       node,
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
@@ -69,7 +71,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
       assets,
       productionAssets,
       local: { tables: TABLES, dynamoDbEndpoint: dynamo.endpoint, cursorSecret: CURSOR_SECRET },
-      floorOf: (name) => floors.get(name)!,
+      floorOf: (name, build = 'alike') => floors.get(build)!.get(name)!,
       async issueKeys(count) {
         const keys: string[] = [];
         for (let start = 0; start < count; start += 50) {

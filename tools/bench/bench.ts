@@ -30,7 +30,7 @@ try {
   const capacity = await measureCapacity(bench, settings);
 
   const memory = chooseMemory(stages, ALL_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
-  const bill = computeBill(warmRequests, capacity, settings.petCounts[0]!);
+  const bill = computeBill(warmRequests, coldStarts.cold, capacity, settings.petCounts[0]!);
   const verdicts = judgeBench({
     instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,
     bill,

@@ -2,6 +2,7 @@ import { production } from '../../infra/stages';
 import { isDeployed } from './bench-functions';
 import { dollars } from './format';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from './log-lines';
+import type { ColdStartComparison } from './cold-start';
 import type { CapacityRow } from './measure-capacity';
 import type { WarmRequestResults } from './measure-warm-requests';
 import { timeAt } from './memory-sizing';
@@ -22,7 +23,47 @@ export interface BillRow {
   /** The architecture's floor for the request: HTTP API, two invocations and its DynamoDB units; the rest is ours. */
   readonly floor: string;
   readonly 'to floor': number;
+  /** Its two functions' cold starts per million requests, at COLD_START_RATE, beside the per-million figure (see computeBill). */
+  readonly 'cold starts': string;
+  /** What share of the request's cost, cold starts included, they are. */
+  readonly 'cold-start share': string;
   readonly total: number;
+}
+
+/**
+ * The share of each function's invocations the bill takes as cold starts: AWS finds INIT in under 1 % of production
+ * invocations ("AWS Lambda standardizes billing for INIT Phase", AWS Compute Blog, 2025), so 1 %, the most it reports.
+ */
+export const COLD_START_RATE = 0.01;
+
+/** One function's cold start in production, estimated at its memory as the memory choice does (memory-sizing.ts). */
+export interface ColdStartCost {
+  readonly name: ApiFunctionName;
+  readonly memoryMiB: number;
+  /** INIT and the first request, billed since INIT is: this machine's cold start, its CPU time stretched to the memory's vCPU share. */
+  readonly billedMs: number;
+  /** What it bills beyond the same request warm. */
+  readonly extraMs: number;
+  /** Those milliseconds for a million cold starts. */
+  readonly perMillion: number;
+}
+
+/** Milliseconds of a function in production priced for a million invocations, at its memory (arm64). */
+function durationCost(name: ApiFunctionName, milliseconds: number): number {
+  return (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
+}
+
+/** A warm request's billed duration in production, per started ms. */
+function billedMs(name: ApiFunctionName, result: WarmResult): number {
+  return Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
+}
+
+/** A cold start of `name` as measured (`cold`), beyond its request warm (`warm`). */
+export function coldStartCost(name: ApiFunctionName, cold: ColdStartComparison, warm: WarmResult): ColdStartCost {
+  const memoryMiB = production.memoryMiB[name];
+  const billed = Math.ceil(timeAt(memoryMiB, cold.function.firstResponseMs.median, cold.function.cpuMs.median));
+  const extraMs = billed - billedMs(name, warm);
+  return { name, memoryMiB, billedMs: billed, extraMs, perMillion: durationCost(name, extraMs) };
 }
 
 export function capacityAt(capacity: readonly CapacityRow[], scenario: string, pets: number): CapacityRow {
@@ -30,19 +71,17 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
 }
 
 /**
- * Per million production requests at the memory configured: function and authorizer billed per started ms, at the
- * capacity measured on the smallest table. Cold starts and the free tier are left out.
+ * Per million production requests: function and authorizer billed per started ms, at the capacity measured on the
+ * smallest table. Their cold starts are priced beside, not in, the per-million figure and its ratio to the floor,
+ * which are measured: how often a function starts cold depends on traffic, and COLD_START_RATE is an assumption.
  */
 export function computeBill(
   { warm, authorizer }: Pick<WarmRequestResults, 'warm' | 'authorizer'>,
+  cold: ReadonlyMap<ApiFunctionName, ColdStartComparison>,
   capacity: readonly CapacityRow[],
   pets: number,
 ): BillRow[] {
   const productionAuthorizer = authorizer.get(production.name)!;
-  const billedMs = (name: ApiFunctionName, result: WarmResult) =>
-    Math.ceil(timeAt(production.memoryMiB[name], result.p50Ms, result.cpuUsPerRequest / 1000));
-  const durationCost = (name: ApiFunctionName, milliseconds: number) =>
-    (milliseconds / 1000) * (production.memoryMiB[name] / 1024) * PRICES.lambdaArmPerGbSecond * 1e6;
   const zero = { readUnits: 0, writeUnits: 0 };
   // The function's warm result and its capacity scenario of the same name.
   const measuredAs = (operation: string, name: ApiFunctionName) => ({
@@ -73,6 +112,9 @@ export function computeBill(
       const logs = ((logBytes * 1e6) / 1024 ** 3) * PRICES.logsPerGbIngested;
       const total = api + invocations + duration + dynamoDb + logs;
       const floor = api + invocations + dynamoDb;
+      const coldStarts =
+        COLD_START_RATE *
+        (coldStartCost(name, cold.get(name)!, result).perMillion + coldStartCost('authorizer', cold.get('authorizer')!, auth).perMillion);
       return {
         operation,
         'HTTP API': dollars(api),
@@ -84,6 +126,8 @@ export function computeBill(
         'per million': dollars(total),
         floor: dollars(floor),
         'to floor': Number((total / floor).toFixed(2)),
+        'cold starts': dollars(coldStarts),
+        'cold-start share': `${((coldStarts / (total + coldStarts)) * 100).toFixed(1)} %`,
         total,
       };
     });

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { invokeBundle } from '../lambda/lambda-runner';
+import { handlerFile, invokeBundle } from '../lambda/lambda-runner';
 import { median, rounded, spread, type Spread } from './statistics';
 
 export interface ColdSubject {
@@ -34,7 +33,7 @@ export interface ColdStartComparison {
 }
 
 function bundleSize(taskRoot: string) {
-  const code = readFileSync(join(taskRoot, 'index.mjs'));
+  const code = readFileSync(handlerFile(taskRoot));
   return { bytes: code.length, gzipBytes: gzipSync(code).length };
 }
 

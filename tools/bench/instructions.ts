@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invokeBundle } from '../lambda/lambda-runner';
 import type { ColdSubject } from './cold-start';
-import { median, rounded } from './statistics';
+import type { FloorBuild } from './floors';
+import { judgedRatio, median, type JudgedRatio } from './statistics';
 import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
 
 // Cold starts and warm requests counted in instructions under callgrind (`npm run bench -- --instructions`): the
@@ -24,8 +25,8 @@ export interface InstructionCount {
 export interface InstructionComparison {
   /** Medians of the runs, component by component. */
   readonly function: InstructionCount;
-  readonly floor: InstructionCount;
-  readonly ratio: number;
+  /** Against each build of its floor (tools/bench/floors.ts): the floor's medians, and the ratio of the totals. */
+  readonly floors: Readonly<Record<FloorBuild, { readonly floor: InstructionCount } & JudgedRatio>>;
 }
 
 /**
@@ -44,17 +45,25 @@ export function valgrindInstalled(): boolean {
   return spawnSync('valgrind', ['--version']).status === 0;
 }
 
-/** Each run in a fresh process serving its first request, as tools/bench/cold-start.ts does, but under callgrind. */
-export async function compareInstructions(node: string, fn: ColdSubject, floor: ColdSubject, runs: number): Promise<InstructionComparison> {
+/**
+ * Each run in a fresh process serving its first request, as tools/bench/cold-start.ts does, but under callgrind: the
+ * function, then each of its floors.
+ */
+export async function compareInstructions(
+  node: string,
+  fn: ColdSubject,
+  floors: Readonly<Record<FloorBuild, ColdSubject>>,
+  runs: number,
+): Promise<InstructionComparison> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
   try {
     // invokeBundle starts "node runner.mjs …" with exactly the environment it is given: the
     // wrapper writes where the environment says.
     const wrapper = underCallgrind(node, join(work, 'node'), '--callgrind-out-file="$CALLGRIND_OUT"');
-    const counts = { function: [] as InstructionCount[], floor: [] as InstructionCount[] };
+    const subjects = { function: fn, ...floors };
+    const counts = Object.fromEntries(Object.keys(subjects).map((which) => [which, [] as InstructionCount[]]));
     for (let run = 0; run < runs; run++) {
-      for (const which of ['function', 'floor'] as const) {
-        const subject = which === 'function' ? fn : floor;
+      for (const [which, subject] of Object.entries(subjects)) {
         const out = join(work, `${which}-${run}.callgrind`);
         const invocation = await invokeBundle(wrapper, {
           taskRoot: subject.taskRoot,
@@ -62,34 +71,51 @@ export async function compareInstructions(node: string, fn: ColdSubject, floor: 
           events: [subject.event],
         });
         subject.expect(invocation.results[0]);
-        counts[which].push(readCounts(out));
+        counts[which]!.push(readCounts(out));
       }
     }
     const medians = (taken: InstructionCount[]): InstructionCount => {
       const of = (part: keyof InstructionCount) => median(taken.map((count) => count[part]));
       return { total: of('total'), loadParse: of('loadParse'), firstRunCompile: of('firstRunCompile'), gc: of('gc') };
     };
-    const [fnCount, floorCount] = [medians(counts.function), medians(counts.floor)];
-    return { function: fnCount, floor: floorCount, ratio: rounded(fnCount.total / floorCount.total) };
+    const totals = (which: string) => counts[which]!.map((count) => count.total);
+    const against = (build: FloorBuild) => ({ floor: medians(counts[build]!), ...judgedRatio(totals('function'), totals(build)) });
+    return {
+      function: medians(counts.function!),
+      floors: { alike: against('alike'), esm: against('esm'), cdkDefault: against('cdkDefault') },
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-/** A script to start in node's place: it runs the same node under callgrind with `options`. */
-function underCallgrind(node: string, path: string, options: string): string {
-  writeFileSync(path, `#!/bin/sh\nexec valgrind --tool=callgrind ${options} "${node}" "$@"\n`);
+/** A script to start in node's place: it runs the same node, with `nodeFlags` first, under callgrind with `options`. */
+function underCallgrind(node: string, path: string, options: string, nodeFlags = ''): string {
+  writeFileSync(path, `#!/bin/sh\nexec valgrind --tool=callgrind ${options} "${node}" ${nodeFlags} "$@"\n`);
   chmodSync(path, 0o755);
   return path;
 }
 
-/** Instructions per warm request, all threads together, of a function and of its floor. */
-export type WarmInstructionComparison = { readonly function: number; readonly floor: number; readonly ratio: number };
+/** Instructions per warm request, all threads together, in each counted window of one side. */
+export interface WindowCounts {
+  readonly median: number;
+  readonly windows: readonly number[];
+}
+
+/** Instructions per warm request of a function and of its floor, and their ratio. */
+export type WarmInstructionComparison = { readonly function: WindowCounts; readonly floor: WindowCounts } & JudgedRatio;
+
+// What would decide where work falls rather than how much a request does (docs/performance.md, "The verdicts:
+// instructions"): V8 runs no tier above its baseline compiler, since a burst of optimizing compiles (and the
+// recompiles each full collection sets off) landed in one window and not the next; and its collections follow a
+// fixed schedule, since heap growth sized from measured GC speed let a major collection start in one window of four.
+const WARM_NODE_FLAGS = '--max-opt=1 --predictable-gc-schedule';
 
 /**
- * Each in a warm runner of its own (tools/bench/warm.ts) under callgrind, counting the recorded rounds
- * alone: callgrind dumps its count at each call of node's ResourceUsage, which the runner makes just
- * before the rounds and just after, so the second dump holds them. Returns what the function answered, too.
+ * Each in a warm runner of its own (tools/bench/warm.ts) under callgrind, counting each window (one round of
+ * `options`) alone: the runner collects all garbage before a window and calls node's ResourceUsage just before and
+ * just after it, and callgrind dumps its count at each such call, so the even dumps hold the windows. Returns what
+ * the function answered, too.
  */
 export async function compareWarmInstructions(
   node: string,
@@ -101,17 +127,26 @@ export async function compareWarmInstructions(
   try {
     const perRequest = async (subject: WarmSubject, which: string) => {
       const out = join(work, `${which}.callgrind`);
-      const wrapper = underCallgrind(node, join(work, which), `--dump-before='node::ResourceUsage*' --callgrind-out-file="${out}"`);
+      const wrapper = underCallgrind(
+        node,
+        join(work, which),
+        `--dump-before='node::ResourceUsage*' --callgrind-out-file="${out}"`,
+        WARM_NODE_FLAGS,
+      );
       const [result] = await measureWarm(wrapper, [subject], { ...options, markRounds: true });
-      const totals = /^totals: (\d+)$/m.exec(readFileSync(`${out}.2`, 'utf8'))?.[1];
-      if (totals === undefined || existsSync(`${out}.3`)) throw new Error(`${which}: callgrind did not cut the rounds out alone`);
-      return { result: result!, instructions: Number(totals) / result!.requests };
+      const windows = Array.from({ length: options.rounds }, (_, index) => {
+        const totals = /^totals: (\d+)$/m.exec(readFileSync(`${out}.${2 * (index + 1)}`, 'utf8'))?.[1];
+        if (totals === undefined) throw new Error(`${which}: callgrind wrote no count of window ${index + 1}`);
+        return Math.round(Number(totals) / options.batch);
+      });
+      if (existsSync(`${out}.${2 * options.rounds + 1}`)) throw new Error(`${which}: callgrind did not cut the windows out alone`);
+      return { result: result!, counts: { median: median(windows), windows } };
     };
     const measured = { function: await perRequest(fn, 'function'), floor: await perRequest(floor, 'floor') };
     return {
-      function: Math.round(measured.function.instructions),
-      floor: Math.round(measured.floor.instructions),
-      ratio: rounded(measured.function.instructions / measured.floor.instructions),
+      function: measured.function.counts,
+      floor: measured.floor.counts,
+      ...judgedRatio(measured.function.counts.windows, measured.floor.counts.windows),
       answered: measured.function.result,
     };
   } finally {

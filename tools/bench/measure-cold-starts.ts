@@ -4,6 +4,7 @@ import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
 import { expectedOutcome, outcomeOf, typicalEvent } from './bench-events';
 import { progress } from './format';
+import type { FloorBuild } from './floors';
 import { compareInstructions, type InstructionComparison } from './instructions';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 
@@ -14,7 +15,7 @@ export interface ColdStartResults {
   readonly instructions: ReadonlyMap<ApiFunctionName, InstructionComparison>;
 }
 
-function coldSubjects(bench: BenchSetup, name: ApiFunctionName): { fn: ColdSubject; floor: ColdSubject } {
+function coldSubjects(bench: BenchSetup, name: ApiFunctionName, build: FloorBuild = 'alike'): { fn: ColdSubject; floor: ColdSubject } {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const event = typicalEvent(name, bench.requests);
@@ -28,7 +29,7 @@ function coldSubjects(bench: BenchSetup, name: ApiFunctionName): { fn: ColdSubje
         if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
       },
     },
-    floor: { taskRoot: bench.floorOf(name), env, event, expect: () => {} },
+    floor: { taskRoot: bench.floorOf(name, build), env, event, expect: () => {} },
   };
 }
 
@@ -43,9 +44,10 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
   const instructions = new Map<ApiFunctionName, InstructionComparison>();
   if (countInstructions) {
     for (const name of ALL_FUNCTIONS.filter(issuesCommand)) {
-      progress(`instructions: ${name} and its floor under callgrind, ${settings.instructionRuns} runs each`);
-      const { fn, floor } = coldSubjects(bench, name);
-      instructions.set(name, await compareInstructions(bench.node, fn, floor, settings.instructionRuns));
+      progress(`instructions: ${name} and its floor, built three ways, under callgrind, ${settings.instructionRuns} runs each`);
+      const floorBuilt = (build: FloorBuild) => coldSubjects(bench, name, build).floor;
+      const floors = { alike: floorBuilt('alike'), esm: floorBuilt('esm'), cdkDefault: floorBuilt('cdkDefault') };
+      instructions.set(name, await compareInstructions(bench.node, coldSubjects(bench, name).fn, floors, settings.instructionRuns));
     }
   }
   return { cold, instructions };

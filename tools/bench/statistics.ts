@@ -32,3 +32,15 @@ export function rounded(value: number): number {
 export function ratio(value: number, floor: number): number {
   return rounded(value / floor);
 }
+
+/** A ratio of a function's median to its floor's, and how far apart the runs (or windows) of the two sides let it read. */
+export interface JudgedRatio {
+  readonly ratio: number;
+  /** The widest ratio one run of each side gives less the narrowest: max(function) / min(floor) − min(function) / max(floor). */
+  readonly spread: number;
+}
+
+export function judgedRatio(fn: readonly number[], floor: readonly number[]): JudgedRatio {
+  const spread = Math.max(...fn) / Math.min(...floor) - Math.min(...fn) / Math.max(...floor);
+  return { ratio: rounded(median(fn) / median(floor)), spread: Number(spread.toFixed(4)) };
+}

@@ -1,6 +1,7 @@
 // The warm benchmark's Lambda instance (tools/bench/warm.ts), run by the runtime's Node: a function and its
 // floor share one process and its noise. Plain JavaScript: it must load in a bare Node with nothing compiled.
-import { readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
@@ -18,11 +19,17 @@ globalThis[OUTPUT_DESTINATION] = (stream, line) => {
   for (let written = 0; written < bytes.length; ) written += writeSync(stream === 'stdout' ? 1 : 2, bytes, written);
 };
 
+const require = createRequire(import.meta.url);
 const loaded = [];
 for (const subject of subjects) {
   Object.assign(process.env, subject.env);
-  // A query string gives each subject its own module instance, even when two share a bundle.
-  const module = await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
+  // As Lambda's runtime loads it: index.js required, else index.mjs imported. Each subject gets its own module
+  // instance, even when two share a bundle: the required one leaves the cache, the imported one has a query string.
+  const file = join(subject.taskRoot, 'index.js');
+  const module = existsSync(file)
+    ? require(file)
+    : await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
+  delete require.cache[file];
   const measured = { next: 0, latenciesMs: [], cpuUs: 0, requests: 0, logBytes: 0, statuses: {} };
   loaded.push({ ...subject, handler: module.handler, ...measured });
 }
@@ -41,9 +48,14 @@ async function invoke(subject, record) {
 
 for (const subject of loaded) for (let i = 0; i < warmup; i++) await invoke(subject, false);
 
-// Under callgrind, a call that nothing else makes marks where the rounds begin and end (tools/bench/instructions.ts).
-if (markRounds) process.resourceUsage();
 for (let round = 0; round < rounds; round++) {
+  // Under callgrind each round is a window counted alone, from the same heap: all garbage collected (node runs with
+  // --expose-gc), then a call that nothing else makes marks where the window begins, and another where it ends
+  // (tools/bench/instructions.ts).
+  if (markRounds) {
+    globalThis.gc();
+    process.resourceUsage();
+  }
   const order = round % 2 === 0 ? loaded : [...loaded].reverse();
   for (const subject of order) {
     current = subject;
@@ -54,8 +66,8 @@ for (let round = 0; round < rounds; round++) {
     subject.requests += batch;
     current = undefined;
   }
+  if (markRounds) process.resourceUsage();
 }
-if (markRounds) process.resourceUsage();
 
 const results = loaded.map(({ label, latenciesMs, cpuUs, requests, logBytes, statuses }) => ({
   label,

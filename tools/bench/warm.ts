@@ -8,7 +8,7 @@ import { quantile } from './statistics';
 /** One handler the warm runner invokes over and over. */
 export interface WarmSubject {
   readonly label: string;
-  /** Directory of its index.mjs. */
+  /** Directory of its handler file (tools/lambda/lambda-runner.ts, handlerFile). */
   readonly taskRoot: string;
   readonly env: Record<string, string>;
   /** Invoked in turn. */
@@ -38,7 +38,7 @@ export interface WarmOptions {
   readonly batch: number;
   /** Unrecorded requests per subject first: cold start, JIT, first connection. */
   readonly warmup: number;
-  /** Calls process.resourceUsage() just before the rounds and just after them, for callgrind to cut its count there. */
+  /** Collects all garbage before each round and calls process.resourceUsage() just before and after it, for callgrind to count each round alone. */
   readonly markRounds?: boolean;
 }
 
@@ -49,7 +49,8 @@ export async function measureWarm(node: string, subjects: readonly WarmSubject[]
     const configFile = join(work, 'config.json');
     const resultFile = join(work, 'result.json');
     writeFileSync(configFile, JSON.stringify({ subjects, ...options }));
-    const child = spawn(node, [join(import.meta.dirname, 'warm-runner.mjs'), configFile, resultFile], {
+    const gc = options.markRounds ? ['--expose-gc'] : [];
+    const child = spawn(node, [...gc, join(import.meta.dirname, 'warm-runner.mjs'), configFile, resultFile], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -7,7 +7,7 @@ import type { ApiFunctionName } from '../../shared/facts/function-names';
 /** One function as `cdk deploy` would upload and configure it. */
 export interface FunctionAsset {
   readonly name: ApiFunctionName;
-  /** The asset directory: index.mjs and its source map, exactly what would be uploaded. */
+  /** The asset directory: index.js and its source map, exactly what would be uploaded. */
   readonly taskRoot: string;
   readonly memoryMiB: number;
   readonly timeoutMs: number;

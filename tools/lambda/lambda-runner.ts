@@ -22,17 +22,28 @@ export function runtimeNode(): string {
 
 const LAMBDA_CONTEXT_MODULE = pathToFileURL(join(PROJECT_ROOT, 'local', 'lambda-context.mjs')).href;
 
-/** Imports index.mjs as Lambda's runtime does and invokes it per event; results go to a file, as stdout is the function's logs. */
+/** The handler file Lambda's runtime loads from a task root: index.js (required) if there is one, else index.mjs (imported). */
+export function handlerFile(taskRoot: string): string {
+  const required = join(taskRoot, 'index.js');
+  return existsSync(required) ? required : join(taskRoot, 'index.mjs');
+}
+
+/**
+ * Loads the handler file as Lambda's runtime does (index.js required, else index.mjs imported) and invokes it per
+ * event; results go to a file, as stdout is the function's logs.
+ */
 const RUNNER = `
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from ${JSON.stringify(LAMBDA_CONTEXT_MODULE)};
 
 const [taskRoot, eventsFile, resultFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
-const module = await import(pathToFileURL(join(taskRoot, 'index.mjs')).href);
-if (typeof module.handler !== 'function') throw new Error('index.mjs exports no handler');
+const file = join(taskRoot, 'index.js');
+const module = existsSync(file) ? createRequire(import.meta.url)(file) : await import(pathToFileURL(join(taskRoot, 'index.mjs')).href);
+if (typeof module.handler !== 'function') throw new Error('The handler file exports no handler');
 const results = [];
 let invokeMs;
 let coldStart;
@@ -44,7 +55,7 @@ for (const [index, event] of events.entries()) {
     invokeMs = performance.now() - invoked;
     // performance.now() counts from the process's start: this is the whole cold start, Node's own included.
     const cpu = process.cpuUsage();
-    coldStart = { firstResponseMs: performance.now(), cpuMs: (cpu.user + cpu.system) / 1000, rssBytes: process.memoryUsage.rss() };
+    coldStart = { firstResponseMs: performance.now(), cpuMs: (cpu.user + cpu.system) / 1000, rssBytes: process.memoryUsage.rss(), modulesLoaded: process.moduleLoadList };
   }
 }
 writeFileSync(resultFile, JSON.stringify({ firstInvokeMs: invokeMs, coldStart, results }));
@@ -60,6 +71,8 @@ export interface Invocation {
     /** CPU time (user and system) the process had used by then. */
     readonly cpuMs: number;
     readonly rssBytes: number;
+    /** Node's own modules and bindings loaded by then, the runner's included (process.moduleLoadList). */
+    readonly modulesLoaded: readonly string[];
   };
   readonly stdout: string;
   readonly stderr: string;

@@ -1,18 +1,153 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { API_FUNCTIONS } from '../../../shared/facts/function-names';
-import { buildFloors } from '../../../tools/bench/floors';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalClient, prepareLocalStage, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
+import { issueApiKey } from '../../../shared/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../../../shared/dynamodb/dynamo-api-key-store';
+import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
+import { ENV } from '../../../shared/facts/environment';
+import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared/facts/function-names';
+import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
+import { ALL_FUNCTIONS } from '../../../tools/bench/bench-functions';
+import { typicalEvent } from '../../../tools/bench/bench-events';
+import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
+import { seedPets } from '../../../tools/bench/seed';
+import { lambdaContext } from '../../../tools/lambda/events';
+import { snapshotEnv } from '../../helpers/env';
 
 const work = mkdtempSync(join(tmpdir(), 'animal-store-floors-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+const FLOORS_DIR = join(PROJECT_ROOT, 'tools', 'bench', 'floors');
+
 describe("the bench's floors", () => {
-  it('build for every function behind the API, each into its own bundle', async () => {
-    const floors = await buildFloors(API_FUNCTIONS, work);
-    expect([...floors.keys()].sort()).toEqual([...API_FUNCTIONS].sort());
-    for (const taskRoot of floors.values()) expect(existsSync(join(taskRoot, 'index.mjs'))).toBe(true);
-    expect(new Set(floors.values()).size).toBe(API_FUNCTIONS.length);
+  it.each(Object.keys(FLOOR_BUILDS) as FloorBuild[])(
+    'build %s for every function behind the API, each into its own bundle',
+    async (build) => {
+      const floors = await buildFloors(API_FUNCTIONS, work, build);
+      expect([...floors.keys()].sort()).toEqual([...API_FUNCTIONS].sort());
+      for (const taskRoot of floors.values()) expect(readdirSync(taskRoot)).toEqual([FLOOR_BUILDS[build].file]);
+      expect(new Set(floors.values()).size).toBe(API_FUNCTIONS.length);
+    },
+  );
+
+  it.each(API_FUNCTIONS)("of %s bundle nothing of the project's code: npm packages and the floors' own module only", async (name) => {
+    const { metafile } = await build({
+      entryPoints: [join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`)],
+      absWorkingDir: PROJECT_ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const ours = Object.keys(metafile.inputs).filter((input) => !/^(?:node_modules\/|tools\/bench\/floors\/)/.test(input));
+    expect(ours).toEqual([]);
   });
 });
+
+/** One DynamoDB request as it went out: the operation and its parameters. */
+type Sent = { readonly operation: string; readonly input: Record<string, any> };
+
+describe("the bench's floors, run beside their functions against DynamoDB", () => {
+  let dynamo: LocalDynamoDb;
+  let recorder: { endpoint: string; sent: Sent[]; close(): Promise<void> };
+  let restoreEnv: () => void;
+  let apiKey: string;
+  let petId: number;
+
+  beforeAll(async () => {
+    restoreEnv = snapshotEnv();
+    dynamo = await startDynalite({ port: 0 });
+    recorder = await startRecorder(dynamo.endpoint);
+    const stage = await prepareLocalStage(dynamo.endpoint, 'floors-test-cursor-secret-0123456789abcdef');
+    const client = createLocalClient(dynamo.endpoint);
+    const documents = documentClientOver(client);
+    const pets = await seedPets(documents, stage[ENV.petsTable]!, 60, 1);
+    petId = pets[0]!.id;
+    ({ apiKey } = await issueApiKey(new DynamoApiKeyStore(documents, stage[ENV.apiKeysTable]!), 'floors-test'));
+    client.destroy();
+    // Both sides read their environment as their module loads, as on a cold start.
+    Object.assign(process.env, stage, {
+      AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
+      [ENV.logLevel]: 'ERROR',
+      [ENV.metricsDisabled]: 'true',
+    });
+  });
+
+  afterAll(async () => {
+    restoreEnv?.();
+    await recorder?.close();
+    await dynamo?.close();
+  });
+
+  /** What one side sent to DynamoDB and answered, serving the function's typical bench request on its own. */
+  async function serve(module: string, name: ApiFunctionName) {
+    const { handler } = (await import(module)) as { handler: (event: unknown, context: unknown) => Promise<any> };
+    recorder.sent.length = 0;
+    const answer = await handler(typicalEvent(name, { petId, apiKey }), lambdaContext());
+    return { sent: [...recorder.sent], answer };
+  }
+
+  it.each(ALL_FUNCTIONS)('of %s sends the parameters its function sends and answers the same body', async (name) => {
+    const fn = await serve(join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(name)}.ts`), name);
+    const floor = await serve(join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`), name);
+
+    if (name === 'createPet') {
+      // A new pet each: the item's values are drawn at random, its attributes and their types are the design's.
+      const shape = ({ operation, input }: Sent) => ({
+        operation,
+        input: {
+          ...input,
+          Item: Object.fromEntries(Object.entries(input.Item).map(([attribute, value]) => [attribute, Object.keys(value as object)])),
+        },
+      });
+      expect(floor.sent.map(shape)).toEqual(fn.sent.map(shape));
+      const withoutId = (body: string) => ({ ...JSON.parse(body), id: 0 });
+      expect(withoutId(floor.answer.body)).toEqual(withoutId(fn.answer.body));
+    } else {
+      expect(floor.sent).toEqual(fn.sent);
+      const body = (answer: any) => answer.body ?? JSON.stringify(answer.context);
+      expect(JSON.parse(body(floor.answer))).toEqual(JSON.parse(body(fn.answer)));
+      expect(body(floor.answer).length).toBe(body(fn.answer).length);
+    }
+    expect(floor.answer.statusCode).toBe(fn.answer.statusCode);
+  });
+});
+
+/** A proxy in front of DynamoDB that keeps each request's operation and parameters. */
+async function startRecorder(target: string) {
+  const upstream = new URL(target);
+  const sent: Sent[] = [];
+  const server = createServer(async (incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    sent.push({ operation: String(incoming.headers['x-amz-target']).split('.').pop()!, input: JSON.parse(body.toString('utf8')) });
+    const forwarded = request(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sent,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

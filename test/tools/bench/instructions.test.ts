@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countsFromAnnotation } from '../../../tools/bench/instructions';
+import { judgedRatio } from '../../../tools/bench/statistics';
 
 /** The shape of `callgrind_annotate --inclusive=yes` for the Node binary, cut down to the lines that matter. */
 const REPORT = `--------------------------------------------------------------------------------
@@ -40,5 +41,12 @@ describe("the bench's instruction counts", () => {
     );
     expect(counts.total).toBe(522_062_852);
     expect([counts.loadParse, counts.firstRunCompile, counts.gc]).toEqual([Number.NaN, Number.NaN, Number.NaN]);
+  });
+});
+
+describe('a ratio of instruction counts', () => {
+  it("is the ratio of the medians, spread over what one run of each side can give: the highest function's to the lowest floor's, and the reverse", () => {
+    expect(judgedRatio([100, 104, 102], [100, 99, 101])).toEqual({ ratio: 1.02, spread: Number((104 / 99 - 100 / 101).toFixed(4)) });
+    expect(judgedRatio([100, 100, 100], [80, 80, 80])).toEqual({ ratio: 1.25, spread: 0 });
   });
 });

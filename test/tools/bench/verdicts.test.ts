@@ -6,19 +6,42 @@ import {
   MAX_LOG_BYTES,
   MAX_TO_FLOOR,
   MAX_WARM_RATIO,
+  mark,
+  type ColdReference,
   type JudgedMeasurements,
 } from '../../../tools/bench/bench-verdicts';
+import type { JudgedRatio } from '../../../tools/bench/statistics';
 
-const ratios = (entries: Array<[ApiFunctionName, number]>) => new Map(entries.map(([name, ratio]) => [name, { ratio }]));
+const ratios = (entries: Array<[ApiFunctionName, number, spread?: number]>) =>
+  new Map(entries.map(([name, ratio, spread = 0]) => [name, { ratio, spread }]));
+/** Cold starts at a ratio to each reference build of the floor. */
+const coldRatios = (entries: Array<[ApiFunctionName, Record<ColdReference, number>]>) =>
+  new Map(
+    entries.map(([name, byBuild]) => [
+      name,
+      {
+        floors: Object.fromEntries(Object.entries(byBuild).map(([build, ratio]) => [build, { ratio, spread: 0 }])) as Record<
+          ColdReference,
+          JudgedRatio
+        >,
+      },
+    ]),
+  );
+const WITHIN = { esm: 0.9, cdkDefault: 1 };
 
 /** Every judged function at its floor in instructions, every bill row within its budgets, memory as cheap as it can be. */
 function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasurements {
-  const atFloor = ratios([
-    ['listPets', 1],
-    ['authorizer', 1],
-  ]);
   return {
-    instructions: { cold: atFloor, warm: atFloor },
+    instructions: {
+      cold: coldRatios([
+        ['listPets', WITHIN],
+        ['authorizer', WITHIN],
+      ]),
+      warm: ratios([
+        ['listPets', 1],
+        ['authorizer', 1],
+      ]),
+    },
     bill: [
       { operation: 'listPets', 'log bytes': 525, 'to floor': 1.2 },
       { operation: 'createPet, new Idempotency-Key', 'log bytes': 2_000, 'to floor': 3 },
@@ -30,18 +53,25 @@ function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasur
 }
 
 describe("the bench's verdicts", () => {
-  it('pass a cold start within its ratio to the floor in instructions and fail one beyond it', () => {
-    const cold = ratios([
+  it('pass a cold start within its ratio to each reference build of the floor in instructions and fail one beyond it', () => {
+    const cold = coldRatios([
       ['listPets', MAX_COLD_RATIO],
-      ['createPet', MAX_COLD_RATIO + 0.001],
+      ['createPet', { ...MAX_COLD_RATIO, esm: MAX_COLD_RATIO.esm + 0.001 }],
     ]);
     const verdicts = judgeBench(measurements({ instructions: { cold, warm: new Map() } }));
-    expect(verdicts.coldStart.get('listPets')?.pass).toBe(true);
+    expect(Object.values(verdicts.coldStart.get('listPets')!).map((verdict) => verdict.pass)).toEqual([true, true]);
     expect(verdicts.coldStart.get('createPet')).toEqual({
-      what: 'cold start instructions createPet',
-      value: 1.051,
-      limit: MAX_COLD_RATIO,
-      pass: false,
+      esm: {
+        what: 'cold start instructions createPet to its ES-module floor',
+        value: 0.921,
+        limit: MAX_COLD_RATIO.esm,
+        pass: false,
+        spread: 0,
+      },
+      cdkDefault: expect.objectContaining({
+        what: "cold start instructions createPet to NodejsFunction's default build of its floor",
+        pass: true,
+      }),
     });
   });
 
@@ -53,6 +83,25 @@ describe("the bench's verdicts", () => {
     const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm } }));
     expect(verdicts.warm.get('getPet')?.pass).toBe(true);
     expect(verdicts.warm.get('authorizer')).toMatchObject({ what: 'warm instructions authorizer', pass: false });
+  });
+
+  it('refuse a ratio, within its limit or beyond, whose runs or windows disagree by more than its distance to the limit', () => {
+    const warm = ratios([
+      ['listPets', 1.05, 0.049],
+      ['getPet', 1.05, 0.051],
+      ['authorizer', 1.12, 0.03],
+    ]);
+    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm } }));
+    expect(verdicts.warm.get('listPets')).toEqual({
+      what: 'warm instructions listPets',
+      value: 1.05,
+      limit: MAX_WARM_RATIO,
+      pass: true,
+      spread: 0.049,
+    });
+    expect(verdicts.warm.get('getPet')).toMatchObject({ pass: false, refused: true });
+    expect(verdicts.warm.get('authorizer')).toMatchObject({ pass: false, refused: true });
+    expect(mark(verdicts.warm.get('getPet')!)).toBe('REFUSED');
   });
 
   it('take no cold or warm verdict without instruction counts: time on a shared machine cannot settle one', () => {
@@ -107,8 +156,10 @@ describe("the bench's verdicts", () => {
   it('list every verdict once, cold starts first and memory last, the order the report prints its failures in', () => {
     const verdicts = judgeBench(measurements({ capacityIndependentOfTableSize: true }));
     expect(verdicts.all.map((verdict) => verdict.what)).toEqual([
-      'cold start instructions listPets',
-      'cold start instructions authorizer',
+      'cold start instructions listPets to its ES-module floor',
+      "cold start instructions listPets to NodejsFunction's default build of its floor",
+      'cold start instructions authorizer to its ES-module floor',
+      "cold start instructions authorizer to NodejsFunction's default build of its floor",
       'warm instructions listPets',
       'warm instructions authorizer',
       'log bytes listPets',

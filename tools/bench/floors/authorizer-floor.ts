@@ -1,19 +1,15 @@
+import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { hashApiKey } from '../../../shared/domain/auth/api-keys';
-import { API_KEYS_TABLE } from '../../../shared/dynamodb/api-keys-table';
-import { createDocumentClient } from '../../../shared/dynamodb/dynamodb-client';
-import { ENV } from '../../../shared/facts/environment';
-import { required } from './floor';
+import { documentClient, required } from './floor';
 
-const client = createDocumentClient();
-const tableName = required(ENV.apiKeysTable);
+const client = documentClient();
+const tableName = required('API_KEYS_TABLE_NAME');
 
-/** The authorizer's floor: the key's hash looked up with one strongly consistent GetItem, no cache. */
+/** The authorizer's floor: the key's hash looked up with one strongly consistent GetItem, no cache; the key's id passed on. */
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2) => {
   const token = (event.headers?.authorization ?? '').replace(/^Bearer /, '');
-  const { Item } = await client.send(
-    new GetCommand({ TableName: tableName, Key: { [API_KEYS_TABLE.partitionKey]: hashApiKey(token) }, ConsistentRead: true }),
-  );
-  return { isAuthorized: true, context: { outcome: Item === undefined ? 'invalid' : 'allowed' } };
+  const keyHash = createHash('sha256').update(token, 'utf8').digest('hex');
+  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash }, ConsistentRead: true }));
+  return { isAuthorized: true, context: Item === undefined ? { outcome: 'invalid' } : { outcome: 'allowed', keyId: Item.keyId } };
 };

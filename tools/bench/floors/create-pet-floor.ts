@@ -1,29 +1,39 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createDocumentClient } from '../../../shared/dynamodb/dynamodb-client';
-import { toItem } from '../../../shared/dynamodb/dynamo-pet-store';
-import { PETS_TABLE } from '../../../shared/dynamodb/pets-table';
-import { ENV } from '../../../shared/facts/environment';
-import { answer, required } from './floor';
+import { answer, documentClient, required } from './floor';
 
-const client = createDocumentClient();
-const tableName = required(ENV.petsTable);
-const shards = Number(required(ENV.writeShards));
+const client = documentClient();
+const tableName = required('PETS_TABLE_NAME');
+const shards = Number(required('PETS_WRITE_SHARDS'));
 
-/** createPet's floor: the body parsed as it comes, one conditional PutItem of the same item. */
+/**
+ * createPet's floor: the body parsed as it comes, one conditional PutItem of the item the function writes
+ * (the pet, its listing shard's index keys, a 128-bit creation token) under a random id, the pet answered.
+ */
 export const handler = async (event: APIGatewayProxyEventV2) => {
-  const pet = { ...JSON.parse(event.body ?? '{}'), id: randomInt(1, 2 ** 48), createdAt: new Date().toISOString() };
+  const pet = { ...JSON.parse(event.body ?? '{}'), id: Number(randomBytes(8).readBigUInt64BE() % BigInt(Number.MAX_SAFE_INTEGER)) + 1 };
+  const createdAt = new Date().toISOString();
+  const shard = pet.id % shards;
+  const suffix = shard === 0 ? '' : `#${shard}`;
   await client
     .send(
       new PutCommand({
         TableName: tableName,
-        Item: toItem(pet, randomUUID(), shards),
+        Item: {
+          ...pet,
+          createdAt,
+          collection: `pets${suffix}`,
+          createdKey: `${createdAt}#${String(pet.id).padStart(16, '0')}`,
+          ...(pet.status === undefined ? {} : { statusShard: `${pet.status}${suffix}` }),
+          creationToken: randomBytes(16).toString('base64url'),
+        },
         ConditionExpression: 'attribute_not_exists(#id)',
-        ExpressionAttributeNames: { '#id': PETS_TABLE.partitionKey },
+        ExpressionAttributeNames: { '#id': 'id' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     )
-    // A retry met its own timed-out attempt's write (random 48-bit ids do not collide), as the function's would.
+    // A retry met its own timed-out attempt's write (random ids do not collide), as the function's would.
     .catch((error: Error) => {
       if (error.name !== 'ConditionalCheckFailedException') throw error;
     });

@@ -1,37 +1,34 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createDocumentClient } from '../../../shared/dynamodb/dynamodb-client';
-import { firstQueryLimit } from '../../../shared/dynamodb/newest-first';
-import { listingShardKey, PETS_TABLE } from '../../../shared/dynamodb/pets-table';
-import { ENV } from '../../../shared/facts/environment';
-import { answer, required } from './floor';
+import { answer, documentClient, petOf, required } from './floor';
 
-const client = createDocumentClient();
-const tableName = required(ENV.petsTable);
-const shards = Number(required(ENV.listingShards));
+const client = documentClient();
+const tableName = required('PETS_TABLE_NAME');
+const shards = Number(required('PETS_LISTING_SHARDS'));
+/** A default page and one pet more, which tells whether a next page exists. */
+const WANTED = 21;
+/** Each shard's likely share of them, as the store's first round asks (shared/dynamodb/newest-first.ts). */
+const perShard = shards === 1 ? WANTED : Math.min(WANTED, Math.ceil(WANTED / shards + 2 * Math.sqrt(WANTED / shards) + 1));
 
-/**
- * listPets' floor: the Queries of one page (and one item more), newest first: one per listing shard,
- * each for its likely share, as the store's first round asks, and the answers sorted together.
- */
+/** listPets' floor: the Queries of one page, newest first, one per listing shard, the answers sorted together. */
 export const handler = async (event: APIGatewayProxyEventV2) => {
   const status = event.queryStringParameters?.status;
-  const index = status === undefined ? PETS_TABLE.allPetsIndex : PETS_TABLE.byStatusIndex;
+  const [partitionKey, indexName] = status === undefined ? ['collection', 'pets-by-creation'] : ['statusShard', 'pets-by-status-shard'];
   const answers = await Promise.all(
     Array.from({ length: shards }, (_, shard) =>
       client.send(
         new QueryCommand({
           TableName: tableName,
-          IndexName: index.name,
+          IndexName: indexName,
           KeyConditionExpression: '#partition = :partition',
-          ExpressionAttributeNames: { '#partition': index.partitionKey },
-          ExpressionAttributeValues: { ':partition': listingShardKey(status ?? PETS_TABLE.collection, shard) },
+          ExpressionAttributeNames: { '#partition': partitionKey },
+          ExpressionAttributeValues: { ':partition': shard === 0 ? (status ?? 'pets') : `${status ?? 'pets'}#${shard}` },
           ScanIndexForward: false,
-          Limit: firstQueryLimit(21, shards),
+          Limit: perShard,
         }),
       ),
     ),
   );
-  const items = answers.flatMap(({ Items = [] }) => Items).sort((a, b) => (a[index.sortKey] < b[index.sortKey] ? 1 : -1));
-  return answer(200, items.slice(0, 20));
+  const items = answers.flatMap(({ Items = [] }) => Items).sort((a, b) => (a.createdKey < b.createdKey ? 1 : -1));
+  return answer(200, items.slice(0, WANTED - 1).map(petOf));
 };
