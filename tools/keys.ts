@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
-import type { ApiKeyRecord } from '../shared/domain/auth/api-key-store';
+import { isKeyLive, type ApiKeyRecord } from '../shared/domain/auth/api-key-store';
 import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { findLocalStore, findOrExit } from '../local/addresses';
@@ -128,7 +128,7 @@ try {
 
 /** Whether a key still works, as the authorizer judges it: revoked, or past its expiry (a check key's), or active. */
 function stateOf(record: ApiKeyRecord, now: number): string {
-  if (record.revokedAt) return `revoked ${record.revokedAt}`;
-  if (record.expiresAt === undefined) return 'active';
-  return Date.parse(record.expiresAt) > now ? `active until ${record.expiresAt}` : `expired ${record.expiresAt}`;
+  if (record.revokedAt !== undefined) return `revoked ${record.revokedAt}`;
+  if (!isKeyLive(record, now)) return `expired ${record.expiresAt}`;
+  return record.expiresAt === undefined ? 'active' : `active until ${record.expiresAt}`;
 }

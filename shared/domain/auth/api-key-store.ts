@@ -13,6 +13,19 @@ export interface ApiKeyRecord {
   readonly expiresAt?: string;
 }
 
+/**
+ * When the key stops working by itself, in milliseconds since the epoch: never for a key without an expiry,
+ * and NaN, which no time is before, for an expiry that does not parse, so it refuses the key.
+ */
+export function expiryOf(record: ApiKeyRecord): number {
+  return record.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(record.expiresAt);
+}
+
+/** Whether the key works at `now` (milliseconds since the epoch): neither revoked nor expired. */
+export function isKeyLive(record: ApiKeyRecord, now: number): boolean {
+  return record.revokedAt === undefined && expiryOf(record) > now;
+}
+
 export interface ApiKeyStore {
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   add(record: ApiKeyRecord): Promise<void>;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../../runtime/logger';
-import type { ApiKeyStore } from './api-key-store';
+import { expiryOf, isKeyLive, type ApiKeyStore } from './api-key-store';
 import { hashApiKey, readBearerToken } from './api-keys';
 import type { AuthorizerContext } from './authorizer-context';
 
@@ -40,11 +40,9 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     try {
       const record = await store.findByHash(keyHash);
       const matches = record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
-      // An expiry that does not parse is no expiry at all, so it refuses the key.
-      const expiresAt = record?.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(record.expiresAt);
-      const live = matches && record.revokedAt === undefined && expiresAt > now();
+      const live = matches && isKeyLive(record, now());
       verdict = live ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
-      if (live) cachedUntil = Math.min(cachedUntil, expiresAt);
+      if (live) cachedUntil = Math.min(cachedUntil, expiryOf(record));
     } catch (error) {
       // Never cache an outage: the next request should try the store again.
       logger.error('API key lookup failed', error instanceof Error ? error : String(error));
