@@ -95,10 +95,13 @@ export class AnimalStoreStack extends Stack {
       removalPolicy,
     });
 
+    const aliases = new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias]));
+    const lambdas = new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function]));
+
     // API Gateway invokes the `live` aliases, never the functions' latest code: CodeDeploy decides
     // when a new version takes traffic.
     this.api = new AnimalStoreHttpApi(this, 'Api', {
-      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias])),
+      functions: aliases,
       throttle: stage.throttle,
       cors: stage.cors,
       logRetention: stage.logRetention,
@@ -118,7 +121,7 @@ export class AnimalStoreStack extends Stack {
     ]);
     const watched = {
       api: this.api.httpApi,
-      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
+      functions: lambdas,
       tables,
       indexes: new Map(
         [...indexNames].flatMap(([name, indexes]) =>
@@ -134,7 +137,7 @@ export class AnimalStoreStack extends Stack {
       subscriptions: stage.alarmSubscriptions,
     });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
-      aliases: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.alias])),
+      aliases,
       // Every stage by the same canary, so staging's deploys rehearse production's, rollback included; an
       // emergency release all at once, since its alarms are not watched.
       deploymentConfig: props.emergency ? LambdaDeploymentConfig.ALL_AT_ONCE : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
@@ -142,7 +145,7 @@ export class AnimalStoreStack extends Stack {
       rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
     });
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
-      functions: new Map([...this.functions.byName].map(([name, fn]) => [name, fn.function])),
+      functions: lambdas,
       apiKeysTable: this.apiKeysTable,
       memoryMiB: stage.memoryMiB.preTrafficHook,
       logLevel: stage.logLevel,
@@ -162,9 +165,7 @@ export class AnimalStoreStack extends Stack {
       logRetention: stage.logRetention,
       removalPolicy,
     });
-    this.preTrafficChecks.gate(
-      [...this.functions.byName].map(([name, fn]) => ({ group: this.trafficShifting.deploymentGroups.get(name)!, alias: fn.alias })),
-    );
+    this.preTrafficChecks.gate([...aliases].map(([name, alias]) => ({ group: this.trafficShifting.deploymentGroups.get(name)!, alias })));
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...watched,
       metricsNamespace: metricsNamespace(stage.name),

@@ -87,14 +87,15 @@ export class Monitoring extends Construct {
     });
     this.alarmActions = targets.map((target) => new SnsAction(target));
 
+    // Named after the stack, which is unique where its alarms live, as the stage's name is not known here.
+    const accessLogNamespace = `${Stack.of(this).stackName}/AccessLog`;
     this.keyedRefusals = new MetricFilter(this, 'KeyedRefusals', {
       logGroup: props.accessLogs,
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue(`$.${STATUS_FIELD}`, '=', '401'),
         FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '!=', NO_KEY),
       ),
-      // Named after the stack, which is unique where its alarms live, as the stage's name is not known here.
-      metricNamespace: `${Stack.of(this).stackName}/AccessLog`,
+      metricNamespace: accessLogNamespace,
       metricName: 'KeyedRefusals',
       metricValue: '1',
       // Every minute with traffic has a value, so a rate over it never lacks its numerator.
@@ -116,7 +117,7 @@ export class Monitoring extends Construct {
         FilterPattern.stringValue(`$.${STATUS_FIELD}`, '=', '401'),
         FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', ACCEPTED),
       ),
-      metricNamespace: `${Stack.of(this).stackName}/AccessLog`,
+      metricNamespace: accessLogNamespace,
       metricName: 'AcceptedKeyRefusals',
       metricValue: '1',
       // No default: a minute without one has no data, which never breaches.
