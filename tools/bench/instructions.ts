@@ -108,7 +108,8 @@ export type WarmInstructionComparison = { readonly function: WindowCounts; reado
 // What would decide where work falls rather than how much a request does (docs/performance.md, "The verdicts:
 // instructions"): V8 runs no tier above its baseline compiler, since a burst of optimizing compiles (and the
 // recompiles each full collection sets off) landed in one window and not the next; and its collections follow a
-// fixed schedule, since heap growth sized from measured GC speed let a major collection start in one window of four.
+// fixed schedule, since heap growth sized from measured GC speed let a major collection start in one window and
+// not the others.
 const WARM_NODE_FLAGS = '--max-opt=1 --predictable-gc-schedule';
 
 /**

@@ -42,5 +42,5 @@ export interface JudgedRatio {
 
 export function judgedRatio(fn: readonly number[], floor: readonly number[]): JudgedRatio {
   const spread = Math.max(...fn) / Math.min(...floor) - Math.min(...fn) / Math.max(...floor);
-  return { ratio: rounded(median(fn) / median(floor)), spread: Number(spread.toFixed(4)) };
+  return { ratio: ratio(median(fn), median(floor)), spread: Number(spread.toFixed(4)) };
 }

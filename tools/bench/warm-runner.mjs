@@ -1,8 +1,7 @@
 // The warm benchmark's Lambda instance (tools/bench/warm.ts), run by the runtime's Node: a function and its
 // floor share one process and its noise. Plain JavaScript: it must load in a bare Node with nothing compiled.
-import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from '../../local/lambda-context.mjs';
 import { OUTPUT_DESTINATION } from '../../shared/runtime/output-destination.mjs';
@@ -23,12 +22,10 @@ const require = createRequire(import.meta.url);
 const loaded = [];
 for (const subject of subjects) {
   Object.assign(process.env, subject.env);
-  // As Lambda's runtime loads it: index.js required, else index.mjs imported. Each subject gets its own module
-  // instance, even when two share a bundle: the required one leaves the cache, the imported one has a query string.
-  const file = join(subject.taskRoot, 'index.js');
-  const module = existsSync(file)
-    ? require(file)
-    : await import(`${pathToFileURL(join(subject.taskRoot, 'index.mjs')).href}?subject=${loaded.length}`);
+  // As Lambda's runtime loads its handler file (warm.ts): index.js required, index.mjs imported. Each subject gets its
+  // own module instance, even when two share a bundle: the required one leaves the cache, the imported one has a query string.
+  const { file } = subject;
+  const module = file.endsWith('.mjs') ? await import(`${pathToFileURL(file).href}?subject=${loaded.length}`) : require(file);
   delete require.cache[file];
   const measured = { next: 0, latenciesMs: [], cpuUs: 0, requests: 0, logBytes: 0, statuses: {} };
   loaded.push({ ...subject, handler: module.handler, ...measured });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { handlerFile } from '../lambda/lambda-runner';
 import { quantile } from './statistics';
 
 /** One handler the warm runner invokes over and over. */
@@ -48,7 +49,9 @@ export async function measureWarm(node: string, subjects: readonly WarmSubject[]
   try {
     const configFile = join(work, 'config.json');
     const resultFile = join(work, 'result.json');
-    writeFileSync(configFile, JSON.stringify({ subjects, ...options }));
+    // Each subject's handler file, found as Lambda's runtime finds it: the runner loads it by its kind.
+    const loadable = subjects.map((subject) => ({ ...subject, file: handlerFile(subject.taskRoot) }));
+    writeFileSync(configFile, JSON.stringify({ subjects: loadable, ...options }));
     const gc = options.markRounds ? ['--expose-gc'] : [];
     const child = spawn(node, [...gc, join(import.meta.dirname, 'warm-runner.mjs'), configFile, resultFile], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

@@ -29,20 +29,18 @@ export function handlerFile(taskRoot: string): string {
 }
 
 /**
- * Loads the handler file as Lambda's runtime does (index.js required, else index.mjs imported) and invokes it per
- * event; results go to a file, as stdout is the function's logs.
+ * Loads the handler file (handlerFile) as Lambda's runtime does, index.js required and index.mjs imported, and
+ * invokes it per event; results go to a file, as stdout is the function's logs.
  */
 const RUNNER = `
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lambdaContextFromEnvironment } from ${JSON.stringify(LAMBDA_CONTEXT_MODULE)};
 
-const [taskRoot, eventsFile, resultFile] = process.argv.slice(2);
+const [file, eventsFile, resultFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
-const file = join(taskRoot, 'index.js');
-const module = existsSync(file) ? createRequire(import.meta.url)(file) : await import(pathToFileURL(join(taskRoot, 'index.mjs')).href);
+const module = file.endsWith('.mjs') ? await import(pathToFileURL(file).href) : createRequire(import.meta.url)(file);
 if (typeof module.handler !== 'function') throw new Error('The handler file exports no handler');
 const results = [];
 let invokeMs;
@@ -96,7 +94,7 @@ export async function invokeBundle(node: string, options: InvokeOptions): Promis
     const resultFile = join(work, 'result.json');
     writeFileSync(runner, RUNNER);
     writeFileSync(eventsFile, JSON.stringify(options.events));
-    const child = spawn(node, [runner, options.taskRoot, eventsFile, resultFile], {
+    const child = spawn(node, [runner, handlerFile(options.taskRoot), eventsFile, resultFile], {
       cwd: options.taskRoot,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
