@@ -2,6 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PutLifecycleEventHookExecutionStatusCommandInput } from '@aws-sdk/client-codedeploy';
 import type { CallOptions, CodeDeployApi, LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import type { ApiKeyStore } from '../../shared/domain/auth/api-key-store';
+import { createAuthenticator } from '../../shared/domain/auth/authenticate';
+import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 
 /** One Lambda deployment's target as CodeDeploy describes it: the function and the version its alias moves to. */
 export interface FakeTarget {
@@ -107,6 +110,23 @@ export function fakeLambda(answerFor: (call: InvokeCall) => FakeAnswer | Promise
     },
   };
   return { api, calls };
+}
+
+/** The bearer key of an authorizer event, as functions/authorizer.ts reads it. */
+export function authorizationOf(call: InvokeCall): string | undefined {
+  return (call.event as { headers?: Record<string, string> }).headers?.authorization;
+}
+
+/**
+ * An authorizer version as functions/authorizer.ts is: the domain's verdict on the call's key, looked up in
+ * the keys table; `regression` turns the verdict into what a broken version answers.
+ */
+export function authorizerOver(
+  keys: ApiKeyStore,
+  regression: (verdict: AuthorizerContext) => AuthorizerContext = (verdict) => verdict,
+): (call: InvokeCall) => Promise<FakeAnswer> {
+  const authenticate = createAuthenticator(keys);
+  return async (call) => ({ payload: { isAuthorized: true, context: regression(await authenticate(authorizationOf(call))) } });
 }
 
 export interface AwsEndpoint {

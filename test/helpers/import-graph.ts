@@ -7,16 +7,22 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 const SOURCE = /\.(ts|mts|mjs)$/;
 const RESOLVED = ['', '.ts', '.mts', '.mjs', '.d.mts', '.d.ts', '/index.ts'];
-const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data']);
+/** Folders that hold no file of ours: dependencies, build output, local data, releases. */
+const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data', 'coverage']);
 
-/** The repository's modules below `root` (repository-relative, `/`-separated): what is built, bundled or run, not dependencies or output. */
-export function sourceFiles(root: string, folder = ''): string[] {
+/** The files of ours below `root` (repository-relative, `/`-separated) whose name `wanted` accepts. */
+export function repositoryFiles(root: string, wanted: (name: string) => boolean, folder = ''): string[] {
   return readdirSync(join(root, folder)).flatMap((name) => {
     if (SKIPPED.has(name) || name.startsWith('release')) return [];
     const path = posix.join(folder, name);
-    if (statSync(join(root, path)).isDirectory()) return sourceFiles(root, path);
-    return SOURCE.test(name) ? [path] : [];
+    if (statSync(join(root, path)).isDirectory()) return repositoryFiles(root, wanted, path);
+    return wanted(name) ? [path] : [];
   });
+}
+
+/** The repository's modules below `root`: what is built, bundled or run, not dependencies or output. */
+export function sourceFiles(root: string): string[] {
+  return repositoryFiles(root, (name) => SOURCE.test(name));
 }
 
 /** Every module below `root` (repository-relative, `/`-separated) with the repository modules it imports. */

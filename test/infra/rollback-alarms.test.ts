@@ -127,11 +127,12 @@ describe.each(stages)('the alarms of the $name stage, over simulated minutes of 
     alarms = new StageAlarms(synthesizedStage(config.name).json);
   });
 
-  const run = (scenario: Scenario) =>
+  /** The same minute MINUTES times over, and what every alarm made of each. */
+  const run = (minute: Minute) =>
     alarms.evaluate(
       alarms.simulate(
         config,
-        Array.from({ length: MINUTES }, () => scenario.minute(config)),
+        Array.from({ length: MINUTES }, () => minute),
       ),
     );
 
@@ -143,23 +144,17 @@ describe.each(stages)('the alarms of the $name stage, over simulated minutes of 
   });
 
   it('lets clients with valid keys at every route’s whole share breach no alarm', () => {
-    const verdicts = alarms.evaluate(
-      alarms.simulate(
-        config,
-        Array.from({ length: MINUTES }, () => ({ traffic: clients(config, 1) })),
-      ),
-    );
+    const verdicts = run({ traffic: clients(config, 1) });
     expect(verdicts.flatMap((v) => v.breaching.map((alarm) => alarm.label))).toEqual([]);
   });
 
   it('stops every deployment while an incident the release did not cause fires the API’s alarms, so a rollback needs another path', () => {
-    const incident = Array.from({ length: MINUTES }, () => ({ traffic: clients(config, 0.5), keysTableDown: true }));
-    const verdicts = alarms.evaluate(alarms.simulate(config, incident));
+    const verdicts = run({ traffic: clients(config, 0.5), keysTableDown: true });
     expect(new Set(verdicts.at(-1)!.rollingBack), table(verdicts)).toEqual(new Set([...OPERATION_IDS, 'routeNotFound', 'authorizer']));
   });
 
   it.each([...HARMLESS, ...REGRESSIONS])('$name: the gates do what they must', (scenario) => {
-    const verdicts = run(scenario);
+    const verdicts = run(scenario.minute(config));
     expect(misses(scenario, verdicts), `${scenario.name}\n${table(verdicts)}`).toEqual([]);
   });
 });

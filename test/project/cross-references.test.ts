@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { repositoryFiles } from '../helpers/import-graph';
 import { anchorsOf, headingsOf } from '../helpers/markdown';
 
 /**
@@ -10,18 +11,11 @@ import { anchorsOf, headingsOf } from '../helpers/markdown';
  * references fails here rather than sending a reader nowhere.
  */
 
-/** Folders that hold no file of ours: dependencies, build output, local data. */
-const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data', 'coverage']);
-/** What we write: code, configuration and prose. */
+/** What we write: code, configuration and prose (npm writes the lockfile). */
 const WRITTEN = /\.(ts|mts|mjs|md|json|jsonc|yaml|yml)$|^run$/;
 
-function writtenFiles(folder = ''): string[] {
-  return readdirSync(join(PROJECT_ROOT, folder)).flatMap((name) => {
-    if (SKIPPED.has(name) || name.startsWith('release') || name === 'package-lock.json') return [];
-    const path = posix.join(folder, name);
-    if (statSync(join(PROJECT_ROOT, path)).isDirectory()) return writtenFiles(path);
-    return WRITTEN.test(name) ? [path] : [];
-  });
+function writtenFiles(): string[] {
+  return repositoryFiles(PROJECT_ROOT, (name) => WRITTEN.test(name) && name !== 'package-lock.json');
 }
 
 /** A reference to a section of a document, and where it stands. */

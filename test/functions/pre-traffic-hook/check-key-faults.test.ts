@@ -16,7 +16,7 @@ import { DynamoApiKeyStore } from '../../../shared/dynamodb/dynamo-api-key-store
 import { createDocumentClient, documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { snapshotEnv } from '../../helpers/env';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
-import { fakeCodeDeploy, fakeLambda, type InvokeCall } from '../../helpers/fake-codedeploy';
+import { authorizationOf, authorizerOver, fakeCodeDeploy, fakeLambda } from '../../helpers/fake-codedeploy';
 import { captureOutput, type CapturedOutput } from '../../helpers/output';
 
 // The hook's own log lines are part of what is checked here: INFO before its logger is loaded.
@@ -73,16 +73,11 @@ let hookLog: CapturedOutput | undefined;
 /** One run of the hook over a deployment of the authorizer, whose new version reads the real table. */
 async function runHook(checkKeys: CheckKeyStore, tableStore: DynamoApiKeyStore) {
   const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: AUTHORIZER, targetVersion: '3' }]);
-  const authenticate = createAuthenticator(tableStore, { cacheTtlMs: 0 });
-  const lambda = fakeLambda(async (call: InvokeCall) => {
-    const authorization = (call.event as { headers?: Record<string, string> }).headers?.authorization;
-    return { payload: { isAuthorized: true, context: await authenticate(authorization) } };
-  });
+  const lambda = fakeLambda(authorizerOver(tableStore));
   const output = captureOutput({ silent: true });
   hookLog = output;
   const started = Date.now();
-  const bearerTokens = () =>
-    lambda.calls.flatMap((call) => (call.event as { headers?: Record<string, string> }).headers?.authorization?.split(' ')[1] ?? []);
+  const bearerTokens = () => lambda.calls.flatMap((call) => authorizationOf(call)?.split(' ')[1] ?? []);
   const status = await runPreTrafficChecks(EVENT, {
     codeDeploy: codeDeploy.api,
     lambda: lambda.api,
@@ -160,7 +155,7 @@ describe("the pre-traffic hook's check key", () => {
     expect(expiresAt).toBeLessThanOrEqual(started + REMAINING_MS + 1_000);
     // The key the checks used, as the authorizer's events carried it: the one place it appears.
     const apiKey = bearerTokens().find((token) => hashApiKey(token) === key.keyHash);
-    const verdictAt = (now: number) => createAuthenticator(tableStore, { now: () => now, cacheTtlMs: 0 })(`Bearer ${apiKey}`);
+    const verdictAt = (now: number) => createAuthenticator(tableStore, { now: () => now })(`Bearer ${apiKey}`);
     expect(await verdictAt(expiresAt - 1)).toEqual({ outcome: 'allowed', keyId: key.keyId });
     expect(await verdictAt(expiresAt)).toEqual({ outcome: 'invalid' });
   });

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import type { ApiKeyRecord } from '../../../shared/domain/auth/api-key-store';
 import { hashApiKey } from '../../../shared/domain/auth/api-keys';
-import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import type { AuthorizerContext } from '../../../shared/domain/auth/authorizer-context';
 import {
   CHECK_KEY_NAME,
@@ -14,7 +13,15 @@ import {
   type PreTrafficCheckDependencies,
 } from '../../../functions/pre-traffic-hook/pre-traffic-run';
 import { checksFor } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
-import { fakeCodeDeploy, fakeLambda, type FakeAnswer, type FakeTarget, type InvokeCall } from '../../helpers/fake-codedeploy';
+import {
+  authorizationOf,
+  authorizerOver,
+  fakeCodeDeploy,
+  fakeLambda,
+  type FakeAnswer,
+  type FakeTarget,
+  type InvokeCall,
+} from '../../helpers/fake-codedeploy';
 import { InMemoryApiKeyStore } from '../../helpers/in-memory-stores';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 
@@ -63,22 +70,6 @@ function keysTable(refusing?: keyof CheckKeyStore) {
     },
   };
   return { store, records: (): ApiKeyRecord[] => [...keys.keys.values()], keys };
-}
-
-/** The bearer key of an authorizer event, as functions/authorizer.ts reads it. */
-function authorizationOf(call: InvokeCall): string | undefined {
-  return (call.event as { headers?: Record<string, string> }).headers?.authorization;
-}
-
-/**
- * An authorizer version as functions/authorizer.ts is: the domain's verdict on the call's key, looked up in
- * the keys table; `regression` turns the verdict into what a broken version answers.
- */
-function authorizerOver(keys: InMemoryApiKeyStore, regression: (verdict: AuthorizerContext) => AuthorizerContext = (verdict) => verdict) {
-  const authenticate = createAuthenticator(keys);
-  return async (call: InvokeCall): Promise<FakeAnswer> => ({
-    payload: { isAuthorized: true, context: regression(await authenticate(authorizationOf(call))) },
-  });
 }
 
 interface HookOptions {
