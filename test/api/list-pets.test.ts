@@ -315,8 +315,8 @@ describe('GET /v1/pets: freshness', () => {
   });
 
   it('shows each new pet first in the listing asked for right after its 201, with and without a filter, while others list as fast as they are answered', async () => {
-    // Two clients asking for first pages back to back: far above 10 a second on any machine that serves
-    // a request in under 100 ms, the rate at which a page served from memory would have gone stale.
+    // Two clients asking for first pages back to back, far above 10 a second on any machine that serves
+    // a request in under 100 ms: often enough that a first page kept in an instance's memory would be stale.
     let busy = true;
     const background = Array.from({ length: 2 }, async () => {
       let pages = 0;

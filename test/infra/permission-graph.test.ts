@@ -409,13 +409,15 @@ describe('the permission graph of what a deployment hook and a scheduled probe b
   }
 
   /** Drops every statement with `action` from every IAM policy of the template. */
+  /** The template with `action` taken out of every policy statement, the statement's other actions left granted. */
   function withoutAction(action: string): (json: CfnTemplate) => void {
     return (json) => {
       for (const policy of Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))) {
         const document = policy.Properties!.PolicyDocument;
-        document.Statement = document.Statement.filter(
-          (statement: { Action: unknown }) => !JSON.stringify(statement.Action).includes(action),
-        );
+        document.Statement = document.Statement.flatMap((statement: { Action: string | string[] }) => {
+          const actions = [statement.Action].flat().filter((granted) => granted !== action);
+          return actions.length === 0 ? [] : [{ ...statement, Action: actions }];
+        });
       }
     };
   }
@@ -448,13 +450,9 @@ describe('the permission graph of what a deployment hook and a scheduled probe b
   });
 
   it('reports the hook when it may no longer report back to CodeDeploy', () => {
-    expect(findingsAfter(withoutAction('codedeploy:PutLifecycleEventHookExecutionStatus'))).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(
-          /^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus/,
-        ),
-      ]),
-    );
+    expect(findingsAfter(withoutAction('codedeploy:PutLifecycleEventHookExecutionStatus'))).toEqual([
+      expect.stringMatching(/^hook → CodeDeploy: HookServiceRole\w* → Group\w* .*may not codedeploy:PutLifecycleEventHookExecutionStatus/),
+    ]);
   });
 
   it('reports the hook whose CodeDeploy calls are granted on its deployment group alone, as CDK grants the report', () => {

@@ -275,7 +275,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       expect(functionResource(stage, stage.stack.preTrafficChecks).Type).toBe('AWS::Lambda::Function');
     });
 
-    it('runs every function on Node.js 24, arm64, as an ESM bundle, without loading its source map at cold start', () => {
+    it('runs every function on Node.js 24, arm64, from index.handler, without loading its source map at cold start', () => {
       for (const [name, fn] of functionsOf(stage)) {
         const properties = functionResource(stage, fn).Properties!;
         expect(properties, name).toEqual(

@@ -83,7 +83,7 @@ describe('the sample events on a fresh npm start', () => {
     expect(served.status).toBe(200);
   });
 
-  it("authorize accepts the sample's placeholder, replaced by a key issued for the invocation and revoked after it", async () => {
+  it("the authorizer accepts the sample's placeholder, replaced by a key issued for the invocation and revoked after it", async () => {
     const result = await invoke('authorizer', 'local/events/authorizer.json');
     expect(result.code, result.stderr).toBe(0);
     const { isAuthorized, context } = resultOf(result.stdout);

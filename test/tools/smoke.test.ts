@@ -159,10 +159,16 @@ describe('npm run smoke against a stage whose store loses answers', () => {
   });
 
   it('with --local, finds the store by DYNAMODB_ENDPOINT, as npm start does, and issues its key there', async () => {
+    const keys = new DynamoApiKeyStore(tables, LOCAL_TABLES.apiKeys);
+    const [keysBefore, petsBefore] = [(await keys.list()).map((record) => record.keyId), await storedPets(tables)];
     const result = await smoke(['--local'], { PORT: String(faulty.port), DYNAMODB_ENDPOINT: faulty.dynamoDbEndpoint, DYNAMODB_PORT: '' });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain(`its DynamoDB at ${faulty.dynamoDbEndpoint} (DYNAMODB_ENDPOINT)\n`);
     expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
+    // The store behind the proxy holds the key it issued, revoked, and no pet it created.
+    const issued = (await keys.list()).filter((record) => !keysBefore.includes(record.keyId));
+    expect(issued).toEqual([expect.objectContaining({ name: 'npm run smoke --local', revokedAt: expect.any(String) })]);
+    expect(await storedPets(tables)).toEqual(petsBefore);
   });
 });
 
