@@ -2,7 +2,7 @@ import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-cont
 import type { ErrorCode } from '../../shared/facts/error-codes';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
-import { authorizerEvent, routeEvent, type RouteRequest } from './direct-events';
+import { authorizerEvent, routeEvent, type RouteRequest } from '../../shared/checks/direct-events';
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must

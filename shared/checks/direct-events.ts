@@ -1,9 +1,9 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
-import type { HttpEvent } from '../../shared/http/handler';
+import type { AuthorizerContext } from '../domain/auth/authorizer-context';
+import type { HttpEvent } from '../http/handler';
 
 /**
- * The events a check hands a function directly, shaped as API Gateway's payload format 2.0. No check
+ * The events the pre-traffic checks and the deployment traffic hand a function directly, shaped as API Gateway's payload format 2.0. No check
  * goes through API Gateway, so `.invalid` (RFC 2606) names the host any link would use.
  */
 const CHECK_HOST = 'pre-traffic-check.invalid';
