@@ -1,5 +1,5 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import type { AuthorizerAnswerContext } from '../shared/domain/auth/authorizer-context';
 import { createAuthenticator } from '../shared/domain/auth/authenticate';
 import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
 import { readConfig } from '../shared/runtime/config';
@@ -21,14 +21,14 @@ const authenticate = createAuthenticator(new DynamoApiKeyStore(createDocumentCli
 export const handler = (
   event: APIGatewayRequestAuthorizerEventV2,
   context: AuthorizerInvocation,
-): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => logger.runInvocation(() => authorize(event, context));
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerAnswerContext>> => logger.runInvocation(() => authorize(event, context));
 
-type AuthorizerInvocation = { awsRequestId: string; functionName: string; getRemainingTimeInMillis(): number };
+type AuthorizerInvocation = { awsRequestId: string; functionName: string; functionVersion: string; getRemainingTimeInMillis(): number };
 
 async function authorize(
   event: APIGatewayRequestAuthorizerEventV2,
   context: AuthorizerInvocation,
-): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerAnswerContext>> {
   logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey, invocationId: context.awsRequestId });
   countColdStart(context.functionName, event.requestContext.requestId);
   // Under the deadline, a stalled key lookup ends as `unavailable` (our 503), never a timed-out
@@ -37,5 +37,5 @@ async function authorize(
   // The access log carries every verdict, and the refusal metric is counted from it (infra/monitoring.ts):
   // a line here would only make a flood of refused requests cost more. A failed lookup logs its error.
   logger.debug(verdict.outcome === 'allowed' ? 'API key accepted' : 'API key refused', { ...verdict });
-  return { isAuthorized: true, context: verdict };
+  return { isAuthorized: true, context: { ...verdict, version: context.functionVersion } };
 }

@@ -66,6 +66,8 @@ export const ACCESS_LOG_FIELDS = {
   authorizerOutcome: '$context.authorizer.outcome',
   keyId: '$context.authorizer.keyId',
   authorizerError: '$context.authorizer.error',
+  // The authorizer version that gave the verdict: each version's refusals are judged apart (infra/version-alarms.ts).
+  authorizerVersion: '$context.authorizer.version',
   error: '$context.error.message',
 } as const;
 

@@ -15,6 +15,8 @@ import type { StageConfig } from './stages';
 import { SyntheticProbe } from './scheduled-probe';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
+import { DeploymentTraffic } from './deployment-traffic';
+import { VersionAlarms } from './version-alarms';
 
 export interface AnimalStoreStackProps extends Omit<StackProps, 'env'> {
   /** The stage this stack deploys; everything stage-specific, its account and region included, comes from here. */
@@ -36,7 +38,11 @@ export class AnimalStoreStack extends Stack {
   readonly functions: ApiFunctions;
   readonly api: AnimalStoreHttpApi;
   readonly monitoring: Monitoring;
+  /** Each function's new version judged against its old one: the only alarms that roll a deployment back. */
+  readonly versionAlarms: VersionAlarms;
   readonly trafficShifting: TrafficShifting;
+  /** Sends each deployment's new version requests of its own, and holds the deployment open to bake. */
+  readonly deploymentTraffic: DeploymentTraffic;
   /** Exercises each function's new version before CodeDeploy moves traffic to it. */
   readonly preTrafficChecks: PreTrafficChecks;
   /** Calls the stage's URL on a schedule, so an outage is noticed when no client is calling. */
@@ -136,14 +142,32 @@ export class AnimalStoreStack extends Stack {
       thresholds: stage.alarms,
       subscriptions: stage.alarmSubscriptions,
     });
+    this.versionAlarms = new VersionAlarms(this, 'VersionAlarms', {
+      functions: new Map(
+        [...this.functions.byName].map(([name, fn]) => [name, { function: fn.function, version: fn.function.currentVersion.version }]),
+      ),
+      thresholds: stage.alarms,
+      metricsNamespace: metricsNamespace(stage.name),
+      accessLogs: this.api.accessLogs,
+      alarmActions: this.monitoring.alarmActions,
+    });
     this.trafficShifting = new TrafficShifting(this, 'TrafficShifting', {
       aliases,
-      // Every stage by the same canary, so staging's deploys rehearse production's, rollback included; an
-      // emergency release all at once, since its alarms are not watched.
+      // Every stage by the same canary (shared/facts/deployment.ts), so staging's deploys rehearse production's,
+      // rollback included; an emergency release all at once, since its alarms are not watched.
       deploymentConfig: props.emergency ? LambdaDeploymentConfig.ALL_AT_ONCE : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
       ignoreAlarms: props.emergency === true,
-      rollbackAlarmsFor: (name) => this.monitoring.rollbackAlarmsFor(name),
+      rollbackAlarmsFor: (name) => this.versionAlarms.byFunction.get(name)!,
     });
+    this.deploymentTraffic = new DeploymentTraffic(this, 'DeploymentTraffic', {
+      aliases,
+      memoryMiB: stage.memoryMiB.deploymentTraffic,
+      logLevel: stage.logLevel,
+      logRetention: stage.logRetention,
+      removalPolicy,
+    });
+    // An emergency release has nothing to bake: no alarm is watched.
+    if (!props.emergency) this.deploymentTraffic.bake(this.trafficShifting.deploymentGroups.values());
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
       functions: lambdas,
       apiKeysTable: this.apiKeysTable,
@@ -169,7 +193,7 @@ export class AnimalStoreStack extends Stack {
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...watched,
       metricsNamespace: metricsNamespace(stage.name),
-      alarms: [...this.monitoring.alarms, this.syntheticProbe.alarm],
+      alarms: [...this.versionAlarms.alarms, ...this.monitoring.alarms, this.syntheticProbe.alarm],
       accessLog: this.monitoring.accessLog,
     });
 

@@ -1,5 +1,5 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData, Unit, type IAlarm, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData, Unit, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
@@ -48,8 +48,6 @@ export class Monitoring extends Construct {
   readonly topic: AlarmTopic;
   /** What every alarm of the stage does when it fires and when it clears: notify the topic and `subscriptions`' topics. */
   readonly alarmActions: readonly IAlarmAction[];
-  /** The API's alarms that roll back a deployment of any function. */
-  readonly apiAlarms: readonly IAlarm[];
   /** Counts the API's 401s to requests that carried a key, which no metric of API Gateway's tells apart. */
   readonly keyedRefusals: MetricFilter;
   /** Counts the API's 401s to requests whose key the authorizer accepted: only a route version refusing valid keys answers one. */
@@ -61,7 +59,6 @@ export class Monitoring extends Construct {
    * an EMF line from the authorizer would add to the log bytes of every refused request (docs/performance.md).
    */
   readonly authorizationsRefused: MetricFilter;
-  private readonly functionRollbackAlarms: ReadonlyMap<string, readonly IAlarm[]>;
   private readonly thresholds: AlarmThresholds;
   private readonly period: Duration;
 
@@ -128,29 +125,18 @@ export class Monitoring extends Construct {
       keyedRefusals: (period) => this.keyedRefusals.metric({ period, statistic: 'Sum' }),
       acceptedKeyRefusals: (period) => this.acceptedKeyRefusals.metric({ period, statistic: 'Sum' }),
     };
-    this.apiAlarms = [
-      ...(this.addAlarms(new Map([['Api', props.api]]), API_WATCHES).get('Api') ?? []),
-      ...(this.addAlarms(new Map([['Api', this.accessLog]]), ACCESS_LOG_WATCHES).get('Api') ?? []),
-    ];
-    this.functionRollbackAlarms = this.addAlarms(props.functions, FUNCTION_WATCHES);
+    this.addAlarms(new Map([['Api', props.api]]), API_WATCHES);
+    this.addAlarms(new Map([['Api', this.accessLog]]), ACCESS_LOG_WATCHES);
+    this.addAlarms(props.functions, FUNCTION_WATCHES);
     this.addAlarms(props.tables, TABLE_WATCHES);
   }
 
-  /** The alarms that roll back a deployment of one function: its own and the API's. */
-  rollbackAlarmsFor(functionName: string): IAlarm[] {
-    const own = this.functionRollbackAlarms.get(functionName);
-    if (!own) throw new Error(`No alarms for function ${functionName}`);
-    return [...own, ...this.apiAlarms];
-  }
-
   /**
-   * An alarm for each resource and each of its watches that has an alarm rule, notifying the topic
-   * when it fires and when it clears; returns, by resource name, those that roll back a deployment.
+   * An alarm for each resource and each of its watches that has an alarm rule, notifying the topic when it
+   * fires and when it clears. None rolls a deployment back: infra/version-alarms.ts judges deployments.
    */
-  private addAlarms<TResource>(resources: ReadonlyMap<string, TResource>, watches: readonly Watch<TResource>[]): Map<string, IAlarm[]> {
-    const rollback = new Map<string, IAlarm[]>();
+  private addAlarms<TResource>(resources: ReadonlyMap<string, TResource>, watches: readonly Watch<TResource>[]): void {
     for (const [name, resource] of resources) {
-      const own: IAlarm[] = [];
       for (const { alarm: rule } of watches) {
         if (rule === undefined) continue;
         const alarm = new Alarm(this, `${name}${rule.id}`, {
@@ -167,10 +153,7 @@ export class Monitoring extends Construct {
           alarm.addOkAction(action);
         }
         this.alarms.push(alarm);
-        if (rule.rollsBack) own.push(alarm);
       }
-      rollback.set(name, own);
     }
-    return rollback;
   }
 }

@@ -55,6 +55,29 @@ export interface AlarmThresholds {
   readonly datapointsToAlarm: number;
   /** Periods an alarm looks back over. */
   readonly evaluationPeriods: number;
+  /** When a deployment's new version is worse than its old one (infra/version-alarms.ts). */
+  readonly newVersion: NewVersionThresholds;
+}
+
+/**
+ * How a function's new version is judged against its old one over the same minutes, during the canary and the
+ * bake: each margin is over what the old version did, so faults both share, the old version's own and callers'
+ * mixes roll nothing back.
+ */
+export interface NewVersionThresholds {
+  /** Requests a version must serve in a period to be judged, or to be the baseline: fewer say nothing of a rate. */
+  readonly minimumRequests: number;
+  /** Answers of a kind beyond what the old version's rate predicts, in one period, before a margin counts: one stray answer is no regression. */
+  readonly excessAnswers: number;
+  /** Crashes, timeouts and 500s, in percentage points of its requests over the old version's rate (zero once the old serves nothing). */
+  readonly failureMarginPercent: number;
+  /** 503, 401, 404 or 400 answers, in percentage points over the old version's rate to the same mix of requests. */
+  readonly answerMarginPercent: number;
+  /** The new version's mean duration breaches at this multiple of the old version's plus `latencyMarginMs`. */
+  readonly latencyFactor: number;
+  readonly latencyMarginMs: number;
+  /** The mean duration that stands for the old version's in the bake, where it serves nothing: a limit far above a warm request's. */
+  readonly bakeBaselineMs: number;
 }
 
 /** A Route 53 public hosted zone, named by id and name so synthesis stays offline (no lookup). */
@@ -139,6 +162,19 @@ export interface StageConfig {
   readonly listing: ListingConfig;
 }
 
+/**
+ * What both stages judge a new version by. The deployment traffic gives the new version about 24 requests a
+ * minute in the canary (docs/operations.md, "How a release reaches traffic"): 10 is then met nearly always, and
+ * at that count a rate moves about 10 points by chance, so 25 points and 5 answers more are a change, not noise.
+ */
+const NEW_VERSION_THRESHOLDS = {
+  minimumRequests: 10,
+  excessAnswers: 5,
+  answerMarginPercent: 25,
+  latencyFactor: 2,
+  latencyMarginMs: 50,
+} as const;
+
 export const staging: StageConfig = {
   name: 'staging',
   stackName: 'AnimalStore-Staging',
@@ -168,6 +204,7 @@ export const staging: StageConfig = {
     periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
+    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 5, bakeBaselineMs: 500 },
   },
   alarmSubscriptions: [],
   requiresAlarmSubscription: false,
@@ -214,6 +251,7 @@ export const production: StageConfig = {
     periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
+    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 1, bakeBaselineMs: 250 },
   },
   // Example value: the on-call address or your ChatOps topic ({ topicArn: 'arn:aws:sns:…' }).
   alarmSubscriptions: [{ email: 'animal-store-oncall@example.com' }],

@@ -4,14 +4,15 @@ import { LambdaApplication, LambdaDeploymentGroup, type ILambdaDeploymentConfig 
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import type { ApiFunctionName } from '../shared/facts/function-names';
 
 export interface TrafficShiftingProps {
   /** The `live` alias of each function, by the name its alarms use. */
-  readonly aliases: ReadonlyMap<string, Alias>;
+  readonly aliases: ReadonlyMap<ApiFunctionName, Alias>;
   /** Canary, linear or all at once. */
   readonly deploymentConfig: ILambdaDeploymentConfig;
-  /** The alarms that stop and roll back the deployment of one function. */
-  readonly rollbackAlarmsFor: (functionName: string) => readonly IAlarm[];
+  /** The alarms that stop and roll back the deployment of one function: its new version's against its old one's. */
+  readonly rollbackAlarmsFor: (functionName: ApiFunctionName) => readonly IAlarm[];
   /**
    * CodeDeploy polls none of those alarms: a deployment then goes through while one is in ALARM. For an
    * emergency release only; the groups keep their alarms, so the next release turns polling back on.
@@ -25,7 +26,7 @@ export interface TrafficShiftingProps {
  */
 export class TrafficShifting extends Construct {
   /** The deployment group of each function, by name. */
-  readonly deploymentGroups: ReadonlyMap<string, LambdaDeploymentGroup>;
+  readonly deploymentGroups: ReadonlyMap<ApiFunctionName, LambdaDeploymentGroup>;
 
   constructor(scope: Construct, id: string, props: TrafficShiftingProps) {
     super(scope, id);

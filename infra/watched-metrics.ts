@@ -45,8 +45,6 @@ export interface AlarmRule<TResource> {
   readonly threshold: (thresholds: AlarmThresholds) => number;
   /** What it means and where to look first, for whoever it reaches. */
   readonly description: (name: string, thresholds: AlarmThresholds) => string;
-  /** A deployment that sets it off is rolled back: a function's own deployment, or any for the API's. */
-  readonly rollsBack?: boolean;
 }
 
 /** One thing watched on each resource of a kind: a graph on the dashboard, and an alarm where clients fail or are about to. */
@@ -117,8 +115,8 @@ export const API_WATCHES: readonly Watch<HttpApi>[] = [
         }),
       threshold: (thresholds) => thresholds.serverErrorRatePercent,
       description: (_, thresholds) =>
-        `${thresholds.serverErrorRatePercent} % or more of API requests answered with a 5xx. Check the access log's status and integrationError, then the function alarms.`,
-      rollsBack: true,
+        `${thresholds.serverErrorRatePercent} % or more of API requests answered with a 5xx. Check the access log's status and integrationError, then the function alarms. ` +
+        'It rolls nothing back: a deployment is judged by its own version (the NewVersion alarms).',
     },
   },
   {
@@ -135,7 +133,6 @@ export const API_WATCHES: readonly Watch<HttpApi>[] = [
       threshold: (thresholds) => thresholds.p99LatencyMs,
       description: (_, thresholds) =>
         `The slowest 1 % of API requests took ${thresholds.p99LatencyMs} ms or more. Check the functions' Duration and DynamoDB latency on the dashboard.`,
-      rollsBack: true,
     },
   },
 ];
@@ -156,9 +153,8 @@ export interface ApiAccessLog {
 const KEYED_REFUSAL_RATE_PERCENT = 5;
 
 /**
- * What the access log tells of 401s. Anyone can send a key that is refused, so refusals notify and roll
- * nothing back; only a refusal of a key the authorizer accepted, which no caller can cause, rolls back
- * (an authorizer refusing valid keys is the pre-traffic hook's to catch, before any traffic).
+ * What the access log tells of 401s. They notify and roll nothing back: anyone can send a key that is refused,
+ * and a version refusing valid keys is judged against its old version (infra/version-alarms.ts).
  */
 export const ACCESS_LOG_WATCHES: readonly Watch<ApiAccessLog>[] = [
   {
@@ -191,9 +187,8 @@ export const ACCESS_LOG_WATCHES: readonly Watch<ApiAccessLog>[] = [
       threshold: () => 1,
       description: () =>
         'A route answered 401 to a request whose key the authorizer accepted: a route version refusing valid keys, ' +
-        "or one that cannot read the authorizer's verdict. A deployment in progress is rolled back. The access log's " +
+        "or one that cannot read the authorizer's verdict. The route's NewVersion401 alarm rolls its deployment back. The access log's " +
         'routeKey says which route (status 401, authorizerOutcome allowed).',
-      rollsBack: true,
     },
   },
 ];
@@ -231,7 +226,6 @@ export const FUNCTION_WATCHES: readonly Watch<IFunction>[] = [
       threshold: (thresholds) => thresholds.functionErrors,
       description: (name) =>
         `The ${name} function failed with unhandled errors (crash, timeout or cold-start failure). Check its log group.`,
-      rollsBack: true,
     },
   },
   {

@@ -7,6 +7,8 @@ export interface LambdaContextOptions {
   readonly timeoutMs: number;
   readonly awsRequestId: string;
   readonly logStreamName: string;
+  /** The published version invoked, as Lambda numbers it; $LATEST unless given. */
+  readonly functionVersion?: string;
   /** Of the function's ARN; us-east-1 unless given. */
   readonly region?: string;
   /** Of the function's ARN; 123456789012 unless given. */

@@ -8,6 +8,7 @@ export function createLambdaContext({
   timeoutMs,
   awsRequestId,
   logStreamName,
+  functionVersion = '$LATEST',
   region = 'us-east-1',
   accountId = '123456789012',
 }) {
@@ -15,7 +16,7 @@ export function createLambdaContext({
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
-    functionVersion: '$LATEST',
+    functionVersion,
     invokedFunctionArn: `arn:aws:lambda:${region}:${accountId}:function:${functionName}`,
     memoryLimitInMB: String(memoryLimitInMB),
     awsRequestId,
@@ -30,7 +31,7 @@ export function createLambdaContext({
 
 /**
  * The context of one invocation in a process given a function's environment as Lambda sets it
- * (AWS_LAMBDA_FUNCTION_NAME, AWS_LAMBDA_FUNCTION_MEMORY_SIZE) plus its timeout as FUNCTION_TIMEOUT_MS.
+ * (AWS_LAMBDA_FUNCTION_NAME, AWS_LAMBDA_FUNCTION_MEMORY_SIZE, AWS_LAMBDA_FUNCTION_VERSION) plus its timeout as FUNCTION_TIMEOUT_MS.
  */
 export function lambdaContextFromEnvironment(awsRequestId, logStreamName) {
   return createLambdaContext({
@@ -39,5 +40,6 @@ export function lambdaContextFromEnvironment(awsRequestId, logStreamName) {
     timeoutMs: Number(process.env.FUNCTION_TIMEOUT_MS),
     awsRequestId,
     logStreamName,
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
   });
 }

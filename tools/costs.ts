@@ -41,6 +41,11 @@ const METRIC_SERIES: Readonly<Record<keyof typeof METRICS, number>> = {
   authorizationsRefused: 3,
   // One per function that publishes it: the API's five.
   coldStart: 5,
+  // Each route function's judged statuses (infra/version-alarms.ts; 16 in all), for every version together and
+  // for the version serving: twice that, three times during a deployment's minutes. Billed only for hours a line comes in.
+  answers: 32,
+  // The authorizer's 401 and 503, for every version together and for the version serving.
+  authorizerAnswers: 4,
 };
 
 /** What one run of the synthetic probe uses (functions/synthetic-probe/probe-run.ts): estimates, stated as such on the page. */

@@ -118,6 +118,12 @@ export const FUNCTION_CATALOG = {
     // Issuing its check key and revoking it by its hash: no read, no query, no delete, so the key stays on record.
     tables: { apiKeys: ['PutItem', 'UpdateItem'] },
   },
+  deploymentTraffic: {
+    config: FUNCTION_CONFIG.deploymentTraffic,
+    // It waits on the functions it invokes: the smallest memory serves.
+    memoryMiB: { staging: 128, production: 128 },
+    tables: {},
+  },
   syntheticProbe: {
     config: FUNCTION_CONFIG.syntheticProbe,
     // It waits on the network, and its own CPU time counts in ProbeLatency.

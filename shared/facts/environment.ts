@@ -21,7 +21,7 @@ export const ENV = {
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Turns the business metrics off (the unit tests). */
   metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
-  /** The pre-traffic hook's targets: a JSON object of each function's deployed name by its role (functions/pre-traffic-hook/). */
+  /** Each function behind the API's deployed name, by its one name, as JSON: what the pre-traffic hook and the deployment traffic invoke. */
   preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
   /** The base URL the synthetic probe checks: the stage's own BaseUrl (functions/synthetic-probe/probe-run.ts). */
   probeBaseUrl: 'PROBE_BASE_URL',

@@ -12,8 +12,8 @@ import { OPERATION_IDS } from './routes';
 export const API_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
 export type ApiFunctionName = (typeof API_FUNCTIONS)[number];
 
-/** Every function a stage deploys: the API's, and the two that check a deployed stage. */
-export const FUNCTION_NAMES = [...API_FUNCTIONS, 'preTrafficHook', 'syntheticProbe'] as const;
+/** Every function a stage deploys: the API's, and the three that check a deployed stage and its deployments. */
+export const FUNCTION_NAMES = [...API_FUNCTIONS, 'preTrafficHook', 'deploymentTraffic', 'syntheticProbe'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**

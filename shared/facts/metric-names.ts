@@ -20,7 +20,29 @@ export const METRICS = {
   authorizationsRefused: 'AuthorizationsRefused',
   /** One per function instance, at its first invocation, dimension `function_name`: the name Lambda tooling expects. Unit: Count. */
   coldStart: 'ColdStart',
+  /**
+   * An answer a deployment judges a version by (JUDGED_STATUSES), from a route function: dimension `status`, and
+   * `version` (the function version that answered) beside an all-versions count, so an alarm can set one
+   * version against the others (infra/version-alarms.ts). The authorizer's are counted from the access log. Unit: Count.
+   */
+  answers: 'Answers',
+  /**
+   * The authorizer's verdicts a deployment judges it by: a key refused (status 401) or not looked up (503), by
+   * `status` and `version` and by `status` alone, counted from the access log (infra/version-alarms.ts). Unit: none.
+   */
+  authorizerAnswers: 'AuthorizerAnswers',
 } as const;
+
+/**
+ * The statuses whose rate a deployment compares between a function's new and old versions: a crash answered
+ * (500), a dependency not answering (503), and the refusals a regression shows as (401, 404, 400). A success
+ * writes nothing: Lambda counts every invocation per version, so the rate needs no line of ours.
+ */
+export const JUDGED_STATUSES = [500, 503, 401, 404, 400] as const;
+export type JudgedStatus = (typeof JUDGED_STATUSES)[number];
+
+/** Dimensions of `Answers`: the answer's status, and the version of the function that gave it. */
+export const ANSWER_DIMENSIONS = { status: 'status', version: 'version' } as const;
 
 /**
  * What the synthetic probe publishes (functions/synthetic-probe/probe-run.ts) and its alarm reads

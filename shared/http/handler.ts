@@ -3,8 +3,9 @@ import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
 import { runWithDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
-import { countColdStart } from '../runtime/metrics';
+import { countAnswer, countColdStart } from '../runtime/metrics';
 import { withSourcePositions } from '../runtime/stack-traces';
+import { ERROR_CODES } from '../facts/error-codes';
 import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationId } from '../facts/routes';
 import { deprecationHeaderValues } from './deprecation-headers';
 import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
@@ -37,6 +38,8 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
   const deprecated = route?.deprecation;
   const deprecationHeaders = deprecated && deprecationHeaderValues(deprecated);
   const refusesQuery = route !== undefined && !route.reads.includes('query');
+  // What the route is for: its success, or for routeNotFound (no route) the 404 it exists to give.
+  const ownAnswer = route?.successStatus ?? ERROR_CODES.not_found;
   // Each invocation's log keys are its own (Logger.runInvocation), whatever else runs in the instance.
   const handler: HttpHandler = (event, context) => logger.runInvocation(() => invoke(event, context));
   const invoke: HttpHandler = async (event, context) => {
@@ -46,13 +49,19 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     // Unauthenticated by design, and reads nothing: see preflightRoute.
     if (event.routeKey === preflightRoute.routeKey) return { statusCode: 204, headers: {} };
     let response: HttpResponse;
+    // Only answers to a caller the authorizer accepted are this version's own: a refusal it relays is the authorizer's.
+    let accepted = false;
     try {
       const caller = requireCaller(event);
+      accepted = true;
       logger.appendKeys({ keyId: caller.keyId });
       if (refusesQuery) rejectQueryParameters(event);
       response = await runWithDeadline(context, () => logic(event, caller, context));
     } catch (error) {
       response = errorResponse(reportError(error));
+    }
+    if (accepted && response.statusCode !== ownAnswer) {
+      countAnswer(context.functionName, context.functionVersion, response.statusCode, event.requestContext.requestId);
     }
     if (deprecated) Object.assign(response.headers, deprecationHeaders, successorLink(deprecated, event));
     return response;

@@ -40,9 +40,11 @@ export function withLogsAndMetrics<const TEntries extends v.ObjectEntries>(entri
   return v.pipe(variables, METRICS_NAMESPACE_RULE as unknown as v.GenericValidation<v.InferOutput<typeof variables>>);
 }
 
-/** Each function behind the API's deployed name, by its own: what the pre-traffic hook may invoke, and nothing else. */
-const CheckTargets = v.strictObject(
-  Object.fromEntries(API_FUNCTIONS.map((name) => [name, RequiredString])) as Record<ApiFunctionName, typeof RequiredString>,
+/** Each function behind the API's deployed name, by its own, as JSON: what the deployment's checks and traffic may invoke, and nothing else. */
+const DeployedNames = v.pipe(
+  v.string('is required'),
+  v.parseJson(undefined, () => 'must be JSON'),
+  v.strictObject(Object.fromEntries(API_FUNCTIONS.map((name) => [name, RequiredString])) as Record<ApiFunctionName, typeof RequiredString>),
 );
 
 export const FUNCTION_CONFIG = {
@@ -63,12 +65,10 @@ export const FUNCTION_CONFIG = {
   preTrafficHook: v.object({
     ...LOGGER_CONFIG,
     [ENV.apiKeysTable]: RequiredString,
-    [ENV.preTrafficTargets]: v.pipe(
-      v.string('is required'),
-      v.parseJson(undefined, () => 'must be JSON'),
-      CheckTargets,
-    ),
+    [ENV.preTrafficTargets]: DeployedNames,
   }),
+  // It logs and publishes no metric; it sends requests to each function's `live` alias, by its deployed name.
+  deploymentTraffic: v.object({ ...LOGGER_CONFIG, [ENV.preTrafficTargets]: DeployedNames }),
   // The stage's URL and the secret holding its API key.
   syntheticProbe: withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString }),
 } as const satisfies Record<FunctionName, ConfigSchema>;

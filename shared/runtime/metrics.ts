@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ENV } from '../facts/environment';
 import { readConfig } from './config';
-import { METRICS, PROBE_METRICS, SERVICE_DIMENSION } from '../facts/metric-names';
+import { ANSWER_DIMENSIONS, JUDGED_STATUSES, METRICS, PROBE_METRICS, SERVICE_DIMENSION } from '../facts/metric-names';
 import { writeLine } from './output';
 import { SERVICE_NAME } from '../facts/service';
 
@@ -56,16 +56,22 @@ function metricsConfig(): MetricsConfig | undefined {
 /** The parts of a metric's line that never change, by metric and dimension values, made at its first use. */
 const fixedParts = new Map<string, { directive: string; values: string }>();
 
-function count(metricName: string, requestId: string, dimensions: Record<string, string> = {}): void {
+/**
+ * One count of `metricName` under `dimensions`; `alsoWithout` names a dimension the same line also leaves
+ * out, so CloudWatch keeps a second metric that adds up every value of it (one EMF line, two metrics).
+ */
+function count(metricName: string, requestId: string, dimensions: Record<string, string> = {}, alsoWithout?: string): void {
   const configured = metricsConfig();
   if (configured === undefined) return;
-  const key = JSON.stringify([metricName, dimensions]);
+  const key = JSON.stringify([metricName, dimensions, alsoWithout]);
   let fixed = fixedParts.get(key);
   if (fixed === undefined) {
     const dimensionValues = { [SERVICE_DIMENSION]: SERVICE_NAME, ...dimensions };
+    const names = Object.keys(dimensionValues);
+    const dimensionSets = alsoWithout === undefined ? [names] : [names.filter((name) => name !== alsoWithout), names];
     fixed = {
       directive: JSON.stringify([
-        { Namespace: configured.namespace, Dimensions: [Object.keys(dimensionValues)], Metrics: [{ Name: metricName, Unit: 'Count' }] },
+        { Namespace: configured.namespace, Dimensions: dimensionSets, Metrics: [{ Name: metricName, Unit: 'Count' }] },
       ]),
       values: JSON.stringify({ ...dimensionValues, [metricName]: 1 }).slice(1, -1),
     };
@@ -91,6 +97,22 @@ export function countColdStart(functionName: string, requestId: string): void {
 /** A create stored a pet: a replay does not count, a retry that found its own earlier write does (it is that pet). */
 export function countPetCreated(requestId: string): void {
   count(METRICS.petsCreated, requestId);
+}
+
+const judged = new Set<number>(JUDGED_STATUSES);
+
+/**
+ * An answer of a judged status (JUDGED_STATUSES) by this version of the function: what a deployment sets
+ * against the old version's (infra/version-alarms.ts). Any other answer writes nothing.
+ */
+export function countAnswer(functionName: string, version: string, status: number, requestId: string): void {
+  if (!judged.has(status)) return;
+  count(
+    METRICS.answers,
+    requestId,
+    { function_name: functionName, [ANSWER_DIMENSIONS.status]: String(status), [ANSWER_DIMENSIONS.version]: version },
+    ANSWER_DIMENSIONS.version,
+  );
 }
 
 /** A create was answered from its Idempotency-Key record. */

@@ -67,27 +67,29 @@ describe.each(stages)('gradual deploys in the $name stage', (config: StageConfig
   });
 
   it('hands every function to CodeDeploy through its live alias, which shifts 10 % of traffic for five minutes before the rest', () => {
-    for (const fn of stage.stack.functions.all) {
-      const group = stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!;
+    for (const [name, fn] of stage.stack.functions.byName) {
+      const group = stage.stack.trafficShifting.deploymentGroups.get(name)!;
       const alias = stage.json.Resources[logicalId(stage, fn.alias)]! as { UpdatePolicy?: any };
-      expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.DeploymentGroupName, fn.node.id).toEqual({ Ref: logicalId(stage, group) });
+      expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.DeploymentGroupName, name).toEqual({ Ref: logicalId(stage, group) });
       const properties = stage.json.Resources[logicalId(stage, group)]!.Properties!;
       expect(properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
     }
   });
 
-  it("rolls a function back by itself when its errors, the API's 5xx rate or its latency alarm, or the deployment fails", () => {
-    const monitoring = stage.stack.monitoring;
-    for (const fn of stage.stack.functions.all) {
-      const group = stage.json.Resources[logicalId(stage, stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!)]!;
+  it("rolls a function back by itself only on its own new version's alarms, or when the deployment fails", () => {
+    for (const [name] of stage.stack.functions.byName) {
+      const group = stage.json.Resources[logicalId(stage, stage.stack.trafficShifting.deploymentGroups.get(name)!)]!;
       expect(group.Properties!.AutoRollbackConfiguration).toEqual({
         Enabled: true,
         Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
       });
       const alarmNames = group.Properties!.AlarmConfiguration.Alarms.map((alarm: { Name: unknown }) => JSON.stringify(alarm.Name));
-      const expected = monitoring.rollbackAlarmsFor(fn.node.id).map((alarm) => JSON.stringify({ Ref: logicalId(stage, alarm) }));
-      expect(alarmNames.sort(), fn.node.id).toEqual(expected.sort());
-      expect(expected.join()).toContain(logicalId(stage, monitoring.node.findChild(`${fn.node.id}Errors`)));
+      const own = stage.stack.versionAlarms.byFunction.get(name)!.map((alarm) => JSON.stringify({ Ref: logicalId(stage, alarm) }));
+      expect(alarmNames.sort(), name).toEqual(own.sort());
+      const ids = own.map((ref) => (JSON.parse(ref) as { Ref: string }).Ref).join();
+      expect(ids, name).toContain(`${name}NewVersionFailures`);
+      expect(ids, name).toContain(`${name}NewVersionLatency`);
+      expect(ids, name).not.toMatch(/Api|Errors/);
     }
   });
 });

@@ -48,15 +48,16 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
   const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [id(construct), 'Arn'] });
   const hook = () => stage.stack.preTrafficChecks;
 
-  it('runs before CodeDeploy moves any traffic to a new version of every function, and nothing runs after', () => {
+  it('runs before CodeDeploy moves any traffic to a new version of every function, and the bake after the shift', () => {
     const aliases = Object.values(resourcesOfType(stage.json, 'AWS::Lambda::Alias'));
     expect(aliases).toHaveLength(stage.stack.functions.all.length);
-    for (const fn of stage.stack.functions.all) {
+    for (const [name, fn] of stage.stack.functions.byName) {
       const update = (stage.json.Resources[id(fn.alias)] as { UpdatePolicy?: any }).UpdatePolicy.CodeDeployLambdaAliasUpdate;
-      expect(update, fn.node.id).toEqual({
+      expect(update, name).toEqual({
         ApplicationName: expect.anything(),
-        DeploymentGroupName: { Ref: id(stage.stack.trafficShifting.deploymentGroups.get(fn.node.id)!) },
+        DeploymentGroupName: { Ref: id(stage.stack.trafficShifting.deploymentGroups.get(name)!) },
         BeforeAllowTrafficHook: { Ref: id(hook().function) },
+        AfterAllowTrafficHook: { Ref: id(stage.stack.deploymentTraffic.function) },
       });
     }
   });

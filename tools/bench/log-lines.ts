@@ -36,6 +36,7 @@ const ACCESS_LOG_SAMPLE: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
   authorizerOutcome: 'allowed',
   keyId: 'key_3f9a1c0d2b7e4a61',
   authorizerError: '-',
+  authorizerVersion: '12',
   error: '-',
 };
 

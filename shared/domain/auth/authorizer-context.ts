@@ -12,3 +12,10 @@ export const AuthorizerContextSchema = v.union([
   v.object({ outcome: v.picklist(REFUSAL_OUTCOMES) }),
 ]);
 export type AuthorizerContext = v.InferOutput<typeof AuthorizerContextSchema>;
+
+/**
+ * What the authorizer answers API Gateway with: its verdict and the version of the authorizer that gave it,
+ * which the access log records (authorizerVersion) so a deployment can set the new version's refusals against
+ * the old one's (infra/version-alarms.ts). Routes read only the verdict.
+ */
+export type AuthorizerAnswerContext = AuthorizerContext & { readonly version: string };
