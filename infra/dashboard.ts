@@ -20,7 +20,7 @@ import {
   type Watch,
   type WatchedResources,
 } from './watched-metrics';
-import { METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/facts/metric-names';
+import { ANSWER_DIMENSIONS, METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/facts/metric-names';
 import { SERVICE_NAME } from '../shared/facts/service';
 
 export interface DashboardProps extends WatchedResources {
@@ -77,6 +77,24 @@ export class Dashboard extends Construct {
             [search(props.metricsNamespace, METRICS.authorizationsRefused, [REFUSAL_REASON_DIMENSION])],
           ],
           ['Cold starts, by function', [search(props.metricsNamespace, METRICS.coldStart, [SERVICE_DIMENSION, 'function_name'])]],
+        ]),
+        // What each version answered beside its successes: during a deployment, the old and new versions side by side.
+        row([
+          [
+            'Judged answers, by function, status and version',
+            [
+              search(props.metricsNamespace, METRICS.answers, [
+                SERVICE_DIMENSION,
+                'function_name',
+                ANSWER_DIMENSIONS.status,
+                ANSWER_DIMENSIONS.version,
+              ]),
+            ],
+          ],
+          [
+            "Authorizer's judged answers, by status and version",
+            [search(props.metricsNamespace, METRICS.authorizerAnswers, [ANSWER_DIMENSIONS.status, ANSWER_DIMENSIONS.version])],
+          ],
         ]),
       ],
     });

@@ -99,8 +99,8 @@ export class DeploymentTraffic extends Construct {
         'PutLifecycleEventHookExecutionStatus takes no resource type in the Service Authorization Reference, so only "*" ' +
         'grants it; the function reports on the one deployment whose id CodeDeploy hands it.',
     });
-    for (const group of baked) {
-      Validations.of(group.role).acknowledge({
+    for (const role of new Set(baked.map((group) => group.role))) {
+      Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as never)}.Arn>:*]`,
         reason:
           "CDK's grant for a deployment hook: CodeDeploy invokes the hook by its name; the wildcard covers only the hook's " +

@@ -12,6 +12,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import { CANARY_PERCENT, TRAFFIC_INTERVAL_MS } from '../shared/facts/deployment';
 import { ERROR_CODES } from '../shared/facts/error-codes';
 import type { ApiFunctionName } from '../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, METRICS, SERVICE_DIMENSION, type JudgedStatus } from '../shared/facts/metric-names';
@@ -67,6 +68,15 @@ export class VersionAlarms extends Construct {
   constructor(scope: Construct, id: string, props: VersionAlarmsProps) {
     super(scope, id);
     const period = Duration.minutes(props.thresholds.periodMinutes);
+    // Even a stage no client calls must judge its canary: the deployment's own traffic gives the new version
+    // twice the minimum in a period, so a version is judged on nearly every one (shared/facts/deployment.ts).
+    const trafficToNewVersion = ((CANARY_PERCENT / 100) * period.toMilliseconds()) / TRAFFIC_INTERVAL_MS;
+    if (trafficToNewVersion < 2 * props.thresholds.newVersion.minimumRequests) {
+      throw new Error(
+        `A canary's new version gets about ${trafficToNewVersion} of the deployment's own requests a period, under twice ` +
+          `newVersion.minimumRequests (${props.thresholds.newVersion.minimumRequests}): an idle stage's canary would go unjudged.`,
+      );
+    }
     const judged = FilterPattern.any(...JUDGED_VERDICTS.map((verdict) => FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', verdict)));
     const authorizerAnswers = (byVersion: boolean) =>
       new MetricFilter(this, byVersion ? 'AuthorizerAnswersByVersion' : 'AuthorizerAnswers', {

@@ -5,7 +5,8 @@
  * deployment traffic function, which keeps the new version judged throughout (functions/deployment-traffic/).
  */
 
-/** The canary's length: CodeDeployDefault.LambdaCanary10Percent5Minutes. */
+/** The canary's share of each function's requests and its length: CodeDeployDefault.LambdaCanary10Percent5Minutes. */
+export const CANARY_PERCENT = 10;
 export const CANARY_MINUTES = 5;
 
 /**

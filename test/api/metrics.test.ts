@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE_NAME } from '../../local/dynamodb-local';
 import { ENV } from '../../shared/facts/environment';
-import { METRICS, metricsNamespace, SERVICE_DIMENSION } from '../../shared/facts/metric-names';
+import { ANSWER_DIMENSIONS, METRICS, metricsNamespace, SERVICE_DIMENSION } from '../../shared/facts/metric-names';
 import { SERVICE_NAME } from '../../shared/facts/service';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
@@ -19,12 +19,14 @@ interface EmfRecord {
 
 let api: TestApi;
 let output: CapturedOutput;
-const requestIds: Record<'created' | 'keyedCreated' | 'replayed' | 'anonymous' | 'badKey', string> = {
+const requestIds: Record<'created' | 'keyedCreated' | 'replayed' | 'anonymous' | 'badKey' | 'notFound' | 'invalid', string> = {
   created: '',
   keyedCreated: '',
   replayed: '',
   anonymous: '',
   badKey: '',
+  notFound: '',
+  invalid: '',
 };
 
 beforeAll(async () => {
@@ -49,6 +51,12 @@ beforeAll(async () => {
     const badKey = await api.request('/pets', { headers: { authorization: 'Bearer pets_notAKeyOfThisStage0123456789' } });
     expect(badKey.status).toBe(401);
     requestIds.badKey = idOf(badKey);
+    const notFound = await api.request('/pets/12345');
+    expect(notFound.status).toBe(404);
+    requestIds.notFound = idOf(notFound);
+    const invalid = await postPet(api, { name: '' });
+    expect(invalid.status).toBe(400);
+    requestIds.invalid = idOf(invalid);
     for (let i = 0; i < 3; i++) expect((await api.request('/pets')).status).toBe(200);
   } finally {
     output.stop();
@@ -95,6 +103,27 @@ describe('business metrics', () => {
     const business = records().filter((record) => !(METRICS.coldStart in record));
     expect(business.filter((record) => refusedIds.includes(record.requestId ?? ''))).toEqual([]);
     expect(business.map((record) => record.requestId)).toContain(requestIds.created);
+  });
+
+  it('count each judged answer to an accepted caller by function, status and version, and once more across versions; never a success', () => {
+    const answers = recordsOf(METRICS.answers);
+    expect(answers.map((record) => [record.requestId, record[ANSWER_DIMENSIONS.status]])).toEqual(
+      expect.arrayContaining([
+        [requestIds.notFound, '404'],
+        [requestIds.invalid, '400'],
+      ]),
+    );
+    expect(answers).toHaveLength(2);
+    for (const record of answers) {
+      // The local runtime runs every function as Lambda's unpublished version.
+      expect(record[ANSWER_DIMENSIONS.version]).toBe('$LATEST');
+      expect(record[METRICS.answers]).toBe(1);
+      const [directive] = record._aws.CloudWatchMetrics;
+      expect(directive!.Dimensions).toEqual([
+        [SERVICE_DIMENSION, 'function_name', ANSWER_DIMENSIONS.status],
+        [SERVICE_DIMENSION, 'function_name', ANSWER_DIMENSIONS.status, ANSWER_DIMENSIONS.version],
+      ]);
+    }
   });
 
   it('count one cold start per function instance, by function name, and none after', () => {

@@ -34,18 +34,29 @@ export type EdgeKind =
   | 'function → secret'
   | 'function → log group';
 
-/** What a deployment hook calls: list a deployment's targets, get each, report its verdict. */
-const HOOK_CALLS = [
-  'codedeploy:ListDeploymentTargets',
-  'codedeploy:GetDeploymentTarget',
-  'codedeploy:PutLifecycleEventHookExecutionStatus',
-] as const;
+/**
+ * What a deployment hook calls, by the lifecycle event it serves: before traffic, list a deployment's targets,
+ * get each and report its verdict (functions/pre-traffic-hook/); after, read the deployment while it bakes and
+ * report (functions/deployment-traffic/).
+ */
+const HOOK_CALLS = {
+  BeforeAllowTrafficHook: [
+    'codedeploy:ListDeploymentTargets',
+    'codedeploy:GetDeploymentTarget',
+    'codedeploy:PutLifecycleEventHookExecutionStatus',
+  ],
+  AfterAllowTrafficHook: ['codedeploy:GetDeployment', 'codedeploy:PutLifecycleEventHookExecutionStatus'],
+} as const;
 
 /**
  * Actions the Service Authorization Reference lists with no resource type (its CodeDeploy page; cfn-lint
- * ships a copy): only "*" can grant them, whatever deployment the call concerns.
+ * ships a copy): only "*" can grant them, whatever deployment the call concerns. GetDeployment takes the group.
  */
-const WITHOUT_RESOURCE_TYPE: ReadonlySet<string> = new Set(HOOK_CALLS);
+const WITHOUT_RESOURCE_TYPE: ReadonlySet<string> = new Set([
+  'codedeploy:ListDeploymentTargets',
+  'codedeploy:GetDeploymentTarget',
+  'codedeploy:PutLifecycleEventHookExecutionStatus',
+]);
 
 /** One end of an edge: a resource of the template, or something outside it. */
 export interface Endpoint {
@@ -787,28 +798,28 @@ class GraphBuilder {
           grantedBy: [...new Set(grants.flatMap((g) => g.grantedBy))],
           problems: [...new Set(grants.flatMap((g) => g.problems))],
         });
-        for (const hook of ['BeforeAllowTrafficHook', 'AfterAllowTrafficHook']) {
+        for (const hook of ['BeforeAllowTrafficHook', 'AfterAllowTrafficHook'] as const) {
           if (update[hook] === undefined) continue;
           const hookName = r.render(update[hook]);
           if (hookName === '') continue;
           const target = { name: parseLambdaTarget(hookName)?.name ?? hookName };
           const invoke = asRole('lambda:InvokeFunction', r.lambdaArn(target.name));
           this.add({ kind: 'CodeDeploy → hook', from, to: this.lambdaEndpoint(target), detail: hook, ...invoke });
-          this.hookEdges(target, groupId, r.render(update.ApplicationName));
+          this.hookEdges(target, groupId, r.render(update.ApplicationName), HOOK_CALLS[hook]);
         }
       }
     }
   }
 
   /**
-   * A hook finds what a deployment moves (list its targets, get each) and tells CodeDeploy whether to go on:
-   * an edge for each of the three calls, to the deployment group they concern.
+   * A hook reads the deployment and tells CodeDeploy whether to go on: an edge for each of its calls, to the
+   * deployment group they concern.
    */
-  private hookEdges(target: LambdaTarget, groupId: string, applicationName: string): void {
+  private hookEdges(target: LambdaTarget, groupId: string, applicationName: string, calls: readonly string[]): void {
     const r = this.reader;
     const functionId = r.functionIdNamed(target.name);
     const resource = r.arn('codedeploy', `deploymentgroup:${applicationName}/${r.ref(groupId)}`);
-    for (const action of HOOK_CALLS) {
+    for (const action of calls) {
       if (functionId === undefined) {
         this.add({
           kind: 'hook → CodeDeploy',

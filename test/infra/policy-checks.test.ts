@@ -60,8 +60,8 @@ describe('policy checks', () => {
     const { app, stacks } = stagingApp();
     const stack = stacks.get(staging.name)!;
     const acknowledged = acknowledgementsIn(app);
-    // The API's (one per route, routeNotFound, the authorizer), the pre-traffic hook and the synthetic probe.
-    const functions = routes.length + 2 + 2;
+    // The API's (one per route, routeNotFound, the authorizer), the pre-traffic hook, the deployment traffic and the synthetic probe.
+    const functions = routes.length + 2 + 3;
     const versionsOf = (fn: IFunction) => `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`;
     const counts: Record<string, number> = {};
     for (const { id } of acknowledged) counts[id] = (counts[id] ?? 0) + 1;
@@ -75,10 +75,11 @@ describe('policy checks', () => {
       'Serverless-LambdaAsyncFailureDestination': 1,
       // The hook invokes each function's version being deployed, published during the deployment.
       ...Object.fromEntries(stack.functions.all.map((fn) => [versionsOf(fn.function), 1])),
-      // CodeDeploy's role invokes the hook: CDK grants it the hook's qualified names too.
+      // CodeDeploy's role invokes the hooks before and after the shift: CDK grants it their qualified names too.
       [versionsOf(stack.preTrafficChecks.function)]: 1,
-      // The hook's CodeDeploy calls, which take no resource type: only "*" grants them.
-      'AwsSolutions-IAM5[Resource::*]': 1,
+      [versionsOf(stack.deploymentTraffic.function)]: 1,
+      // The hooks' CodeDeploy calls, which take no resource type: only "*" grants them.
+      'AwsSolutions-IAM5[Resource::*]': 2,
       // The cursor key is resolved at deploy time: rotation is put-value-and-redeploy. The probe's
       // key is an API key an operator issues: Secrets Manager cannot mint one.
       'AwsSolutions-SMG4': 2,

@@ -197,7 +197,7 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
     });
   });
 
-  it('alarms on any 401 to an accepted key in two of three periods, and that alarm rolls back every function’s deployment', () => {
+  it('alarms on any 401 to an accepted key in two of three periods, and leaves rolling back to each function’s own 401 alarm', () => {
     const alarm = stage.stack.monitoring.node.findChild('ApiAcceptedKeyRefusals') as IConstruct;
     const properties = stage.json.Resources[id(alarm)]!.Properties!;
     expect(properties).toEqual(
@@ -214,7 +214,9 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
     );
     for (const [name, group] of stage.stack.trafficShifting.deploymentGroups) {
       const alarms = stage.json.Resources[id(group)]!.Properties!.AlarmConfiguration.Alarms as Array<{ Name: unknown }>;
-      expect(alarms, name).toContainEqual({ Name: { Ref: id(alarm) } });
+      expect(alarms, name).not.toContainEqual({ Name: { Ref: id(alarm) } });
+      const own = stage.stack.versionAlarms.node.findChild(`${name}NewVersion401`) as IConstruct;
+      expect(alarms, name).toContainEqual({ Name: { Ref: id(own) } });
     }
     expect([...stage.stack.trafficShifting.deploymentGroups.keys()].sort()).toEqual([...API_FUNCTIONS].sort());
   });

@@ -270,9 +270,10 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
   });
 
   describe('functions', () => {
-    it('has one function per route, routeNotFound and the authorizer, the pre-traffic hook and the synthetic probe', () => {
-      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 4);
+    it('has one function per route, routeNotFound and the authorizer, the pre-traffic hook, the deployment traffic and the synthetic probe', () => {
+      stage.template.resourceCountIs('AWS::Lambda::Function', routes.length + 5);
       expect(functionResource(stage, stage.stack.preTrafficChecks).Type).toBe('AWS::Lambda::Function');
+      expect(functionResource(stage, stage.stack.deploymentTraffic).Type).toBe('AWS::Lambda::Function');
     });
 
     it('runs every function on Node.js 24, arm64, from index.handler, without loading its source map at cold start', () => {
@@ -412,12 +413,14 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
     });
 
-    it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy and its hook", () => {
+    it("grants no function role anything beyond its statements, and CodeDeploy's role only AWS's policy and its hooks", () => {
       const hook = stage.stack.preTrafficChecks;
+      const bake = stage.stack.deploymentTraffic;
       const probe = stage.stack.syntheticProbe;
       // The probe's own roles are held to exactly their statements by test/infra/scheduled-probe.test.ts.
       const probeRoles = [probe, { role: probe.schedulerRole }];
-      const functionRoles = new Set([...functionsOf(stage).values(), hook, ...probeRoles].map((owner) => logicalId(stage, owner.role)));
+      const owners = [...functionsOf(stage).values(), hook, bake, ...probeRoles];
+      const functionRoles = new Set(owners.map((owner) => logicalId(stage, owner.role)));
       const codeDeployRoles: string[] = [];
       for (const [id, role] of Object.entries(stage.template.findResources('AWS::IAM::Role'))) {
         expect(role.Properties.Policies, id).toBeUndefined();
@@ -433,13 +436,18 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
           );
         }
       }
-      // CDK's grant for a deployment hook: CodeDeploy may invoke the hook, by name or qualified.
-      const hookArn = arnOf(stage, hook.function);
+      // CDK's grant for a deployment hook: CodeDeploy may invoke each hook, the one before traffic and the bake, by name or qualified.
+      const namesOf = (fn: IConstruct) => [arnOf(stage, fn), { 'Fn::Join': ['', [arnOf(stage, fn), ':*']] }];
       const codeDeployStatements = codeDeployRoles.flatMap((id) => statementsOfRole(stage, id));
       expect(codeDeployStatements).toEqual([
-        { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: [hookArn, { 'Fn::Join': ['', [hookArn, ':*']] }] },
+        {
+          Effect: 'Allow',
+          Action: 'lambda:InvokeFunction',
+          Resource: expect.arrayContaining([...namesOf(hook.function), ...namesOf(bake.function)]),
+        },
       ]);
-      const granted = [...functionsOf(stage).values(), hook, ...probeRoles].flatMap((owner) => statementsOf(stage, owner));
+      expect((codeDeployStatements[0] as { Resource: unknown[] }).Resource).toHaveLength(4);
+      const granted = owners.flatMap((owner) => statementsOf(stage, owner));
       const all = Object.values(stage.template.findResources('AWS::IAM::Policy')).flatMap(
         (policy) => policy.Properties.PolicyDocument.Statement,
       );

