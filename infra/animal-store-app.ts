@@ -13,10 +13,16 @@ export function cdkJsonContext(): Record<string, unknown> {
 }
 
 /**
- * The context key of an emergency release (`npm run release -- --emergency`, docs/operations.md, "While an
+ * The app's one argument, which `npm run release -- --emergency` alone passes (docs/operations.md, "While an
  * alarm is in ALARM"): every stack's functions then move all at once, with CodeDeploy ignoring the alarms.
+ * An argument, not context: the CDK CLI merges ~/.cdk.json's context into every synthesis, and no file can
+ * add an argument to the app's command (cdk.json's `app` wins over ~/.cdk.json's), so a home file cannot
+ * turn a plain release into an emergency one behind release.json's back.
  */
-export const EMERGENCY_CONTEXT = 'emergency';
+export const EMERGENCY_ARGUMENT = '--emergency';
+
+/** The context key an emergency release might be looked for under: refused wherever it is set, so no context file decides. */
+export const REFUSED_EMERGENCY_CONTEXT = 'emergency';
 
 export interface AnimalStoreAppOptions {
   /** Where the cloud assembly goes; cdk.out (or the CLI's choice) by default. */
@@ -25,6 +31,8 @@ export interface AnimalStoreAppOptions {
   readonly stages?: readonly StageConfig[];
   /** Extra context on top of cdk.json's, e.g. `aws:cdk:bundling-stacks` in tests. */
   readonly context?: Record<string, unknown>;
+  /** An emergency release (EMERGENCY_ARGUMENT): all at once, alarms ignored. An ordinary one by default. */
+  readonly emergency?: boolean;
 }
 
 export interface AnimalStoreApp {
@@ -41,10 +49,17 @@ export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): Anima
     context: { ...cdkJsonContext(), ...options.context },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
+  if (app.node.tryGetContext(REFUSED_EMERGENCY_CONTEXT) !== undefined) {
+    // The app sees the CLI's context merged: which file or argument set the key, it cannot tell.
+    throw new Error(
+      `The context key "${REFUSED_EMERGENCY_CONTEXT}" is set; remove it from ~/.cdk.json, cdk.json, cdk.context.json or --context, ` +
+        `wherever it is. Context never makes an emergency release, so that release.json and the templates agree: ` +
+        `npm run release -- ${EMERGENCY_ARGUMENT} does.`,
+    );
+  }
   const stacks = new Map<string, AnimalStoreStack>();
-  const emergency = emergencyOf(app.node.tryGetContext(EMERGENCY_CONTEXT));
   for (const stage of options.stages ?? allStages) {
-    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage, emergency }));
+    stacks.set(stage.name, new AnimalStoreStack(app, stage.stackName, { stage, emergency: options.emergency === true }));
   }
   // Unacknowledged findings, warnings included, fail synthesis; acknowledgements sit next to the
   // resource they concern, each with its reason.
@@ -52,9 +67,9 @@ export function createAnimalStoreApp(options: AnimalStoreAppOptions = {}): Anima
   return { app, stacks };
 }
 
-/** The emergency context as the CLI passes it (`-c emergency=true`, a string) or a test does (a boolean). */
-function emergencyOf(value: unknown): boolean {
-  if (value === undefined || value === false || value === 'false') return false;
-  if (value === true || value === 'true') return true;
-  throw new Error(`The ${EMERGENCY_CONTEXT} context must be true or unset, not ${JSON.stringify(value)}.`);
+/** Whether the app's command line (process.argv after the script) asks for an emergency release; any other argument is refused. */
+export function emergencyOf(args: readonly string[]): boolean {
+  if (args.length === 0) return false;
+  if (args.length === 1 && args[0] === EMERGENCY_ARGUMENT) return true;
+  throw new Error(`The app takes no argument but ${EMERGENCY_ARGUMENT} (npm run release -- ${EMERGENCY_ARGUMENT}), not: ${args.join(' ')}`);
 }

@@ -11,6 +11,7 @@ import { Monitoring } from './monitoring';
 import { AnimalStoreHttpApi } from './animal-store-http-api';
 import { isExampleDomain, isExampleEmail, isExampleZoneId, isPlaceholderAccount } from './placeholders';
 import { PreTrafficChecks } from './pre-traffic-checks';
+import { RELEASE_KIND_OUTPUT, WAY_BACK, type ReleaseKind } from './release-kind';
 import type { StageConfig } from './stages';
 import { SyntheticProbe } from './scheduled-probe';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
@@ -195,6 +196,7 @@ export class AnimalStoreStack extends Stack {
       metricsNamespace: metricsNamespace(stage.name),
       alarms: [...this.versionAlarms.alarms, ...this.monitoring.alarms, this.syntheticProbe.alarm],
       accessLog: this.monitoring.accessLog,
+      emergency: props.emergency === true,
     });
 
     // How the operator tools find a stage's tables and URL: the stack's outputs.
@@ -208,6 +210,14 @@ export class AnimalStoreStack extends Stack {
       statements: [new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [this.petsTable.table.tableArn] }), readOutputs],
     });
 
+    // What `npm run smoke -- --stage` and the console show: a stage left on an emergency release says so.
+    const releaseKind: ReleaseKind = props.emergency ? 'emergency' : 'ordinary';
+    new CfnOutput(this, RELEASE_KIND_OUTPUT, {
+      value: releaseKind,
+      description: props.emergency
+        ? `An emergency release: every function moves at once and no alarm rolls a deployment back. Way back: ${WAY_BACK}.`
+        : 'An ordinary release: each function moves by the canary, and its alarms roll a deployment back.',
+    });
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the API; every path is under it.' });
     if (this.api.domain) {
       // What DNS outside the stack (another account's zone, another provider) points the domain at.

@@ -22,6 +22,7 @@ import {
 } from './watched-metrics';
 import { ANSWER_DIMENSIONS, METRICS, REFUSAL_REASON_DIMENSION, SERVICE_DIMENSION } from '../shared/facts/metric-names';
 import { SERVICE_NAME } from '../shared/facts/service';
+import { WAY_BACK } from './release-kind';
 
 export interface DashboardProps extends WatchedResources {
   /** Namespace of the stage's business metrics (shared/facts/metric-names.ts). */
@@ -30,6 +31,8 @@ export interface DashboardProps extends WatchedResources {
   readonly alarms: readonly IAlarm[];
   /** What the access log counts, graphed beside the alarms it feeds. */
   readonly accessLog: ApiAccessLog;
+  /** An emergency release: a notice above the alarms says none of them rolls a deployment back, and the way back. */
+  readonly emergency: boolean;
 }
 
 const PERIOD = Duration.minutes(1);
@@ -59,6 +62,7 @@ export class Dashboard extends Construct {
       dashboardName: Stack.of(this).stackName,
       defaultInterval: Duration.hours(3),
       widgets: [
+        ...(props.emergency ? [[emergencyNotice()]] : []),
         [new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: 4 })],
         [new TextWidget({ markdown: '## API', width: WIDTH, height: 1 })],
         watchRow(new Map([['Api', props.api]]), API_WATCHES),
@@ -110,6 +114,17 @@ export class Dashboard extends Construct {
       label: metricName,
     });
   }
+}
+
+/** What heads a stage's dashboard on an emergency release: the alarms below it then roll nothing back. */
+function emergencyNotice(): TextWidget {
+  return new TextWidget({
+    markdown:
+      '# Emergency release: no alarm rolls a deployment back\n' +
+      `Every function moved all at once and CodeDeploy ignores the alarms below. Way back: ${WAY_BACK}.`,
+    width: WIDTH,
+    height: 3,
+  });
 }
 
 /** One line per value of a dimension (a refusal reason, a function), whatever values show up. */

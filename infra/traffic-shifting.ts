@@ -53,6 +53,9 @@ export class TrafficShifting extends Construct {
           autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
           role,
         });
+        // An alias update starts the deployment, so the group's settings (canary or all at once, alarms
+        // polled or not) must change first; said outright, not left to a reference in UpdatePolicy.
+        alias.node.addDependency(group);
         return [name, group] as const;
       }),
     );

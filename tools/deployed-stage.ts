@@ -1,4 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
+import { RELEASE_KIND_OUTPUT, WAY_BACK } from '../infra/release-kind';
 import { stages, type StageConfig } from '../infra/stages';
 import { messageOf } from '../shared/runtime/error-message';
 
@@ -56,6 +57,15 @@ export function requireOutput(deployed: DeployedStage, key: string): string {
     throw new StageLookupError(`Stack ${deployed.stage.stackName} has no output ${key}: deploy the current version of the stack first.`);
   }
   return value;
+}
+
+/** A warning line when the stage runs an emergency release (its ReleaseKind output), for any tool that reads the stage; none otherwise. */
+export function emergencyReleaseWarning(deployed: DeployedStage): string | undefined {
+  if (deployed.outputs[RELEASE_KIND_OUTPUT] !== 'emergency') return undefined;
+  return (
+    `WARNING: the ${deployed.stage.name} stage runs an EMERGENCY release: every function moved at once and no alarm rolls ` +
+    `a deployment back. Way back: ${WAY_BACK}.`
+  );
 }
 
 function notFound(stage: StageConfig): string {

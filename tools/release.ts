@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { EMERGENCY_CONTEXT } from '../infra/animal-store-app';
+import { EMERGENCY_ARGUMENT } from '../infra/animal-store-app';
+import { RELEASE_KIND_OUTPUT, WAY_BACK, type ReleaseKind } from '../infra/release-kind';
 import { stages } from '../infra/stages';
 import { parseCommandLine } from './command-line';
 
@@ -12,6 +13,8 @@ const RELEASES_DIR = 'releases';
 const RELEASE_MANIFEST = 'release.json';
 /** Characters of the commit id in a release's name: fixed, where git's own abbreviation grows with the repository. */
 const SHA_LENGTH = 12;
+/** The deployment configuration of an emergency release's groups (infra/animal-store-stack.ts). */
+const ALL_AT_ONCE = 'CodeDeployDefault.LambdaAllAtOnce';
 
 const usage = `Usage: npm run release [-- --list | --emergency]
 
@@ -19,14 +22,15 @@ Synthesizes the commit checked out (HEAD) into ${RELEASES_DIR}/<yyyymmdd>-<hhmms
 date in UTC, so names sort by commit time), with ${RELEASE_MANIFEST}: the commit, its date, when it was
 synthesized, the Node.js, CDK and esbuild versions, and each stack with its account and region.
 Prints the commands that deploy it. Refuses a working tree with uncommitted or untracked changes (the
-release would not be the commit it is named after) and a release that exists already: delete its
-directory by hand to synthesize that commit again.
+release would not be the commit it is named after), a release that exists already (delete its
+directory by hand to synthesize that commit again), and templates that disagree with ${RELEASE_MANIFEST}'s
+"emergency" (their deployment groups and their ${RELEASE_KIND_OUTPUT} output).
 
   --list       list the releases of this checkout, oldest first, and exit
   --emergency  the same commit as an emergency release, <name>-emergency: every function moves at once
                and CodeDeploy ignores the alarms, so it deploys while one is in ALARM (a rollback or a
-               restore mid-incident, docs/operations.md, "While an alarm is in ALARM"). The next
-               ordinary release turns the alarms back on.`;
+               restore mid-incident, docs/operations.md, "While an alarm is in ALARM"). The way
+               back: the same commit as an ordinary release, once the alarms have cleared.`;
 
 export interface ReleaseManifest {
   readonly name: string;
@@ -46,6 +50,42 @@ export interface ReleaseManifest {
 /** Why a release was not made: one line, for an operator. */
 class Refusal extends Error {}
 
+/** As much of a synthesized template as the release checks. */
+export interface TemplateJson {
+  readonly Resources?: Record<
+    string,
+    {
+      readonly Type: string;
+      readonly Properties?: { readonly DeploymentConfigName?: unknown; readonly AlarmConfiguration?: { readonly Enabled?: unknown } };
+    }
+  >;
+  readonly Outputs?: Record<string, { readonly Value?: unknown }>;
+}
+
+/**
+ * How a stack's template disagrees with the kind of release its manifest names, one phrase each; none when
+ * they agree. An emergency release's deployment groups all move all at once with their alarms ignored, an
+ * ordinary release's none of them, and the ReleaseKind output says which: what a deploy does is what
+ * release.json says, and what the stage then says of itself.
+ */
+export function templateDisagreements(template: TemplateJson, emergency: boolean): string[] {
+  const kind: ReleaseKind = emergency ? 'emergency' : 'ordinary';
+  const groups = Object.entries(template.Resources ?? {}).filter(([, resource]) => resource.Type === 'AWS::CodeDeploy::DeploymentGroup');
+  const disagreements = groups.length === 0 ? ['no deployment group'] : [];
+  for (const [id, group] of groups) {
+    const config = group.Properties?.DeploymentConfigName;
+    const alarmsPolled = group.Properties?.AlarmConfiguration?.Enabled === true;
+    if ((config === ALL_AT_ONCE) !== emergency || alarmsPolled === emergency) {
+      disagreements.push(
+        `group ${id} is ${config === ALL_AT_ONCE ? 'all at once' : String(config)} with alarms ${alarmsPolled ? 'polled' : 'ignored'}`,
+      );
+    }
+  }
+  const output = template.Outputs?.[RELEASE_KIND_OUTPUT]?.Value;
+  if (output !== kind) disagreements.push(`output ${RELEASE_KIND_OUTPUT} is ${JSON.stringify(output) ?? 'missing'}`);
+  return disagreements;
+}
+
 /** A release's name: the commit's UTC date and time, then the commit, so `ls` lists releases in commit order. */
 function releaseName(commit: string, commitDate: Date): string {
   const stamp = commitDate.toISOString(); // 2026-11-25T16:52:34.000Z
@@ -60,14 +100,22 @@ function packageVersion(root: string, name: string): string {
   return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** The CDK CLI's arguments that synthesize a release into `outdir`; an emergency release sets its context. */
-export function synthArguments(outdir: string, emergency: boolean): string[] {
-  return ['synth', '--quiet', '--output', outdir, ...(emergency ? ['--context', `${EMERGENCY_CONTEXT}=true`] : [])];
+/**
+ * The CDK CLI's arguments that synthesize a release into `outdir`. An emergency release runs cdk.json's
+ * `app` command with the app's emergency argument: nothing else on any machine can ask for one.
+ */
+export function synthArguments(outdir: string, emergency: boolean, app: string): string[] {
+  return ['synth', '--quiet', '--output', outdir, ...(emergency ? ['--app', `${app} ${EMERGENCY_ARGUMENT}`] : [])];
+}
+
+/** The command that runs the app, from the checkout's cdk.json. */
+function appCommand(root: string): string {
+  return (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { app: string }).app;
 }
 
 /** Runs the project's own CDK CLI as `npx cdk synth --quiet` would, into `outdir`. */
 function synthesize(root: string, outdir: string, emergency: boolean): void {
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), synthArguments(outdir, emergency), {
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), synthArguments(outdir, emergency, appCommand(root)), {
     cwd: root,
     encoding: 'utf8',
     // Its progress and warnings reach the operator as they come; its stdout is collected, for a failure.
@@ -99,11 +147,22 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
   }
 
   process.stdout.write(`Synthesizing ${commit} into ${RELEASES_DIR}/${name}/ (about a minute)...\n`);
-  mkdirSync(releases, { recursive: true });
+  const madeReleases = mkdirSync(releases, { recursive: true }) !== undefined;
   // Synthesized beside its final place, then renamed: an interrupted synthesis never looks like a release.
   const partial = join(releases, `.${name}.partial-${process.pid}`);
   try {
     synthesize(root, partial, emergency);
+    const assembly = new CloudAssembly(partial);
+    const disagreeing = assembly.stacks.flatMap((stack) => {
+      const disagreements = templateDisagreements(stack.template as TemplateJson, emergency);
+      return disagreements.length === 0 ? [] : [`${stack.stackName}: ${disagreements.join(', ')}`];
+    });
+    if (disagreeing.length > 0) {
+      throw new Refusal(
+        `the templates are not ${emergency ? 'an emergency' : 'an ordinary'} release, as ${RELEASE_MANIFEST} would say ` +
+          `("emergency": ${emergency}): ${disagreeing.join('; ')}. Nothing was released.`,
+      );
+    }
     const manifest: ReleaseManifest = {
       name,
       commit,
@@ -116,7 +175,7 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
         awsCdkLib: packageVersion(root, 'aws-cdk-lib'),
         esbuild: packageVersion(root, 'esbuild'),
       },
-      stacks: new CloudAssembly(partial).stacks.map((stack) => ({
+      stacks: assembly.stacks.map((stack) => ({
         stackName: stack.stackName,
         environment: `aws://${stack.environment.account}/${stack.environment.region}`,
         templateFile: stack.templateFile,
@@ -129,6 +188,8 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
     return manifest;
   } finally {
     rmSync(partial, { recursive: true, force: true });
+    // A refusal leaves the tree as found: releases/ too, when this run made it and it holds nothing.
+    if (madeReleases && readdirSync(releases).length === 0) rmdirSync(releases);
   }
 }
 
@@ -160,8 +221,8 @@ function main(): void {
   const release = makeRelease(root, options.emergency === true);
   const advice = release.emergency
     ? [
-        'EMERGENCY release: every function moves at once and CodeDeploy ignores the alarms. Deploy it to the stage in',
-        'trouble only, then turn the alarms back on with the next ordinary release once they have cleared:',
+        'EMERGENCY release: every function moves at once and CodeDeploy ignores the alarms. Check the stack for stored',
+        'rollback triggers first, then deploy it to the stage in trouble only (docs/operations.md, "While an alarm is in ALARM"):',
       ]
     : ['Deploy it, staging first, smoke-test, then production; to roll back later, deploy an earlier release the same way:'];
   process.stdout.write(
@@ -169,12 +230,13 @@ function main(): void {
       `Released commit ${release.commit} as ${RELEASES_DIR}/${release.name}/ (${release.stacks.map((stack) => stack.stackName).join(', ')}).`,
       ...advice,
       ...release.deploy.map((command) => `  ${command}`),
+      ...(release.emergency ? [`Way back: ${WAY_BACK}.`] : []),
       '',
     ].join('\n'),
   );
 }
 
-// Run as `npm run release`; imported by its test, it only lends synthArguments.
+// Run as `npm run release`; imported by tests, it only lends synthArguments and templateDisagreements.
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   try {
     main();

@@ -9,7 +9,7 @@ import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
 import { PETS_TABLE } from '../shared/dynamodb/pets-table';
 import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine, usageFailure } from './command-line';
-import { findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
+import { emergencyReleaseWarning, findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
 import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../shared/domain/pets/pet-schemas';
@@ -53,7 +53,8 @@ Runs these steps against a stage and prints PASS or FAIL for each; exits 0 only 
 Where:
   --stage <name>       a deployed stage: its BaseUrl and PetsTableName come from the stack's outputs
                        (AWS credentials for the stage's account, allowed by the stack's
-                       SmokeTestPolicyArn policy); the run cleans up after itself
+                       SmokeTestPolicyArn policy); the run cleans up after itself, and ends with
+                       a warning on stderr if the stage runs an emergency release
   --local              npm start, found by the settings it read (PORT, HOST, DYNAMODB_*); cleans up after itself
   --base-url <url>     any other base URL, with or without the trailing ${BASE_PATH}; or set
                        SMOKE_BASE_URL. It cannot clean up: it prints the command that would
@@ -85,6 +86,8 @@ interface Settings {
   readonly cleanup?: Cleanup;
   /** Revokes the key a keyless --local run issued for itself. */
   readonly revokeKey?: () => Promise<unknown>;
+  /** Said last, on stderr: the stage runs an emergency release. */
+  readonly warning?: string;
 }
 
 async function readSettings(): Promise<Settings> {
@@ -113,7 +116,9 @@ async function readSettings(): Promise<Settings> {
         client: documentClientOver(new DynamoDBClient({ region: deployed.stage.region, maxAttempts: 2 })),
         table: requireOutput(deployed, 'PetsTableName'),
       };
-      return { baseUrl: normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl')), apiKey: apiKey!, timeoutMs, cleanup };
+      const warning = emergencyReleaseWarning(deployed);
+      const baseUrl = normalizeBaseUrl(options['base-url'] ?? requireOutput(deployed, 'BaseUrl'));
+      return { baseUrl, apiKey: apiKey!, timeoutMs, cleanup, ...(warning === undefined ? {} : { warning }) };
     });
   }
   if (options.local) {
@@ -310,6 +315,9 @@ if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostna
 }
 try {
   process.exitCode = (await runSmokeTest(settings)) ? 0 : 1;
+  // Said, not failed: the smoke test judges whether the stage answers as the contract says, and the runbook
+  // runs it right after an emergency deploy to verify that deploy; a failure there would read as a broken rollback.
+  if (settings.warning) process.stderr.write(`\n${settings.warning}\n`);
 } finally {
   await settings.revokeKey?.().catch((error) => process.stderr.write(`Could not revoke the run's key: ${(error as Error).message}\n`));
   settings.cleanup?.client.destroy();

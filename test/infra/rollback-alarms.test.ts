@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMERGENCY_CONTEXT } from '../../infra/animal-store-app';
+import { EMERGENCY_ARGUMENT } from '../../infra/animal-store-app';
 import { production, stages, throttledRoutes, type StageConfig } from '../../infra/stages';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
@@ -238,8 +238,8 @@ describe('the alarm evaluation itself', () => {
 describe('an emergency release (npm run release -- --emergency)', () => {
   let emergency: Synthesis;
   beforeAll(() => {
-    // As the CDK CLI passes it (a string); bundles do not matter to deployment groups.
-    emergency = synthesize({ stages: [production], context: { [EMERGENCY_CONTEXT]: 'true', 'aws:cdk:bundling-stacks': [] } });
+    // Bundles do not matter to deployment groups.
+    emergency = synthesize({ stages: [production], emergency: true, context: { 'aws:cdk:bundling-stacks': [] } });
   });
   afterAll(() => emergency?.dispose());
 
@@ -269,7 +269,9 @@ describe('an emergency release (npm run release -- --emergency)', () => {
   });
 
   it('is what npm run release -- --emergency synthesizes, and an ordinary release is not', () => {
-    expect(synthArguments('out', true)).toEqual(expect.arrayContaining(['--context', `${EMERGENCY_CONTEXT}=true`]));
-    expect(synthArguments('out', false).join(' ')).not.toContain(EMERGENCY_CONTEXT);
+    expect(synthArguments('out', true, 'npx tsx infra/app.ts')).toEqual(
+      expect.arrayContaining(['--app', `npx tsx infra/app.ts ${EMERGENCY_ARGUMENT}`]),
+    );
+    expect(synthArguments('out', false, 'npx tsx infra/app.ts').join(' ')).not.toContain(EMERGENCY_ARGUMENT);
   });
 });

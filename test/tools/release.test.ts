@@ -14,9 +14,10 @@ const BIOME = resolve(PROJECT_ROOT, 'node_modules/.bin/biome');
 const EARLIER = '20000101-000000-0123456789ab';
 
 /** `npm run release` in a checkout: offline, without AWS credentials of any kind, Docker or the machine's npm settings. */
-function release(checkout: string, args: string[] = []): Promise<CliResult> {
+function release(checkout: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...extraEnv,
     AWS_SHARED_CREDENTIALS_FILE: join(checkout, 'no-credentials'),
     AWS_CONFIG_FILE: join(checkout, 'no-config'),
     AWS_EC2_METADATA_DISABLED: 'true',
@@ -40,6 +41,19 @@ function git(checkout: string, args: string[]): string {
   return execFileSync('git', args, { cwd: checkout, encoding: 'utf8' }).trim();
 }
 
+/** A clone of the repository's last commit, as a fresh checkout is, with the project's node_modules linked in. */
+function cloneProject(checkout: string): void {
+  execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+  // .gitignore's `node_modules/` matches the directory a real install makes, not this link to one.
+  appendFileSync(join(checkout, '.git', 'info', 'exclude'), 'node_modules\n');
+}
+
+/** What a refusal must leave as it found it: everything git sees in a checkout, ignored files included, and the directories git does not list. */
+function treeState(checkout: string): { readonly status: string; readonly entries: string[] } {
+  return { status: git(checkout, ['status', '--porcelain', '--ignored', '--untracked-files=all']), entries: readdirSync(checkout).sort() };
+}
+
 /** Every file below a directory with its content, to tell whether anything in it changed. */
 function snapshot(dir: string): Record<string, string> {
   const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
@@ -48,8 +62,8 @@ function snapshot(dir: string): Record<string, string> {
   );
 }
 
-// A clone of the repository's last commit, as a fresh checkout is, with the project's node_modules
-// linked in; the release command is the working tree's. Synthesis takes tens of seconds: it runs once.
+// A clone of the repository's last commit; the release command is the working tree's. Synthesis takes
+// tens of seconds: it runs once.
 describe('npm run release', () => {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-release-'));
   const checkout = join(work, 'checkout');
@@ -59,10 +73,7 @@ describe('npm run release', () => {
   let earlier: Record<string, string>;
 
   beforeAll(async () => {
-    execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
-    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
-    // .gitignore's `node_modules/` matches the directory a real install makes, not this link to one.
-    appendFileSync(join(checkout, '.git', 'info', 'exclude'), 'node_modules\n');
+    cloneProject(checkout);
     mkdirSync(join(checkout, 'releases', EARLIER), { recursive: true });
     const earlierManifest = { name: EARLIER, commit: '0123456789ab'.padEnd(40, '0'), synthesizedAt: '2000-01-01T00:00:00.000Z' };
     writeFileSync(join(checkout, 'releases', EARLIER, 'release.json'), JSON.stringify(earlierManifest));
@@ -167,4 +178,88 @@ describe('npm run release', () => {
         .map((line) => line.split(' ')[0]),
     ).toEqual([EARLIER, name]);
   });
+});
+
+/** An app that builds the opposite of what it is asked: an ordinary release's groups and ReleaseKind when given --emergency, an emergency one's without. */
+const OPPOSITE_APP = `import { App, CfnOutput, CfnResource, Stack } from 'aws-cdk-lib';
+const buildsEmergency = !process.argv.includes('--emergency');
+const app = new App();
+const stack = new Stack(app, 'AnimalStore-Staging');
+new CfnResource(stack, 'Group', {
+  type: 'AWS::CodeDeploy::DeploymentGroup',
+  properties: {
+    ApplicationName: 'animal-store',
+    ServiceRoleArn: 'arn:aws:iam::123456789012:role/codedeploy',
+    DeploymentConfigName: buildsEmergency ? 'CodeDeployDefault.LambdaAllAtOnce' : 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+    AlarmConfiguration: { Enabled: !buildsEmergency, Alarms: [{ Name: 'errors' }] },
+  },
+});
+new CfnOutput(stack, 'ReleaseKind', { value: buildsEmergency ? 'emergency' : 'ordinary' });
+app.synth();
+`;
+
+describe('npm run release, when what release.json would say is not what the templates are', () => {
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-release-kind-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('refuses an emergency context in ~/.cdk.json, which the CDK CLI merges into every synthesis, and leaves the tree as found', async () => {
+    const checkout = join(work, 'home-context');
+    cloneProject(checkout);
+    const home = join(work, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, '.cdk.json'), JSON.stringify({ context: { emergency: true } }));
+    const before = treeState(checkout);
+    const refused = await release(checkout, [], { HOME: home });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      'The context key "emergency" is set; remove it from ~/.cdk.json, cdk.json, cdk.context.json or --context',
+    );
+    expect(refused.stderr.trim().split('\n').at(-1)).toMatch(/^Refusing to release: cdk synth failed .*; nothing was released\.$/);
+    expect(treeState(checkout)).toEqual(before);
+  }, 120_000);
+
+  it.each([
+    [
+      'an ordinary release whose templates are an emergency one',
+      [],
+      'not an ordinary release',
+      '"emergency": false',
+      'all at once with alarms ignored, output ReleaseKind is "emergency"',
+    ],
+    [
+      'an emergency release whose templates are an ordinary one',
+      ['--emergency'],
+      'not an emergency release',
+      '"emergency": true',
+      'CodeDeployDefault.LambdaCanary10Percent5Minutes with alarms polled, output ReleaseKind is "ordinary"',
+    ],
+  ])(
+    'refuses %s, in one line naming the stack and what disagrees, and leaves the tree as found',
+    async (_case, args, kind, manifest, found) => {
+      const checkout = join(work, `opposite${args.join('')}`);
+      cloneProject(checkout);
+      writeFileSync(join(checkout, 'opposite-app.mjs'), OPPOSITE_APP);
+      const cdkJson = JSON.parse(readFileSync(join(checkout, 'cdk.json'), 'utf8')) as { app: string };
+      writeFileSync(join(checkout, 'cdk.json'), `${JSON.stringify({ ...cdkJson, app: 'node opposite-app.mjs' }, null, 2)}\n`);
+      git(checkout, ['add', '--all']);
+      git(checkout, [
+        '-c',
+        'user.name=test',
+        '-c',
+        'user.email=test@example.com',
+        'commit',
+        '--quiet',
+        '--message',
+        'An app that builds the opposite',
+      ]);
+      const before = treeState(checkout);
+      const refused = await release(checkout, args);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr.trim().split('\n').at(-1)).toBe(
+        `Refusing to release: the templates are ${kind}, as release.json would say (${manifest}): AnimalStore-Staging: group Group is ${found}. Nothing was released.`,
+      );
+      expect(treeState(checkout)).toEqual(before);
+    },
+    120_000,
+  );
 });

@@ -114,7 +114,7 @@ describe('npm run smoke that cleans up after itself', () => {
         stackName: staging.stackName,
         account: staging.account,
         region: staging.region,
-        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets },
+        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets, ReleaseKind: 'ordinary' },
       },
     ]);
     try {
@@ -130,6 +130,35 @@ describe('npm run smoke that cleans up after itself', () => {
       expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
       expect(stepLines(result.stdout)).toHaveLength(STEPS + 1);
       expect(await storedPets(api.documents)).toEqual(before);
+      expect(result.stderr).not.toContain('EMERGENCY');
+    } finally {
+      await cloudFormation.close();
+    }
+  });
+
+  it('with --stage on an emergency release, passes as the steps do and ends with a warning line on stderr saying the way back', async () => {
+    const cloudFormation = await startFakeCloudFormation([
+      {
+        stackName: staging.stackName,
+        account: staging.account,
+        region: staging.region,
+        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets, ReleaseKind: 'emergency' },
+      },
+    ]);
+    try {
+      const result = await smoke(['--stage', 'staging'], {
+        SMOKE_API_KEY: DEV_KEY,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: api.dynamoDbEndpoint,
+        AWS_ACCESS_KEY_ID: 'operator',
+        AWS_SECRET_ACCESS_KEY: 'operator',
+      });
+      // The stage answers as the contract says: an emergency release is a state the operator chose, not a failure.
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
+      expect(result.stderr.trim().split('\n').at(-1)).toMatch(
+        /^WARNING: the staging stage runs an EMERGENCY release: .*no alarm rolls a deployment back\. Way back: deploy the same commit as an ordinary release/,
+      );
     } finally {
       await cloudFormation.close();
     }
