@@ -167,8 +167,8 @@ export class AnimalStoreStack extends Stack {
       logRetention: stage.logRetention,
       removalPolicy,
     });
-    // An emergency release has nothing to bake: no alarm is watched.
-    if (!props.emergency) this.deploymentTraffic.bake(this.trafficShifting.deploymentGroups.values());
+    // An emergency release keeps the hook, which finds nothing to bake there, so going back from it moves no function.
+    this.deploymentTraffic.bake(this.trafficShifting.deploymentGroups.values());
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
       functions: lambdas,
       apiKeysTable: this.apiKeysTable,

@@ -18,7 +18,7 @@ export interface DeploymentApi {
   getDeployment(
     input: { deploymentId: string },
     options: CallOptions,
-  ): Promise<{ deploymentInfo?: { status?: string | undefined } | undefined }>;
+  ): Promise<{ deploymentInfo?: { status?: string | undefined; deploymentConfigName?: string | undefined } | undefined }>;
   putLifecycleEventHookExecutionStatus(input: PutLifecycleEventHookExecutionStatusCommandInput, options: CallOptions): Promise<unknown>;
 }
 
@@ -57,6 +57,9 @@ const BakeEventSchema = v.object({
 
 /** A deployment in one of these has ended: nothing is judged any more. */
 const ENDED = new Set(['Succeeded', 'Failed', 'Stopped']);
+
+/** How an emergency release deploys (infra/animal-store-stack.ts): its groups poll no alarm, so there is nothing to bake. */
+const ALL_AT_ONCE = 'CodeDeployDefault.LambdaAllAtOnce';
 
 /** How often a run asks whether its deployment has ended. */
 export const STATUS_EVERY_MS = 15_000;
@@ -104,7 +107,7 @@ async function sendTraffic({ deploymentId, function: fn }: TrafficEvent, depende
   let ended = 'its own time ran out';
   while (clock.getRemainingTimeInMillis() > END_RESERVE_MS) {
     if (now() >= nextStatusAt) {
-      const status = await deploymentStatus(dependencies.codeDeploy, deploymentId);
+      const { status } = await deploymentOf(dependencies.codeDeploy, deploymentId);
       if (status !== undefined && ENDED.has(status)) {
         ended = `the deployment ${status.toLowerCase()}`;
         break;
@@ -132,35 +135,41 @@ async function runBake(
   const { clock, now, wait } = dependencies;
   logger.appendKeys({ deploymentId });
   const bakeEndsAt = now() + BAKE_MINUTES * 60_000;
-  logger.info('Baking', { minutes: BAKE_MINUTES });
-  while (now() < bakeEndsAt && clock.getRemainingTimeInMillis() > END_RESERVE_MS) {
-    await wait(Math.min(STATUS_EVERY_MS, bakeEndsAt - now()));
-    const status = await deploymentStatus(dependencies.codeDeploy, deploymentId);
-    if (status !== undefined && ENDED.has(status)) {
-      logger.warn('The deployment ended during the bake: nothing to report', { status });
-      return;
+  // The same hook serves both kinds of release, so going back from an emergency one moves no function.
+  if ((await deploymentOf(dependencies.codeDeploy, deploymentId)).deploymentConfigName === ALL_AT_ONCE) {
+    logger.info('An emergency release polls no alarm: nothing to bake');
+  } else {
+    logger.info('Baking', { minutes: BAKE_MINUTES });
+    while (now() < bakeEndsAt && clock.getRemainingTimeInMillis() > END_RESERVE_MS) {
+      await wait(Math.min(STATUS_EVERY_MS, bakeEndsAt - now()));
+      const { status } = await deploymentOf(dependencies.codeDeploy, deploymentId);
+      if (status !== undefined && ENDED.has(status)) {
+        logger.warn('The deployment ended during the bake: nothing to report', { status });
+        return;
+      }
     }
   }
   await dependencies.codeDeploy.putLifecycleEventHookExecutionStatus(
     { deploymentId, lifecycleEventHookExecutionId, status: 'Succeeded' },
     { abortSignal: AbortSignal.timeout(CODEDEPLOY_CALL_LIMIT_MS) },
   );
-  logger.info('Baked: the deployment may succeed', { minutes: BAKE_MINUTES });
+  logger.info('Reported Succeeded: the deployment may end');
 }
 
-/** The deployment's status, or undefined when CodeDeploy did not say: the run goes on, bounded by its own timeout. */
-async function deploymentStatus(codeDeploy: DeploymentApi, deploymentId: string): Promise<string | undefined> {
+/** The deployment's status and configuration, or neither when CodeDeploy did not say: a run goes on, bounded by its own timeout. */
+async function deploymentOf(
+  codeDeploy: DeploymentApi,
+  deploymentId: string,
+): Promise<{ status?: string | undefined; deploymentConfigName?: string | undefined }> {
   try {
     const { deploymentInfo } = await codeDeploy.getDeployment(
       { deploymentId },
       { abortSignal: AbortSignal.timeout(CODEDEPLOY_CALL_LIMIT_MS) },
     );
-    return deploymentInfo?.status;
+    return deploymentInfo ?? {};
   } catch (error) {
-    logger.warn('Could not read the deployment status', {
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-    return undefined;
+    logger.warn('Could not read the deployment', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    return {};
   }
 }
 

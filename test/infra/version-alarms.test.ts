@@ -49,7 +49,7 @@ function alarmsOf(json: ReturnType<typeof build>['json']) {
 }
 
 /** One minute of an alarm: its value given each metric's point, a missing one as CloudWatch leaves it out. */
-function valueOf(alarm: { expression: string }, points: Record<string, number | undefined>): number | undefined {
+function minuteValue(alarm: { expression: string }, points: Record<string, number | undefined>): number | undefined {
   return evaluateExpression(alarm.expression, (id) => points[id]);
 }
 
@@ -106,7 +106,7 @@ describe('the VersionAlarms construct', () => {
 describe('a new version judged against its old one over the same minute (production)', () => {
   const alarms = alarmsOf(build().json);
   const alarm = (name: string) => [...alarms].find(([id]) => id.startsWith(`VersionAlarms${name}`))![1];
-  const breaches = (name: string, points: Record<string, number | undefined>) => valueOf(alarm(name), points)! >= alarm(name).threshold;
+  const breaches = (name: string, points: Record<string, number | undefined>) => minuteValue(alarm(name), points)! >= alarm(name).threshold;
 
   it('rolls back a canary answering 404 to every read its old version answers 200', () => {
     expect(breaches('getPetNewVersion404', { newN: 24, allN: 240, newBad: 24, allBad: 24 })).toBe(true);
@@ -121,7 +121,7 @@ describe('a new version judged against its old one over the same minute (product
   });
 
   it('judges no refusal while the old version serves too few to compare with, as in the bake', () => {
-    expect(valueOf(alarm('getPetNewVersion401'), { newN: 240, allN: 240, newBad: 240, allBad: 240 })).toBe(0);
+    expect(minuteValue(alarm('getPetNewVersion401'), { newN: 240, allN: 240, newBad: 240, allBad: 240 })).toBe(0);
   });
 
   it('rolls back failures in the bake too, counting the old version’s rate as none', () => {
@@ -143,6 +143,6 @@ describe('a new version judged against its old one over the same minute (product
   });
 
   it('has nothing to judge in a minute the new version did not run', () => {
-    expect(valueOf(alarm('getPetNewVersionFailures'), { newN: undefined, allN: 240, allErrors: 3, all500: 5 })).toBeUndefined();
+    expect(minuteValue(alarm('getPetNewVersionFailures'), { newN: undefined, allN: 240, allErrors: 3, all500: 5 })).toBeUndefined();
   });
 });

@@ -67,13 +67,13 @@ function stage(version = '7') {
 }
 
 /** A clock that moves only when the run waits, and a deployment that ends at `endsAtMs` on it. */
-function deployment(endsAtMs: number, endStatus = 'Succeeded') {
+function deployment(endsAtMs: number, endStatus = 'Succeeded', deploymentConfigName = 'CodeDeployDefault.LambdaCanary10Percent5Minutes') {
   let elapsed = 0;
   const reports: unknown[] = [];
   const codeDeploy: DeploymentApi = {
     async getDeployment(input) {
       expect(input.deploymentId).toBe(DEPLOYMENT);
-      return { deploymentInfo: { status: elapsed >= endsAtMs ? endStatus : 'InProgress' } };
+      return { deploymentInfo: { status: elapsed >= endsAtMs ? endStatus : 'InProgress', deploymentConfigName } };
     },
     async putLifecycleEventHookExecutionStatus(input) {
       reports.push(input);
@@ -187,6 +187,16 @@ describe('the bake', () => {
       { deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: 'after-allow-traffic-1', status: 'Succeeded' },
     ]);
     expect(calls).toEqual([]);
+  });
+
+  it('lets an emergency release, which polls no alarm, succeed at once', async () => {
+    const { lambda } = stage();
+    const run = deployment(Number.POSITIVE_INFINITY, 'Succeeded', 'CodeDeployDefault.LambdaAllAtOnce');
+    await runDeploymentTraffic(bakeEvent, dependencies(lambda, run));
+    expect(run.elapsed()).toBe(0);
+    expect(run.reports).toEqual([
+      { deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: 'after-allow-traffic-1', status: 'Succeeded' },
+    ]);
   });
 
   it('reports nothing for a deployment an alarm stopped during the bake, and stops waiting', async () => {
