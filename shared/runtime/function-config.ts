@@ -59,7 +59,8 @@ export const FUNCTION_CONFIG = {
   getPet: withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
   routeNotFound: withLogsAndMetrics({}),
   authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
-  // It logs and publishes no metric; it knows each checked function's name, and the keys table it issues the authorizer's check key in.
+  // It logs and publishes no metric; it knows each checked function's name, the keys table it issues the authorizer's
+  // check keys in, and the function it starts a passed version's canary traffic with.
   preTrafficHook: v.object({
     ...LOGGER_CONFIG,
     [ENV.apiKeysTable]: RequiredString,
@@ -68,6 +69,7 @@ export const FUNCTION_CONFIG = {
       v.parseJson(undefined, () => 'must be JSON'),
       CheckTargets,
     ),
+    [ENV.deploymentTrafficFunction]: RequiredString,
   }),
   // The stage's URL and the secret holding its API key.
   syntheticProbe: withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString }),
