@@ -18,8 +18,8 @@ import { FUNCTION_CONFIG } from '../shared/runtime/function-config';
 
 /**
  * The Lambda entry point of CodeDeploy's BeforeAllowTraffic hook (infra/pre-traffic-checks.ts): wiring
- * only. The deployment says which function and version it moves; the configuration which functions exist
- * and the keys table the authorizer's check key is issued in.
+ * only. The deployment says which function and versions it moves; the configuration which functions exist,
+ * the keys table the authorizer's check keys are issued in, and the function that sends a passed canary its traffic.
  */
 
 const config = readConfig(FUNCTION_CONFIG.preTrafficHook);
@@ -33,7 +33,7 @@ const codeDeploy: CodeDeployApi = {
     codeDeployClient.send(new PutLifecycleEventHookExecutionStatusCommand(input), options),
 };
 const lambda: LambdaApi = { invoke: (input, options) => lambdaClient.send(new InvokeCommand(input), options) };
-// The one store of the keys table, for the check key the hook issues and revokes: no other table, no read.
+// The one store of the keys table, for the check keys the hook issues and revokes: no other table, no read.
 const checkKeys = new DynamoApiKeyStore(createDocumentClient(), config[ENV.apiKeysTable]);
 
 export const handler = (event: unknown, context: Context): Promise<void> => logger.runInvocation(() => checkNewVersion(event, context));
@@ -44,6 +44,7 @@ async function checkNewVersion(event: unknown, context: Context): Promise<void> 
     codeDeploy,
     lambda,
     functionNames: config[ENV.preTrafficTargets],
+    trafficFunction: config[ENV.deploymentTrafficFunction],
     clock: context,
     checkKeys,
     checkContext: (runId) => ({

@@ -171,6 +171,7 @@ export class AnimalStoreStack extends Stack {
     this.deploymentTraffic.bake(this.trafficShifting.deploymentGroups.values());
     this.preTrafficChecks = new PreTrafficChecks(this, 'PreTrafficChecks', {
       functions: lambdas,
+      deploymentTraffic: this.deploymentTraffic.function,
       apiKeysTable: this.apiKeysTable,
       memoryMiB: stage.memoryMiB.preTrafficHook,
       logLevel: stage.logLevel,

@@ -24,6 +24,8 @@ export interface GatedDeployment {
 export interface PreTrafficChecksProps {
   /** Every function whose new versions the hook checks, by the name its checks know it by (functions/pre-traffic-hook/pre-traffic-expectations.ts). */
   readonly functions: ReadonlyMap<ApiFunctionName, IFunction>;
+  /** What the hook starts, asynchronously, for each function whose new version passed: the deployment's own traffic. */
+  readonly deploymentTraffic: IFunction;
   /** The API keys table the authorizer reads, where the hook issues and revokes its check key. */
   readonly apiKeysTable: ApiKeysTable;
   /** Memory of the hook, in MB. */
@@ -64,6 +66,7 @@ export class PreTrafficChecks extends Construct {
       [ENV.logLevel]: props.logLevel,
       [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
       [ENV.apiKeysTable]: props.apiKeysTable.table.tableName,
+      [ENV.deploymentTrafficFunction]: props.deploymentTraffic.functionName,
     });
     this.function = new NodejsFunction(this, 'Function', {
       ...functionDefaults('preTrafficHook', props.logLevel),
@@ -79,6 +82,8 @@ export class PreTrafficChecks extends Construct {
     // CloudFormation has published it; the unqualified name (the latest code) is not among them.
     const versions = [...props.functions.values()].map((fn) => `${fn.functionArn}:*`);
     this.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: versions }));
+    // Its traffic runs start by the function's own name, unqualified: no version of it is ever asked for.
+    this.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.deploymentTraffic.functionArn] }));
     props.apiKeysTable.grant(this.role, FUNCTION_CATALOG.preTrafficHook.tables.apiKeys);
     const validations = Validations.of(this.role);
     for (const fn of props.functions.values()) {

@@ -6,8 +6,8 @@ import { authorizerEvent, routeEvent, type RouteRequest } from '../../shared/che
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must
- * answer. No check writes; only the authorizer's need a working key, which the hook issues for their run
- * and revokes after (pre-traffic-run.ts), so they run against the real tables and keep no secret.
+ * answer. No check writes; only the authorizer's need keys the keys table holds, which the hook issues for
+ * their run and revokes after (check-keys.ts), so they run against the real tables and keep no secret.
  */
 
 /** What a check must get back. */
@@ -41,8 +41,8 @@ export interface CheckContext {
   /** A pet id drawn as pet ids are, so no pet has it but by a 2^-53 chance per pet. */
   readonly unknownPetId: number;
   readonly now: Date;
-  /** A key the keys table holds for this run only: the checks of CHECKED_WITH_A_KEY need it. */
-  readonly checkKey?: CheckKey;
+  /** Keys the keys table holds for this run only, one of each shape: the checks of CHECKED_WITH_A_KEY need them. */
+  readonly checkKeys?: CheckKeys;
 }
 
 /** A key issued for one run of the checks, revoked when they end. */
@@ -52,13 +52,44 @@ export interface CheckKey {
   readonly keyId: string;
 }
 
-/** The functions whose checks need a key the keys table holds: an authorizer refusing every key would pass the others. */
+/**
+ * Every shape of record the keys table holds (shared/domain/auth/api-key-store.ts), in the order the hook
+ * issues them: a key with an expiry (only check keys have one), a revoked key (`revokedAt` set, no expiry,
+ * as a client's revoked key is), and a key without an expiry (every client's), last, since it is the one
+ * that would not stop working by itself (check-keys.ts). An authorizer that mishandles one shape refuses,
+ * or lets in, every key of it while passing the checks of the others.
+ */
+export const CHECK_KEY_SHAPES = ['withExpiry', 'revoked', 'withoutExpiry'] as const;
+export type CheckKeyShape = (typeof CHECK_KEY_SHAPES)[number];
+export type CheckKeys = Readonly<Record<CheckKeyShape, CheckKey>>;
+
+/** Whether a key of this shape works once written, so that the hook must revoke it: a revoked one never does. */
+export function needsRevoking(shape: CheckKeyShape): boolean {
+  return shape !== 'revoked';
+}
+
+/** The functions whose checks need keys the keys table holds: an authorizer refusing every key would pass the others. */
 export const CHECKED_WITH_A_KEY: ReadonlySet<ApiFunctionName> = new Set<ApiFunctionName>(['authorizer']);
 
 const AUTHENTICATED: AuthorizerContext = { outcome: 'allowed', keyId: CHECK_KEY_ID };
 
-/** The checks of one function, in the order they run. */
+/**
+ * The checks of one function, in the order they run. The authorizer's need `checkKeys`: without them
+ * only keylessChecksFor can run.
+ */
 export function checksFor(fn: ApiFunctionName, context: CheckContext): Check[] {
+  return checksOf(fn, context, 'all');
+}
+
+/**
+ * The checks of one function that need no key, the first of checksFor in the same order: what can still
+ * be asked when the keys table would not take the check keys.
+ */
+export function keylessChecksFor(fn: ApiFunctionName, context: CheckContext): Check[] {
+  return checksOf(fn, context, 'keyless');
+}
+
+function checksOf(fn: ApiFunctionName, context: CheckContext, which: 'all' | 'keyless'): Check[] {
   let sequence = 0;
   const requestId = () => `${context.runId}-${++sequence}`;
   const route = (operationId: OperationId, request: Partial<RouteRequest> = {}, pathParameters: Record<string, string> = {}) => {
@@ -128,9 +159,7 @@ export function checksFor(fn: ApiFunctionName, context: CheckContext): Check[] {
         },
       ];
     case 'authorizer': {
-      const { checkKey } = context;
-      if (checkKey === undefined) throw new Error('The authorizer is checked with a key the keys table holds: issue one first.');
-      return [
+      const keyless: Check[] = [
         {
           // `invalid` for a well-formed key only comes after the keys table answered: a broken
           // lookup would be `unavailable`.
@@ -143,10 +172,28 @@ export function checksFor(fn: ApiFunctionName, context: CheckContext): Check[] {
           event: authorizerEvent(undefined, requestId(), context.now),
           expect: { kind: 'verdict', outcome: 'missing' },
         },
+      ];
+      if (which === 'keyless') return keyless;
+      const { checkKeys } = context;
+      if (checkKeys === undefined) throw new Error('The authorizer is checked with keys the keys table holds: issue them first.');
+      const bearer = (key: CheckKey) => authorizerEvent(`Bearer ${key.apiKey}`, requestId(), context.now);
+      return [
+        ...keyless,
         {
-          name: 'accepts a key the keys table holds, as that key',
-          event: authorizerEvent(`Bearer ${checkKey.apiKey}`, requestId(), context.now),
-          expect: { kind: 'verdict', outcome: 'allowed', keyId: checkKey.keyId },
+          name: 'accepts a key with an expiry the keys table holds, as that key',
+          event: bearer(checkKeys.withExpiry),
+          expect: { kind: 'verdict', outcome: 'allowed', keyId: checkKeys.withExpiry.keyId },
+        },
+        {
+          // Its record has no `expiresAt`, as every client's key: a lookup that needs one refuses them all.
+          name: 'accepts a key without an expiry the keys table holds, as that key',
+          event: bearer(checkKeys.withoutExpiry),
+          expect: { kind: 'verdict', outcome: 'allowed', keyId: checkKeys.withoutExpiry.keyId },
+        },
+        {
+          name: 'refuses a revoked key the keys table holds',
+          event: bearer(checkKeys.revoked),
+          expect: { kind: 'verdict', outcome: 'invalid' },
         },
       ];
     }

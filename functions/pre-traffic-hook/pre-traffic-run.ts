@@ -7,13 +7,20 @@ import type {
 } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
-import type { ApiKeyRecord, ApiKeyStore } from '../../shared/domain/auth/api-key-store';
-import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
-import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS } from './hook-time-budget';
-import { CHECKED_WITH_A_KEY, checksFor, type CheckContext, type CheckKey } from './pre-traffic-expectations';
-import { hookStatus, judge, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
+import { describeError, withCheckKeys, type CheckKeyStore } from './check-keys';
+import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS, TRAFFIC_START_LIMIT_MS } from './hook-time-budget';
+import {
+  CHECK_KEY_SHAPES,
+  CHECKED_WITH_A_KEY,
+  checksFor,
+  keylessChecksFor,
+  needsRevoking,
+  type Check,
+  type CheckContext,
+} from './pre-traffic-expectations';
+import { answered, hookStatus, judge, judgeAgainstOld, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 /** Options of every call: each is bounded, so the hook always has time left to report. */
@@ -34,7 +41,7 @@ export interface CodeDeployApi {
   putLifecycleEventHookExecutionStatus(input: PutLifecycleEventHookExecutionStatusCommandInput, options: CallOptions): Promise<unknown>;
 }
 
-/** The Lambda call the hook makes, shaped as the SDK's Lambda client has it. */
+/** The Lambda calls the hook makes, shaped as the SDK's Lambda client has them: a check's, and the traffic run's start. */
 export interface LambdaApi {
   invoke(
     input: InvokeCommandInput,
@@ -42,32 +49,29 @@ export interface LambdaApi {
   ): Promise<Pick<InvokeCommandOutput, 'FunctionError'> & { Payload?: Uint8Array | undefined }>;
 }
 
-/**
- * Where the hook keeps the key its checks need: the stage's API keys table, through the one store of it
- * (shared/dynamodb/dynamo-api-key-store.ts), so the authorizer reads the record as any client's. Each call
- * ends by itself within CHECK_KEY_CALL_LIMIT_MS.
- */
-export type CheckKeyStore = Pick<ApiKeyStore, 'add' | 'revokeByHash'>;
-
 export interface HookLimits {
   /** How long a check waits for its answer. */
   readonly checkAnswerMs: number;
   /** How long one CodeDeploy call may take. */
   readonly codeDeployCallMs: number;
-  /** How long issuing or revoking the check key may take: the hook leaves itself that time to revoke it. */
+  /** How long issuing or revoking one check key may take: the hook leaves itself that time to revoke them. */
   readonly checkKeyCallMs: number;
+  /** How long starting the canary's traffic run may take. */
+  readonly trafficStartMs: number;
 }
 
 export interface PreTrafficCheckDependencies {
   readonly codeDeploy: CodeDeployApi;
   readonly lambda: LambdaApi;
-  /** The deployed name of each function the hook checks: nothing else is ever invoked. */
+  /** The deployed name of each function the hook checks: nothing else is ever invoked to be checked. */
   readonly functionNames: Readonly<Record<ApiFunctionName, string>>;
+  /** The function that sends a passed version's canary its traffic (DEPLOYMENT_TRAFFIC_FUNCTION), invoked asynchronously. */
+  readonly trafficFunction: string;
   /** The hook invocation's remaining time. */
   readonly clock: InvocationClock;
   /** What the checks of one run use: a fresh unknown key and pet id each time. */
   readonly checkContext: (runId: string) => CheckContext;
-  /** Where the key of CHECKED_WITH_A_KEY's checks is issued; without it, their deployments fail. */
+  /** Where the keys of CHECKED_WITH_A_KEY's checks are issued; without it, their deployments fail. */
   readonly checkKeys?: CheckKeyStore;
   readonly limits?: HookLimits;
 }
@@ -76,10 +80,8 @@ const DEFAULT_LIMITS: HookLimits = {
   checkAnswerMs: CHECK_ANSWER_LIMIT_MS,
   codeDeployCallMs: CODEDEPLOY_CALL_LIMIT_MS,
   checkKeyCallMs: CHECK_KEY_CALL_LIMIT_MS,
+  trafficStartMs: TRAFFIC_START_LIMIT_MS,
 };
-
-/** The name check keys are issued under, which tells them from clients' keys in `npm run keys -- list`. */
-export const CHECK_KEY_NAME = 'pre-traffic-check';
 
 /** What CodeDeploy hands a lifecycle hook: the two ids its report must carry. */
 const HookEventSchema = v.object({
@@ -87,17 +89,25 @@ const HookEventSchema = v.object({
   LifecycleEventHookExecutionId: v.pipe(v.string(), v.nonEmpty()),
 });
 
-/** One function a deployment moves, and the version it moves the function's alias to. */
+/** One function a deployment moves: the version its alias moves to, and the one it serves now. */
 interface DeploymentTarget {
   readonly functionName: string | undefined;
   readonly version: string | undefined;
+  readonly currentVersion: string | undefined;
+}
+
+/** What the checks of a deployment found: a verdict per check, and each function whose new version passed all of its own. */
+interface DeploymentVerdicts {
+  readonly verdicts: Verdict[];
+  readonly passed: ApiFunctionName[];
 }
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: invokes the version a deployment is about to move traffic to
- * with each check of its function (pre-traffic-expectations.ts) and reports Succeeded only when every
- * answer is right; anything else, an exception included, is Failed and rolls the deployment back.
- * Only a report CodeDeploy refuses is thrown, since a deployment without a report cannot pass.
+ * with each check of its function (pre-traffic-expectations.ts), judged against the version serving now,
+ * and reports Succeeded only when no check fails the new version; anything else, an exception included,
+ * is Failed and rolls the deployment back. Only a report CodeDeploy refuses is thrown, since a deployment
+ * without a report cannot pass. Once Succeeded is reported, it starts the canary's traffic run.
  */
 export async function runPreTrafficChecks(event: unknown, dependencies: PreTrafficCheckDependencies): Promise<HookStatus> {
   const parsed = v.safeParse(HookEventSchema, event);
@@ -109,8 +119,10 @@ export async function runPreTrafficChecks(event: unknown, dependencies: PreTraff
   logger.appendKeys({ deploymentId });
 
   let status: HookStatus = 'Failed';
+  let checked: DeploymentVerdicts = { verdicts: [], passed: [] };
   try {
-    status = hookStatus(await checkDeployment(deploymentId, dependencies, limits));
+    checked = await checkDeployment(deploymentId, dependencies, limits);
+    status = hookStatus(checked.verdicts);
   } catch (error) {
     logger.error('The pre-traffic checks could not run', error instanceof Error ? error : String(error));
   }
@@ -118,17 +130,60 @@ export async function runPreTrafficChecks(event: unknown, dependencies: PreTraff
     { deploymentId, lifecycleEventHookExecutionId, status },
     { abortSignal: AbortSignal.timeout(limits.codeDeployCallMs) },
   );
-  if (status === 'Succeeded') logger.info('Reported Succeeded: the new version may take traffic', { status });
-  else logger.error('Reported Failed: CodeDeploy rolls the deployment back', { status });
+  if (status === 'Failed') {
+    logger.error('Reported Failed: CodeDeploy rolls the deployment back', { status });
+    return status;
+  }
+  const excused = checked.verdicts.filter((verdict) => verdict.excused).map((verdict) => verdict.check);
+  logger.info('Reported Succeeded: the new version may take traffic', { status, ...(excused.length > 0 ? { excused } : {}) });
+  for (const fn of checked.passed) await startTraffic(deploymentId, fn, dependencies, limits);
   return status;
 }
 
-async function checkDeployment(deploymentId: string, dependencies: PreTrafficCheckDependencies, limits: HookLimits): Promise<Verdict[]> {
+/**
+ * Starts the traffic run that sends the new version's canary representative requests until the deployment
+ * ends (DEPLOYMENT_TRAFFIC_FUNCTION), asynchronously: Lambda queues the event and the hook does not wait for
+ * the run. A run that does not start is an ERROR but fails nothing: the version passed its checks, and the
+ * rollback alarms still judge it on the traffic it gets, clients' included.
+ */
+async function startTraffic(
+  deploymentId: string,
+  fn: ApiFunctionName,
+  dependencies: PreTrafficCheckDependencies,
+  limits: HookLimits,
+): Promise<void> {
+  const entry = { function: fn, trafficFunction: dependencies.trafficFunction };
+  try {
+    await dependencies.lambda.invoke(
+      {
+        FunctionName: dependencies.trafficFunction,
+        InvocationType: 'Event',
+        Payload: encoder.encode(JSON.stringify({ deploymentId, function: fn })),
+      },
+      { abortSignal: AbortSignal.timeout(limits.trafficStartMs) },
+    );
+    logger.info('Started the canary traffic run', entry);
+  } catch (error) {
+    logger.error('The canary traffic run did not start: only clients and the probe reach the new version', {
+      ...entry,
+      error: describeError(error),
+    });
+  }
+}
+
+async function checkDeployment(
+  deploymentId: string,
+  dependencies: PreTrafficCheckDependencies,
+  limits: HookLimits,
+): Promise<DeploymentVerdicts> {
   const checkedBy = new Map(Object.entries(dependencies.functionNames).map(([fn, name]) => [name, fn as ApiFunctionName]));
   const targets = await deploymentTargets(deploymentId, dependencies.codeDeploy, limits);
-  if (targets.length === 0) return [refusal('the deployment names no Lambda function')];
+  if (targets.length === 0) return { verdicts: [refusal('the deployment names no Lambda function')], passed: [] };
+  // After the checks of a target: the report, and the start of each target's traffic run.
+  const reportMs = limits.codeDeployCallMs + targets.length * limits.trafficStartMs;
 
   const verdicts: Verdict[] = [];
+  const passed: ApiFunctionName[] = [];
   for (const target of targets) {
     const functionName = nameOf(target.functionName);
     const fn = checkedBy.get(functionName);
@@ -137,130 +192,81 @@ async function checkDeployment(deploymentId: string, dependencies: PreTrafficChe
       continue;
     }
     // A published version, never $LATEST or an alias: the checks must reach exactly what will take traffic.
-    if (target.version === undefined || !/^[1-9]\d*$/.test(target.version)) {
+    if (!isPublishedVersion(target.version)) {
       verdicts.push(refusal(`the deployment of ${fn} names no published version (${target.version ?? 'none'})`));
       continue;
     }
-    const checked: CheckedVersion = { fn, functionName, version: target.version };
-    logger.info('Checking the new version', { function: fn, functionName, version: checked.version });
+    // The version serving now, to judge against; none to compare with when it is not another published version.
+    const oldVersion =
+      isPublishedVersion(target.currentVersion) && target.currentVersion !== target.version ? target.currentVersion : undefined;
+    const checked: CheckedVersion = { fn, functionName, version: target.version, oldVersion };
+    logger.info('Checking the new version', { function: fn, functionName, version: checked.version, oldVersion: oldVersion ?? 'none' });
     const context = dependencies.checkContext(`pre-traffic-${deploymentId}`);
-    if (!CHECKED_WITH_A_KEY.has(fn)) verdicts.push(...(await runChecks(checked, context, dependencies, limits, 0)));
-    else {
-      const run = (checkKey: CheckKey) => runChecks(checked, { ...context, checkKey }, dependencies, limits, limits.checkKeyCallMs);
-      verdicts.push(...(await withCheckKey(dependencies.checkKeys, dependencies.clock, run)));
-    }
+    const run = (checks: Check[], afterMs: number) => runChecks(checked, checks, dependencies, limits, afterMs + reportMs);
+    // Left for the revocations once the checks end.
+    const revokingMs = CHECK_KEY_SHAPES.filter(needsRevoking).length * limits.checkKeyCallMs;
+    const own = !CHECKED_WITH_A_KEY.has(fn)
+      ? await run(checksFor(fn, context), 0)
+      : await withCheckKeys(dependencies.checkKeys, dependencies.clock, {
+          keyless: () => run(keylessChecksFor(fn, context), revokingMs),
+          all: (checkKeys) => run(checksFor(fn, { ...context, checkKeys }), revokingMs),
+        });
+    verdicts.push(...own);
+    if (hookStatus(own) === 'Succeeded') passed.push(fn);
   }
-  return verdicts;
+  return { verdicts, passed };
 }
 
-/** One version to check: the function by its role and its deployed name, and the version a deployment moves to. */
+/** A version number Lambda published, never $LATEST nor an alias. */
+function isPublishedVersion(version: string | undefined): version is string {
+  return version !== undefined && /^[1-9]\d*$/.test(version);
+}
+
+/** One version to check: the function by its role and its deployed name, the version a deployment moves to, and the one it moves from. */
 interface CheckedVersion {
   readonly fn: ApiFunctionName;
   readonly functionName: string;
   readonly version: string;
+  /** The version serving now, which a check the new version fails is asked too; none to judge against. */
+  readonly oldVersion: string | undefined;
 }
 
 /**
- * Invokes the version with each check of its function, in order, and judges the answers. A check that
- * could not end before the hook's own time left for `afterMs` (a revocation) and the report is not run.
+ * Invokes the new version with each check, in order, and judges the answers; when a check fails, asks the
+ * old version the same, and the check fails the new version only if the old one does not fail it the same
+ * way (judgeAgainstOld). No invocation starts that could not end before the hook's own time left for
+ * `afterMs` (revocations, the report, the traffic start): a check not run fails, an old version not asked
+ * leaves the new version judged alone.
  */
 async function runChecks(
-  { fn, functionName, version }: CheckedVersion,
-  context: CheckContext,
+  { fn, functionName, version, oldVersion }: CheckedVersion,
+  checks: Check[],
   dependencies: PreTrafficCheckDependencies,
   limits: HookLimits,
   afterMs: number,
 ): Promise<Verdict[]> {
+  const ask = (qualifier: string, check: Check): Promise<InvocationOutcome> =>
+    dependencies.clock.getRemainingTimeInMillis() < limits.checkAnswerMs + afterMs
+      ? Promise.resolve({ kind: 'no-answer', reason: 'not run: the hook would have had no time left to report' })
+      : invokeVersion(dependencies.lambda, functionName, qualifier, check.event, limits.checkAnswerMs);
+
   const verdicts: Verdict[] = [];
-  for (const check of checksFor(fn, context)) {
-    const outcome: InvocationOutcome =
-      dependencies.clock.getRemainingTimeInMillis() < limits.checkAnswerMs + afterMs + limits.codeDeployCallMs
-        ? { kind: 'no-answer', reason: 'not run: the hook would have had no time left to report' }
-        : await invokeVersion(dependencies.lambda, functionName, version, check.event, limits.checkAnswerMs);
-    const verdict = judge(check, outcome);
+  for (const check of checks) {
+    const onNew = await ask(version, check);
+    let verdict = judge(check, onNew);
+    if (!verdict.passed && oldVersion !== undefined && answered(onNew)) {
+      verdict = judgeAgainstOld(check, onNew, { version: oldVersion, outcome: await ask(oldVersion, check) });
+    }
     const entry = { function: fn, version, check: verdict.check, detail: verdict.detail };
-    if (verdict.passed) logger.info('Check passed', entry);
+    if (verdict.excused) logger.warn('Check excused', { ...entry, oldVersion });
+    else if (verdict.passed) logger.info('Check passed', entry);
     else logger.error('Check failed', entry);
     verdicts.push(verdict);
   }
   return verdicts;
 }
 
-/**
- * Runs `check` with a key issued for it alone, which expires by itself when the hook's invocation ends, and
- * revokes the key afterwards whatever happened, an issue that seemed to fail included. The key itself is
- * never logged; its id is, before it is written. Not getting a key, or not revoking it, fails the run,
- * since a deployment must not pass unchecked nor leave a working key behind.
- */
-async function withCheckKey(
-  store: CheckKeyStore | undefined,
-  clock: InvocationClock,
-  check: (checkKey: CheckKey) => Promise<Verdict[]>,
-): Promise<Verdict[]> {
-  if (store === undefined) return [keyVerdict('issues a check key', false, 'the hook was given no keys table to issue it in')];
-  const apiKey = generateApiKey();
-  const now = Date.now();
-  const record: ApiKeyRecord = {
-    keyId: generateKeyId(),
-    keyHash: hashApiKey(apiKey),
-    name: CHECK_KEY_NAME,
-    createdAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + clock.getRemainingTimeInMillis()).toISOString(),
-  };
-  logger.info('Issuing a check key', { keyId: record.keyId, expiresAt: record.expiresAt });
-
-  let verdicts: Verdict[] = [];
-  try {
-    const refusal = await issueCheckKey(store, record);
-    verdicts = refusal === undefined ? await check({ apiKey, keyId: record.keyId }) : [refusal];
-  } finally {
-    verdicts = [...verdicts, await revokeCheckKey(store, record)];
-  }
-  return verdicts;
-}
-
-/** Stores the check key's record; the verdict that fails the run when the keys table refused it. */
-async function issueCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict | undefined> {
-  try {
-    await store.add(record);
-    return undefined;
-  } catch (error) {
-    // Refused as its own earlier write, the key was issued all the same: only the answer was lost.
-    if (isOwnEarlierWrite(error)) return undefined;
-    return keyVerdict('issues a check key', false, `the keys table refused it: ${describeError(error)}`);
-  }
-}
-
-/**
- * The SDK retried a put whose answer was lost, and the retry met the first attempt's record: no other
- * record can hold a hash of 256 random bits, so a refused put of a fresh key is its own earlier write.
- */
-function isOwnEarlierWrite(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-/** Revokes the run's check key, and says whether it did; a key that was never stored needs no revoking. */
-async function revokeCheckKey(store: CheckKeyStore, record: ApiKeyRecord): Promise<Verdict> {
-  try {
-    const revoked = await store.revokeByHash(record.keyHash, new Date());
-    return keyVerdict('revokes its check key', true, revoked ? `revoked ${record.keyId}` : `${record.keyId} was never stored`);
-  } catch (error) {
-    const detail = `${record.keyId} is still active until it expires at ${record.expiresAt}, or revoke it with npm run keys: ${describeError(error)}`;
-    return keyVerdict('revokes its check key', false, detail);
-  }
-}
-
-function keyVerdict(check: string, passed: boolean, detail: string): Verdict {
-  if (passed) logger.info('Check passed', { check, detail });
-  else logger.error('Check failed', { check, detail });
-  return { check, passed, detail };
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-/** The deployment's targets: for a Lambda deployment, the function and the version its alias moves to. */
+/** The deployment's targets: for a Lambda deployment, the function, the version its alias moves to and the one it moves from. */
 async function deploymentTargets(deploymentId: string, codeDeploy: CodeDeployApi, limits: HookLimits): Promise<DeploymentTarget[]> {
   const call = () => ({ abortSignal: AbortSignal.timeout(limits.codeDeployCallMs) });
   const targetIds: string[] = [];
@@ -275,7 +281,7 @@ async function deploymentTargets(deploymentId: string, codeDeploy: CodeDeployApi
   for (const targetId of targetIds) {
     const { deploymentTarget } = await codeDeploy.getDeploymentTarget({ deploymentId, targetId }, call());
     const info = deploymentTarget?.lambdaTarget?.lambdaFunctionInfo;
-    targets.push({ functionName: info?.functionName ?? targetId, version: info?.targetVersion });
+    targets.push({ functionName: info?.functionName ?? targetId, version: info?.targetVersion, currentVersion: info?.currentVersion });
   }
   return targets;
 }

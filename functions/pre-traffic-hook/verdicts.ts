@@ -16,8 +16,14 @@ export type InvocationOutcome =
 export interface Verdict {
   /** The check's name. */
   readonly check: string;
+  /** Whether it lets the new version through: its answer was right, or was excused. */
   readonly passed: boolean;
-  /** What was seen: the answer when it passed, what was wrong when it did not. */
+  /**
+   * Passed though the answer was wrong, since no version is at fault: the old version answered the same
+   * check wrong the same way (judgeAgainstOld), or the keys table would not take the check keys.
+   */
+  readonly excused?: true;
+  /** What was seen: the answer when it passed, what was wrong when it did not, and why that was excused. */
   readonly detail: string;
 }
 
@@ -45,6 +51,34 @@ export function judge(check: Check, outcome: InvocationOutcome): Verdict {
       return mismatch === undefined ? verdict(true, describe(check.expect)) : verdict(false, mismatch);
     }
   }
+}
+
+/** Whether the version gave an answer to judge, right or wrong: it ran, or crashed (no-answer: it was never reached). */
+export function answered(outcome: InvocationOutcome): boolean {
+  return outcome.kind !== 'no-answer';
+}
+
+/**
+ * The verdict on a check the new version failed, once the old version (the one serving now) was asked
+ * the same: a failure the old version shows the same way (the same detail, as a 503 service_unavailable
+ * from both while the store is down) is no fault of the new version's, so it is excused. Any other
+ * failure stands: one the old version passes, or fails otherwise. So does one of a version that gave no
+ * answer: it was never reached (throttled, not allowed), so nothing was judged, and excusing that would
+ * let a version through unchecked whenever the hook cannot invoke either version.
+ */
+export function judgeAgainstOld(
+  check: Check,
+  onNew: InvocationOutcome,
+  old: { readonly version: string; readonly outcome: InvocationOutcome },
+): Verdict {
+  const newVerdict = judge(check, onNew);
+  if (newVerdict.passed) return newVerdict;
+  const oldVerdict = judge(check, old.outcome);
+  if (answered(onNew) && answered(old.outcome) && !oldVerdict.passed && oldVerdict.detail === newVerdict.detail) {
+    return { ...newVerdict, passed: true, excused: true, detail: `${newVerdict.detail}: fails the same way on version ${old.version}` };
+  }
+  const onOld = oldVerdict.passed ? `passes on version ${old.version}` : `version ${old.version}: ${oldVerdict.detail}`;
+  return { ...newVerdict, detail: `${newVerdict.detail} (${onOld})` };
 }
 
 /** Succeeded only when there was something to judge and all of it passed. */

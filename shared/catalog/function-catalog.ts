@@ -115,7 +115,7 @@ export const FUNCTION_CATALOG = {
     config: FUNCTION_CONFIG.preTrafficHook,
     // It spends its time waiting for the functions it invokes, not computing: the stages' smaller size.
     memoryMiB: { staging: 256, production: 256 },
-    // Issuing its check key and revoking it by its hash: no read, no query, no delete, so the key stays on record.
+    // Issuing its check keys and revoking them by their hash: no read, no query, no delete, so the keys stay on record.
     tables: { apiKeys: ['PutItem', 'UpdateItem'] },
   },
   deploymentTraffic: {

@@ -23,6 +23,8 @@ export const ENV = {
   metricsDisabled: 'POWERTOOLS_METRICS_DISABLED',
   /** Each function behind the API's deployed name, by its one name, as JSON: what the pre-traffic hook and the deployment traffic invoke. */
   preTrafficTargets: 'PRE_TRAFFIC_CHECK_TARGETS',
+  /** The function that sends a deployment's canary its traffic, which the pre-traffic hook starts once a new version passed. */
+  deploymentTrafficFunction: 'DEPLOYMENT_TRAFFIC_FUNCTION',
   /** The base URL the synthetic probe checks: the stage's own BaseUrl (functions/synthetic-probe/probe-run.ts). */
   probeBaseUrl: 'PROBE_BASE_URL',
   /** The secret that holds the synthetic probe's API key, by ARN. */

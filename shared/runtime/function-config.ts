@@ -61,11 +61,13 @@ export const FUNCTION_CONFIG = {
   getPet: withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
   routeNotFound: withLogsAndMetrics({}),
   authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
-  // It logs and publishes no metric; it knows each checked function's name, and the keys table it issues the authorizer's check key in.
+  // It logs and publishes no metric; it knows each checked function's name, the keys table it issues the authorizer's
+  // check keys in, and the function it starts a passed version's canary traffic with.
   preTrafficHook: v.object({
     ...LOGGER_CONFIG,
     [ENV.apiKeysTable]: RequiredString,
     [ENV.preTrafficTargets]: DeployedNames,
+    [ENV.deploymentTrafficFunction]: RequiredString,
   }),
   // It logs and publishes no metric; it sends requests to each function's `live` alias, by its deployed name.
   deploymentTraffic: v.object({ ...LOGGER_CONFIG, [ENV.preTrafficTargets]: DeployedNames }),

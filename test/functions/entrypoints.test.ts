@@ -47,6 +47,7 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'entrypoints',
     AWS_SECRET_ACCESS_KEY: 'entrypoints',
     PRE_TRAFFIC_CHECK_TARGETS: JSON.stringify({ listPets: 'l', createPet: 'c', getPet: 'g', routeNotFound: 'r', authorizer: 'a' }),
+    DEPLOYMENT_TRAFFIC_FUNCTION: 'deployment-traffic',
     PROBE_BASE_URL: 'https://api.invalid/v1',
     PROBE_API_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:probe',
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}`,

@@ -6,11 +6,16 @@ import type { ApiKeyStore } from '../../shared/domain/auth/api-key-store';
 import { createAuthenticator } from '../../shared/domain/auth/authenticate';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 
-/** One Lambda deployment's target as CodeDeploy describes it: the function and the version its alias moves to. */
+/** One Lambda deployment's target as CodeDeploy describes it: the function, the version its alias moves to and the one it serves now. */
 export interface FakeTarget {
   readonly functionName?: string;
   readonly targetVersion?: string;
+  /** The version the alias serves now: FAKE_CURRENT_VERSION unless given; null for none. */
+  readonly currentVersion?: string | null;
 }
+
+/** The version a fake deployment's alias serves before it moves, unless its target says otherwise. */
+export const FAKE_CURRENT_VERSION = '1';
 
 export interface FakeCodeDeploy {
   /** Answers as CodeDeploy's API does for one deployment of these targets. */
@@ -58,7 +63,7 @@ export function fakeCodeDeploy(deploymentId: string, targets: readonly FakeTarge
             lambdaFunctionInfo: {
               functionName: target.functionName,
               functionAlias: 'live',
-              currentVersion: '1',
+              ...(target.currentVersion === null ? {} : { currentVersion: target.currentVersion ?? FAKE_CURRENT_VERSION }),
               targetVersion: target.targetVersion,
             },
           },
@@ -85,23 +90,46 @@ export interface InvokeCall {
 /** What the Lambda API gives back for one invocation, as the SDK does: Lambda's `FunctionError` and the payload as JSON. */
 export type FakeAnswer = { readonly payload: unknown; readonly functionError?: string } | { readonly throws: Error } | 'never';
 
-/** Lambda's Invoke, answering each call with the next answer `answerFor` gives; 'never' waits until the caller gives up. */
-export function fakeLambda(answerFor: (call: InvokeCall) => FakeAnswer | Promise<FakeAnswer>): { api: LambdaApi; calls: InvokeCall[] } {
+export interface FakeLambdaOptions {
+  /** What an asynchronous invocation (InvocationType 'Event') meets instead of being queued. */
+  readonly queueing?: { readonly throws: Error } | 'never';
+}
+
+export interface FakeLambda {
+  readonly api: LambdaApi;
+  /** Every invocation that waited for its answer (RequestResponse), in order. */
+  readonly calls: InvokeCall[];
+  /** Every asynchronous invocation (InvocationType 'Event') Lambda queued, in order. */
+  readonly queued: InvokeCall[];
+}
+
+/**
+ * Lambda's Invoke, answering each call with the next answer `answerFor` gives; 'never' waits until the caller
+ * gives up. An asynchronous invocation is queued, as Lambda does, without waiting for the function.
+ */
+export function fakeLambda(answerFor: (call: InvokeCall) => FakeAnswer | Promise<FakeAnswer>, options: FakeLambdaOptions = {}): FakeLambda {
   const calls: InvokeCall[] = [];
+  const queued: InvokeCall[] = [];
+  const never = (signal: AbortSignal) =>
+    new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }))),
+    );
   const api: LambdaApi = {
-    async invoke(input, options) {
+    async invoke(input, callOptions) {
       const call = {
         functionName: input.FunctionName,
         qualifier: input.Qualifier,
         event: JSON.parse(new TextDecoder().decode(input.Payload as Uint8Array)),
       };
+      if (input.InvocationType === 'Event') {
+        if (options.queueing === 'never') return never(callOptions.abortSignal);
+        if (options.queueing !== undefined) throw options.queueing.throws;
+        queued.push(call);
+        return {};
+      }
       calls.push(call);
       const answer = await answerFor(call);
-      if (answer === 'never') {
-        return new Promise((_, reject) =>
-          options.abortSignal.addEventListener('abort', () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }))),
-        );
-      }
+      if (answer === 'never') return never(callOptions.abortSignal);
       if ('throws' in answer) throw answer.throws;
       return {
         ...(answer.functionError === undefined ? {} : { FunctionError: answer.functionError }),
@@ -109,7 +137,7 @@ export function fakeLambda(answerFor: (call: InvokeCall) => FakeAnswer | Promise
       };
     },
   };
-  return { api, calls };
+  return { api, calls, queued };
 }
 
 /** The bearer key of an authorizer event, as functions/authorizer.ts reads it. */
@@ -160,8 +188,15 @@ export async function serveAwsApis(codeDeploy: CodeDeployApi, lambda: LambdaApi)
       const invocation = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
       if (request.method === 'POST' && invocation) {
         const qualifier = url.searchParams.get('Qualifier');
+        const FunctionName = decodeURIComponent(invocation[1]!);
+        if (request.headers['x-amz-invocation-type'] === 'Event') {
+          // Queued, not run: Lambda answers 202 with no payload.
+          await lambda.invoke({ FunctionName, InvocationType: 'Event', Payload: body }, options);
+          response.writeHead(202, { 'content-type': 'application/json' }).end();
+          return;
+        }
         const answer = await lambda.invoke(
-          { FunctionName: decodeURIComponent(invocation[1]!), ...(qualifier === null ? {} : { Qualifier: qualifier }), Payload: body },
+          { FunctionName, ...(qualifier === null ? {} : { Qualifier: qualifier }), Payload: body },
           options,
         );
         const headers: Record<string, string> = { 'content-type': 'application/json', 'x-amz-executed-version': qualifier ?? '$LATEST' };

@@ -15,10 +15,11 @@ import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
 import { runPreTrafficChecks, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import { checksFor } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
 
 import { generateApiKey } from '../../shared/domain/auth/api-keys';
 import { ENV } from '../../shared/facts/environment';
-import { fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
+import { FAKE_CURRENT_VERSION, fakeCodeDeploy, fakeLambda, serveAwsApis } from '../helpers/fake-codedeploy';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 
 /**
@@ -240,13 +241,17 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       return `${config.stackName}-${stage.stack.functions.byName.get(fn)!.node.id}`;
     }
 
-    /** Lambda's Invoke of a published version, served by running the function's asset as the bundle check does. */
+    /**
+     * Lambda's Invoke of a published version, served by running the function's asset as the bundle check does:
+     * the version being deployed with `overrides` to its environment, the one serving now as the template has it.
+     */
     function bundleLambda(overrides: Partial<Record<ApiFunctionName, Record<string, string>>> = {}) {
       const byName = new Map(API_FUNCTIONS.map((fn) => [deployedName(fn), fn]));
       return fakeLambda(async (call) => {
         const fn = byName.get(call.functionName ?? '');
         if (fn === undefined) throw new Error(`No function ${call.functionName}`);
-        const [result] = (await invoke(fn, [call.event], undefined, overrides[fn])).results;
+        const environment = call.qualifier === FAKE_CURRENT_VERSION ? undefined : overrides[fn];
+        const [result] = (await invoke(fn, [call.event], undefined, environment)).results;
         return { payload: result };
       });
     }
@@ -257,6 +262,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         codeDeploy: codeDeploy.api,
         lambda,
         functionNames: Object.fromEntries(API_FUNCTIONS.map((name) => [name, deployedName(name)])) as Record<ApiFunctionName, string>,
+        trafficFunction: `${config.stackName}-deploymentTraffic`,
         clock: { getRemainingTimeInMillis: () => preTrafficHookTimeoutMs() },
         checkContext: (runId) => ({ runId, unknownApiKey: generateApiKey(), unknownPetId: 4_503_599_627_370_497, now: new Date() }),
         checkKeys: new DynamoApiKeyStore(documentClientOver(createLocalClient(dynamo.endpoint)), tables.apiKeys),
@@ -270,10 +276,13 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       expect(reports.map((report) => report.status)).toEqual(['Succeeded']);
     });
 
-    it('stops an authorizer that cannot read its keys table, before it takes traffic', async () => {
-      const { run, reports } = checks('authorizer', bundleLambda({ authorizer: { [ENV.apiKeysTable]: `${tables.apiKeys}-missing` } }).api);
+    it('stops an authorizer that cannot read its keys table, which the one serving now reads, before it takes traffic', async () => {
+      const lambda = bundleLambda({ authorizer: { [ENV.apiKeysTable]: `${tables.apiKeys}-missing` } });
+      const { run, reports } = checks('authorizer', lambda.api);
       await expect(run).resolves.toBe('Failed');
       expect(reports.map((report) => report.status)).toEqual(['Failed']);
+      expect(lambda.calls.some((call) => call.qualifier === FAKE_CURRENT_VERSION)).toBe(true);
+      expect(lambda.queued).toEqual([]);
     });
 
     it("runs the hook's own bundle: it finds what the deployment moves, checks that version and reports to CodeDeploy", async () => {
@@ -290,6 +299,8 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         ]),
       );
       names.set(stage.stack.getLogicalId(stage.stack.apiKeysTable.table.node.defaultChild as CfnElement), tables.apiKeys);
+      const trafficName = `${config.stackName}-DeploymentTraffic`;
+      names.set(stage.stack.getLogicalId(stage.stack.deploymentTraffic.function.node.defaultChild as CfnElement), trafficName);
       const resolve = (value: unknown): string => {
         if (typeof value === 'string') return value;
         if ((value as { Ref?: string }).Ref) return names.get((value as { Ref: string }).Ref)!;
@@ -328,12 +339,20 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       } finally {
         await aws.close();
       }
-      expect(lambda.calls.map((call) => [call.functionName, call.qualifier])).toEqual([
-        [deployedName('authorizer'), '2'],
-        [deployedName('authorizer'), '2'],
-        [deployedName('authorizer'), '2'],
-      ]);
+      // Every check of the new version, each passed, so the old one is asked nothing; then the canary's traffic run starts.
+      const key = { apiKey: 'k', keyId: 'k' };
+      const checks = checksFor('authorizer', {
+        runId: 'r',
+        unknownApiKey: 'k',
+        unknownPetId: 1,
+        now: new Date(),
+        checkKeys: { withExpiry: key, withoutExpiry: key, revoked: key },
+      });
+      expect(lambda.calls.map((call) => [call.functionName, call.qualifier])).toEqual(checks.map(() => [deployedName('authorizer'), '2']));
       expect(codeDeploy.reports).toEqual([{ ...EVENT_IDS, status: 'Succeeded' }]);
+      expect(lambda.queued.map((call) => [call.functionName, call.event])).toEqual([
+        [trafficName, { deploymentId: DEPLOYMENT, function: 'authorizer' }],
+      ]);
     });
   });
 });

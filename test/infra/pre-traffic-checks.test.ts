@@ -72,11 +72,14 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     }
   });
 
-  it('knows each function by the name its checks use, and the keys table it issues the authorizer’s check key in, and is told nothing else', () => {
+  it('knows each function by the name its checks use, the keys table it issues the authorizer’s check key in and the traffic it starts, and is told nothing else', () => {
     const variables = stage.json.Resources[id(hook().function)]!.Properties!.Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual([ENV.logLevel, ENV.preTrafficTargets, ENV.apiKeysTable].sort());
+    expect(Object.keys(variables).sort()).toEqual(
+      [ENV.logLevel, ENV.preTrafficTargets, ENV.apiKeysTable, ENV.deploymentTrafficFunction].sort(),
+    );
     expect(variables[ENV.logLevel]).toBe(config.logLevel);
     expect(variables[ENV.apiKeysTable]).toEqual({ Ref: id(stage.stack.apiKeysTable.table) });
+    expect(variables[ENV.deploymentTrafficFunction]).toEqual({ Ref: id(stage.stack.deploymentTraffic.function) });
     // The JSON CloudFormation will write, each function's name standing as the reference to it.
     const [separator, parts] = variables[ENV.preTrafficTargets]['Fn::Join'] as [string, unknown[]];
     const json = parts.map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(separator);
@@ -85,7 +88,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
     expect(Object.keys(byName).sort()).toEqual([...API_FUNCTIONS].sort());
   });
 
-  it('may write its own log, invoke only the published versions of the stage’s functions, put and revoke a key in the keys table, and read and report on deployments', () => {
+  it('may write its own log, invoke only the published versions of the stage’s functions and start the deployment traffic, put and revoke a key in the keys table, and read and report on deployments', () => {
     const groups = [...stage.stack.trafficShifting.deploymentGroups.values()];
     const groupArns = groups.map((group) => stage.stack.resolve(group.deploymentGroupArn));
     const expected = [
@@ -99,6 +102,7 @@ describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageC
         Action: 'lambda:InvokeFunction',
         Resource: { 'Fn::Join': ['', [arn(fn.function), ':*']] },
       })),
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: arn(stage.stack.deploymentTraffic.function) },
       // Issuing its check key and revoking it by its hash: it reads no key, nor anything of the pets table.
       ...['dynamodb:PutItem', 'dynamodb:UpdateItem'].map((action) => ({
         Effect: 'Allow',
@@ -222,6 +226,15 @@ describe.each(stages)('the rollback of the $name stage on 401s', (config: StageC
   });
 });
 
+/** A function that stands in for one of the stage's on a bare stack. */
+function standIn(stack: Stack, id: string): LambdaFunction {
+  return new LambdaFunction(stack, id, {
+    runtime: Runtime.NODEJS_24_X,
+    handler: 'index.handler',
+    code: Code.fromInline('export const handler = () => {};'),
+  });
+}
+
 describe('the PreTrafficChecks construct', () => {
   /** The construct on a bare stack, gating two deployment groups of stand-in functions. */
   function build() {
@@ -239,6 +252,7 @@ describe('the PreTrafficChecks construct', () => {
     );
     const checks = new PreTrafficChecks(stack, 'Checks', {
       functions,
+      deploymentTraffic: standIn(stack, 'DeploymentTraffic'),
       apiKeysTable,
       memoryMiB: 256,
       logLevel: 'INFO',
@@ -309,6 +323,7 @@ describe('the PreTrafficChecks construct', () => {
       () =>
         new PreTrafficChecks(stack, 'Checks', {
           functions: new Map([['listPets', only]]),
+          deploymentTraffic: standIn(stack, 'DeploymentTraffic'),
           apiKeysTable: new ApiKeysTable(stack, 'Keys', { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false }),
           memoryMiB: 256,
           logLevel: 'INFO',

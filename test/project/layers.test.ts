@@ -12,7 +12,7 @@ const CHECKING = ['shared/checks', 'shared/http', 'shared/domain', 'shared/runti
 const LAYERS: readonly LayerRule[] = [
   { folder: 'functions', mayImport: ['shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'] },
   // A function's own room (functions/<entry>/) holds what only it uses: its entry and the room import each other and the layers below.
-  // The hook issues and revokes its one check key through the keys table's store, and its time budget
+  // The hook issues and revokes its check keys through the keys table's store, and its time budget
   // follows from that store's client.
   { folder: 'functions/pre-traffic-hook.ts', mayImport: ['functions/pre-traffic-hook', ...CHECKING, 'shared/dynamodb'] },
   { folder: 'functions/pre-traffic-hook', mayImport: [...CHECKING, 'shared/dynamodb/dynamodb-client.ts'] },

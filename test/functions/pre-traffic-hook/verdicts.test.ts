@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { checksFor, type Check } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
-import { hookStatus, judge, type InvocationOutcome } from '../../../functions/pre-traffic-hook/verdicts';
+import { checksFor, keylessChecksFor, type Check } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
+import { hookStatus, judge, judgeAgainstOld, type InvocationOutcome } from '../../../functions/pre-traffic-hook/verdicts';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 
 /**
@@ -19,8 +19,12 @@ const context = {
   unknownApiKey: 'pets_unknown-key-for-the-test',
   unknownPetId: 4_503_599_627_370_497,
   now: new Date(),
-  // The key the recorded authorizer accepted: issued for the run, so its id is the one the answer names.
-  checkKey: { apiKey: 'pets_check-key-for-the-test', keyId: 'key_3f9a0c5e71b2d846' },
+  // The keys the recorded authorizer judged: issued for the run, so their ids are the ones the answers name.
+  checkKeys: {
+    withExpiry: { apiKey: 'pets_check-key-for-the-test', keyId: 'key_3f9a0c5e71b2d846' },
+    withoutExpiry: { apiKey: 'pets_lasting-check-key-for-the-test', keyId: 'key_8c41d07a2e95b3f6' },
+    revoked: { apiKey: 'pets_revoked-check-key-for-the-test', keyId: 'key_d2670b9e4a13c85f' },
+  },
 };
 
 function check(fn: ApiFunctionName, index: number): Check {
@@ -54,11 +58,23 @@ describe('the verdict on a check', () => {
     );
   });
 
-  it('checks the authorizer with the key issued for the run, and cannot without one', () => {
-    const [, , keyed] = checksFor('authorizer', context);
-    expect(JSON.stringify(keyed!.event)).toContain(`"authorization":"Bearer ${context.checkKey.apiKey}"`);
-    const { checkKey: _none, ...keyless } = context;
-    expect(() => checksFor('authorizer', keyless)).toThrow(/key the keys table holds/);
+  it('checks the authorizer with each key issued for the run, and without them only with the checks that need none', () => {
+    const [, , withExpiry, withoutExpiry, revoked] = checksFor('authorizer', context);
+    const { checkKeys } = context;
+    expect(JSON.stringify(withExpiry!.event)).toContain(`"authorization":"Bearer ${checkKeys.withExpiry.apiKey}"`);
+    expect(JSON.stringify(withoutExpiry!.event)).toContain(`"authorization":"Bearer ${checkKeys.withoutExpiry.apiKey}"`);
+    expect(JSON.stringify(revoked!.event)).toContain(`"authorization":"Bearer ${checkKeys.revoked.apiKey}"`);
+    const { checkKeys: _none, ...keyless } = context;
+    expect(() => checksFor('authorizer', keyless)).toThrow(/keys the keys table holds/);
+    const withoutKeys = keylessChecksFor('authorizer', keyless);
+    expect(withoutKeys).toEqual(checksFor('authorizer', context).slice(0, withoutKeys.length));
+    expect(JSON.stringify(withoutKeys)).not.toContain('check-key-for-the-test');
+  });
+
+  it('asks every other function the same with keys or without', () => {
+    for (const fn of API_FUNCTIONS.filter((name) => name !== 'authorizer')) {
+      expect(keylessChecksFor(fn, context), fn).toEqual(checksFor(fn, context));
+    }
   });
 
   describe('fails', () => {
@@ -130,6 +146,17 @@ describe('the verdict on a check', () => {
       expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'the verdict was invalid, expected allowed' }));
     });
 
+    it('an authorizer that refuses a key without an expiry, as every client’s key is', () => {
+      const verdict = judge(check('authorizer', 3), returned({ isAuthorized: true, context: { outcome: 'invalid' } }));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'the verdict was invalid, expected allowed' }));
+    });
+
+    it('an authorizer that accepts a revoked key', () => {
+      const accepted = { isAuthorized: true, context: { outcome: 'allowed', keyId: context.checkKeys.revoked.keyId } };
+      const verdict = judge(check('authorizer', 4), returned(accepted));
+      expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'the verdict was allowed, expected invalid' }));
+    });
+
     it('an authorizer that accepts the key as another one', () => {
       const verdict = judge(check('authorizer', 2), returned({ isAuthorized: true, context: { outcome: 'allowed', keyId: 'key_x' } }));
       expect(verdict).toEqual(expect.objectContaining({ passed: false, detail: 'allowed as key_x, expected key_3f9a0c5e71b2d846' }));
@@ -168,6 +195,63 @@ describe('the verdict on a check', () => {
   });
 });
 
+describe('the verdict on a check the new version failed, once the old version was asked the same', () => {
+  const storeDown = returned({
+    statusCode: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    body: JSON.stringify({ code: 'service_unavailable', message: 'The service is temporarily unavailable.', status: 503 }),
+  });
+  const internalError = returned({
+    statusCode: 500,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: 'internal_error', message: 'The service failed to process the request.', status: 500 }),
+  });
+  const crashed: InvocationOutcome = { kind: 'function-error', errorType: 'Error', errorMessage: 'Invalid configuration' };
+  const notFound = check('getPet', 1);
+
+  it('excuses a failure the old version shows the same way, and says so', () => {
+    const verdict = judgeAgainstOld(notFound, storeDown, { version: '6', outcome: storeDown });
+    expect(verdict).toEqual({
+      check: notFound.name,
+      passed: true,
+      excused: true,
+      detail: 'answered 503 service_unavailable, expected 404: fails the same way on version 6',
+    });
+  });
+
+  it('excuses a crash the old version has the same way', () => {
+    expect(judgeAgainstOld(notFound, crashed, { version: '6', outcome: crashed })).toEqual(
+      expect.objectContaining({ passed: true, excused: true }),
+    );
+  });
+
+  it('fails a new version whose failure the old version does not have, naming what the old one answered', () => {
+    const verdict = judgeAgainstOld(notFound, internalError, { version: '6', outcome: returned(recorded('getPet', 1)) });
+    expect(verdict).toEqual({
+      check: notFound.name,
+      passed: false,
+      detail: 'answered 500 internal_error, expected 404 (passes on version 6)',
+    });
+  });
+
+  it('fails a new version that fails otherwise than the old one', () => {
+    const verdict = judgeAgainstOld(notFound, internalError, { version: '6', outcome: storeDown });
+    expect(verdict.passed).toBe(false);
+    expect(verdict.detail).toBe('answered 500 internal_error, expected 404 (version 6: answered 503 service_unavailable, expected 404)');
+    expect(judgeAgainstOld(notFound, crashed, { version: '6', outcome: storeDown }).passed).toBe(false);
+  });
+
+  it('never excuses a check that reached neither version: nothing was judged', () => {
+    const throttled: InvocationOutcome = { kind: 'no-answer', reason: 'TooManyRequestsException: Rate Exceeded.' };
+    expect(judgeAgainstOld(notFound, throttled, { version: '6', outcome: throttled })).toEqual(expect.objectContaining({ passed: false }));
+  });
+
+  it('leaves a check the new version passed as it is', () => {
+    const verdict = judgeAgainstOld(notFound, returned(recorded('getPet', 1)), { version: '6', outcome: storeDown });
+    expect(verdict).toEqual({ check: notFound.name, passed: true, detail: 'answered 404 not_found' });
+  });
+});
+
 describe('the status reported to CodeDeploy', () => {
   const pass = { check: 'p', passed: true, detail: 'answered 404 not_found' };
   const fail = { check: 'q', passed: false, detail: 'answered 500, expected 404' };
@@ -178,6 +262,10 @@ describe('the status reported to CodeDeploy', () => {
 
   it('is Failed when any check failed', () => {
     expect(hookStatus([pass, fail, pass])).toBe('Failed');
+  });
+
+  it('is Succeeded when every check passed or was excused', () => {
+    expect(hookStatus([pass, { ...fail, passed: true, excused: true }])).toBe('Succeeded');
   });
 
   it('is Failed when nothing was judged', () => {
