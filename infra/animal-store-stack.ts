@@ -164,6 +164,7 @@ export class AnimalStoreStack extends Stack {
       aliases,
       memoryMiB: stage.memoryMiB.deploymentTraffic,
       logLevel: stage.logLevel,
+      metricsNamespace: metricsNamespace(stage.name),
       logRetention: stage.logRetention,
       removalPolicy,
     });

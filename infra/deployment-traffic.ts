@@ -19,6 +19,8 @@ export interface DeploymentTrafficProps {
   readonly memoryMiB: number;
   /** Application log level of the function. */
   readonly logLevel: LogLevel;
+  /** Namespace of the stage's business metrics, where it counts the authorizer's judged answers it sees. */
+  readonly metricsNamespace: string;
   /** Retention of its log group. */
   readonly logRetention: RetentionDays;
   /** What happens to the log group when it leaves the stack. */
@@ -52,6 +54,7 @@ export class DeploymentTraffic extends Construct {
     const functionNames = Object.fromEntries([...props.aliases].map(([name, alias]) => [name, alias.version.lambda.functionName]));
     const environment = environmentOf('deploymentTraffic', {
       [ENV.logLevel]: props.logLevel,
+      [ENV.metricsNamespace]: props.metricsNamespace,
       [ENV.preTrafficTargets]: Stack.of(this).toJsonString(functionNames),
     });
     this.function = new NodejsFunction(this, 'Function', {

@@ -5,6 +5,7 @@ import {
   MathExpression,
   Metric,
   TreatMissingData,
+  Unit,
   type IAlarm,
   type IAlarmAction,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -85,6 +86,7 @@ export class VersionAlarms extends Construct {
         metricNamespace: props.metricsNamespace,
         metricName: METRICS.authorizerAnswers,
         metricValue: '1',
+        unit: Unit.COUNT,
         dimensions: {
           [ANSWER_DIMENSIONS.status]: `$.${STATUS_FIELD}`,
           ...(byVersion ? { [ANSWER_DIMENSIONS.version]: `$.${VERSION_FIELD}` } : {}),
@@ -176,7 +178,8 @@ class VersionSignals {
   /** Answers of one status the function gave: every version's, or only the new one's. */
   answers(status: JudgedStatus, newVersionOnly: boolean): Metric {
     const version: Record<string, string> = newVersionOnly ? { [ANSWER_DIMENSIONS.version]: this.judged.version } : {};
-    // The authorizer answers through the route it fronts: the access log counts its verdicts (VersionAlarms).
+    // The authorizer answers through the route it fronts: the access log counts its verdicts (VersionAlarms), and
+    // the deployment traffic those it sees, which reach it without API Gateway (functions/deployment-traffic/).
     const dimensionsMap =
       this.name === 'authorizer'
         ? { [ANSWER_DIMENSIONS.status]: String(status), ...version }

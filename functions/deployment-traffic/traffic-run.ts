@@ -6,6 +6,7 @@ import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
+import { countAuthorizerAnswer } from '../../shared/runtime/metrics';
 import { PET_IDS_LISTING, trafficRequest, type TrafficContext } from './traffic-requests';
 
 /** Options of every call: each is bounded, so a run always ends within its own timeout. */
@@ -115,7 +116,9 @@ async function sendTraffic({ deploymentId, function: fn }: TrafficEvent, depende
       nextStatusAt = now() + STATUS_EVERY_MS;
     }
     const started = now();
-    const answer = await invokeLive(dependencies.lambda, functionName, trafficRequest(fn, sent++, { ...context, now: new Date(started) }));
+    const index = sent++;
+    const request = trafficRequest(fn, index, { ...context, now: new Date(started) });
+    const answer = await invokeLive(dependencies.lambda, functionName, request, `${context.runId}-${index}`);
     answers.set(answer, (answers.get(answer) ?? 0) + 1);
     await wait(Math.max(0, TRAFFIC_INTERVAL_MS - (now() - started)));
   }
@@ -218,12 +221,20 @@ async function invoke(
   }
 }
 
-/** One request through the alias, summed up as `<version> <answer>`: a status, an authorizer's verdict, `error` or `no answer`. */
-async function invokeLive(lambda: TrafficLambdaApi, functionName: string, event: unknown): Promise<string> {
+/** What the authorizer's judged verdicts answer as (shared/http/handler.ts): counted here, as no access log sees these requests. */
+const JUDGED_VERDICTS: Readonly<Record<string, 401 | 503>> = { invalid: 401, unavailable: 503 };
+
+/**
+ * One request through the alias, summed up as `<version> <answer>`: a status, an authorizer's verdict, `error` or
+ * `no answer`. A route function counts its own answers; the authorizer's judged verdicts are counted here.
+ */
+async function invokeLive(lambda: TrafficLambdaApi, functionName: string, event: unknown, requestId: string): Promise<string> {
   const answer = await invoke(lambda, functionName, event);
   if (answer === undefined) return 'no answer';
   if (answer.failed) return `${answer.version} error`;
   const payload = answer.payload as { statusCode?: unknown; context?: { outcome?: unknown } } | undefined;
-  const kind = typeof payload?.statusCode === 'number' ? payload.statusCode : (payload?.context?.outcome ?? 'unknown');
-  return `${answer.version} ${String(kind)}`;
+  const kind = typeof payload?.statusCode === 'number' ? payload.statusCode : String(payload?.context?.outcome ?? 'unknown');
+  const judged = JUDGED_VERDICTS[kind];
+  if (judged !== undefined) countAuthorizerAnswer(judged, answer.version, requestId);
+  return `${answer.version} ${kind}`;
 }

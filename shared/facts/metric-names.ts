@@ -28,7 +28,8 @@ export const METRICS = {
   answers: 'Answers',
   /**
    * The authorizer's verdicts a deployment judges it by: a key refused (status 401) or not looked up (503), by
-   * `status` and `version` and by `status` alone, counted from the access log (infra/version-alarms.ts). Unit: none.
+   * `status` and `version` and by `status` alone, no `service`: counted from the access log (infra/version-alarms.ts)
+   * and, for the requests that reach it without API Gateway, by the deployment traffic. Unit: Count.
    */
   authorizerAnswers: 'AuthorizerAnswers',
 } as const;

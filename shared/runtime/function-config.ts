@@ -69,8 +69,8 @@ export const FUNCTION_CONFIG = {
     [ENV.preTrafficTargets]: DeployedNames,
     [ENV.deploymentTrafficFunction]: RequiredString,
   }),
-  // It logs and publishes no metric; it sends requests to each function's `live` alias, by its deployed name.
-  deploymentTraffic: v.object({ ...LOGGER_CONFIG, [ENV.preTrafficTargets]: DeployedNames }),
+  // It sends requests to each function's `live` alias, by its deployed name, and counts the authorizer's refusals among the answers.
+  deploymentTraffic: withLogsAndMetrics({ [ENV.preTrafficTargets]: DeployedNames }),
   // The stage's URL and the secret holding its API key.
   syntheticProbe: withLogsAndMetrics({ [ENV.probeBaseUrl]: RequiredString, [ENV.probeApiKeySecret]: RequiredString }),
 } as const satisfies Record<FunctionName, ConfigSchema>;

@@ -57,16 +57,23 @@ function metricsConfig(): MetricsConfig | undefined {
 const fixedParts = new Map<string, { directive: string; values: string }>();
 
 /**
- * One count of `metricName` under `dimensions`; `alsoWithout` names a dimension the same line also leaves
+ * One count of `metricName` under `dimensions`, and the service's unless `withService` is false (a metric the
+ * access log counts too, which has no such field); `alsoWithout` names a dimension the same line also leaves
  * out, so CloudWatch keeps a second metric that adds up every value of it (one EMF line, two metrics).
  */
-function count(metricName: string, requestId: string, dimensions: Record<string, string> = {}, alsoWithout?: string): void {
+function count(
+  metricName: string,
+  requestId: string,
+  dimensions: Record<string, string> = {},
+  alsoWithout?: string,
+  withService = true,
+): void {
   const configured = metricsConfig();
   if (configured === undefined) return;
-  const key = JSON.stringify([metricName, dimensions, alsoWithout]);
+  const key = JSON.stringify([metricName, dimensions, alsoWithout, withService]);
   let fixed = fixedParts.get(key);
   if (fixed === undefined) {
-    const dimensionValues = { [SERVICE_DIMENSION]: SERVICE_NAME, ...dimensions };
+    const dimensionValues = withService ? { [SERVICE_DIMENSION]: SERVICE_NAME, ...dimensions } : dimensions;
     const names = Object.keys(dimensionValues);
     const dimensionSets = alsoWithout === undefined ? [names] : [names.filter((name) => name !== alsoWithout), names];
     fixed = {
@@ -112,6 +119,20 @@ export function countAnswer(functionName: string, version: string, status: numbe
     requestId,
     { function_name: functionName, [ANSWER_DIMENSIONS.status]: String(status), [ANSWER_DIMENSIONS.version]: version },
     ANSWER_DIMENSIONS.version,
+  );
+}
+
+/**
+ * The authorizer's verdict of a judged status to a request that did not come through API Gateway, whose access
+ * log counts every other (infra/version-alarms.ts): the deployment's own traffic, which knows the version that answered.
+ */
+export function countAuthorizerAnswer(status: 401 | 503, version: string, requestId: string): void {
+  count(
+    METRICS.authorizerAnswers,
+    requestId,
+    { [ANSWER_DIMENSIONS.status]: String(status), [ANSWER_DIMENSIONS.version]: version },
+    ANSWER_DIMENSIONS.version,
+    false,
   );
 }
 

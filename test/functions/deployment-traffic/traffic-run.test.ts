@@ -12,6 +12,8 @@ import { BAKE_MINUTES, LAMBDA_MAX_TIMEOUT_MS, TRAFFIC_INTERVAL_MS } from '../../
 import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryPetStore } from '../../helpers/in-memory-stores';
+import { captureOutput } from '../../helpers/output';
+import { METRICS } from '../../../shared/facts/metric-names';
 
 // Handlers validate their configuration when their module loads, as on a Lambda cold start.
 vi.hoisted(() => {
@@ -20,6 +22,9 @@ vi.hoisted(() => {
   process.env.CURSOR_SECRET = 'unit-test-cursor-secret-of-32-characters';
   process.env.PETS_LISTING_SHARDS = '8';
   process.env.PETS_WRITE_SHARDS = '8';
+  // The traffic counts what no access log sees; the test run turns metrics off (vitest.config.ts).
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  process.env.POWERTOOLS_METRICS_NAMESPACE = 'AnimalStore/test';
 });
 const { createListPetsHandler } = await import('../../../functions/list-pets');
 const { createCreatePetHandler } = await import('../../../functions/create-pet');
@@ -165,6 +170,35 @@ describe('the deployment traffic', () => {
     expect(new Set(calls.filter((call) => call.fn === 'listPets').map((call) => call.event.queryStringParameters.limit))).toEqual(
       new Set(['1', '20']),
     );
+  });
+
+  it("counts the authorizer's refusals by the version that gave them, as the access log counts those of API Gateway's requests", async () => {
+    const { lambda, calls } = stage('12');
+    const output = captureOutput({ silent: true });
+    try {
+      await runDeploymentTraffic({ deploymentId: DEPLOYMENT, function: 'authorizer' }, dependencies(lambda, deployment(2_000)));
+    } finally {
+      output.stop();
+    }
+    const counted = output.json().filter((line) => METRICS.authorizerAnswers in line);
+    // Every other request carries an unknown key: `invalid`, our 401; a request without one is not judged.
+    expect(counted.length).toBeGreaterThan(0);
+    expect(counted).toHaveLength(calls.filter((call) => call.event.headers.authorization !== undefined).length);
+    for (const line of counted) {
+      expect(line).toEqual(expect.objectContaining({ status: '401', version: '12', [METRICS.authorizerAnswers]: 1 }));
+      expect((line._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics[0]!.Dimensions).toEqual([
+        ['status'],
+        ['status', 'version'],
+      ]);
+    }
+    // The route functions count their own answers (shared/http/handler.ts): the traffic writes none for them.
+    const routes = captureOutput({ silent: true });
+    try {
+      await runDeploymentTraffic({ deploymentId: DEPLOYMENT, function: 'createPet' }, dependencies(stage().lambda, deployment(2_000)));
+    } finally {
+      routes.stop();
+    }
+    expect(routes.json().filter((line) => METRICS.authorizerAnswers in line)).toEqual([]);
   });
 
   it('refuses an event that is neither a bake nor a traffic run', async () => {
