@@ -11,7 +11,7 @@ import { logger } from '../shared/runtime/logger';
 import { runDeploymentTraffic, type DeploymentApi, type TrafficLambdaApi } from './deployment-traffic/traffic-run';
 
 /**
- * The Lambda entry point of the deployment traffic (infra/deployment-traffic.ts): wiring only. The pre-traffic
+ * The Lambda entry point of the deployment traffic (infra/traffic-during-deployment.ts): wiring only. The pre-traffic
  * hook starts a run per function whose new version passed its checks; CodeDeploy invokes it to bake.
  */
 

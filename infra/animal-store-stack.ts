@@ -16,7 +16,7 @@ import type { StageConfig } from './stages';
 import { SyntheticProbe } from './scheduled-probe';
 import { ApiKeysTable, IdempotencyTable, PetsTable } from './tables';
 import { TrafficShifting } from './traffic-shifting';
-import { DeploymentTraffic } from './deployment-traffic';
+import { DeploymentTraffic } from './traffic-during-deployment';
 import { VersionAlarms } from './version-alarms';
 
 export interface AnimalStoreStackProps extends Omit<StackProps, 'env'> {

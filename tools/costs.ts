@@ -10,7 +10,8 @@ import type { CapacityRow } from './bench/measure-capacity';
 import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm-requests';
 import { PRICE_LIST, PRICES } from './bench/prices';
 import { resourcesOfType, synthesize, type CfnTemplate } from './lambda/synth';
-import type { ApiFunctionName } from '../shared/facts/function-names';
+import { API_FUNCTIONS, type ApiFunctionName } from '../shared/facts/function-names';
+import { BAKE_MINUTES, CANARY_MINUTES, TRAFFIC_INTERVAL_MS } from '../shared/facts/deployment';
 
 // `npm run costs`: docs/costs.md, the one place the project states what it costs, rendered from the price table,
 // the bench's last results and the synthesized stages. test/tools/costs.test.ts fails when the page is stale.
@@ -156,6 +157,57 @@ export function fixedMonthlyOf({ config, template }: StageTemplate) {
   return { rows, total: rows.reduce((sum, [, , usd]) => sum + usd, 0) };
 }
 
+/**
+ * What one function's deployment uses beyond the release's own resources (docs/operations.md, "How a release
+ * reaches traffic"): estimates, stated as such on the page. Its requests are the deployment traffic's, through
+ * the canary and the bake; the judged answers among them (refused creates, unknown keys) each write a metric line.
+ */
+const DEPLOYMENT_RUN = {
+  /** A route's or the authorizer's billed duration for one of the traffic's requests: reads and refusals, warm. */
+  functionBilledMs: 10,
+  /** At most, for a listing of every shard; a read of one pet is one. */
+  readUnitsPerRequest: 4,
+  /** The `Answers` or `AuthorizerAnswers` line of a judged answer. */
+  metricLineBytes: 330,
+  /** The hook's checks and CodeDeploy's own steps, beyond the canary and the bake, that the traffic run lasts. */
+  extraMinutes: 1,
+} as const;
+
+/** What a stage pays for each function one release deploys, and for a release that changes every function. */
+export function deploymentCostOf({ config, template }: StageTemplate) {
+  const traffic = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).find(([id]) => id.startsWith('DeploymentTraffic'));
+  const trafficGb = Number(traffic?.[1].Properties?.MemorySize ?? 0) / 1024;
+  const requests = ((CANARY_MINUTES + BAKE_MINUTES) * 60_000) / TRAFFIC_INTERVAL_MS;
+  const functionGb = config.memoryMiB.listPets / 1024;
+  const seconds = (minutes: number) => minutes * 60;
+  const invocation = (gb: number, s: number) => PRICES.lambdaPerMillionInvocations / 1e6 + gb * s * PRICES.lambdaArmPerGbSecond;
+  const rows: Array<readonly [item: string, quantity: string, usd: number]> = [
+    [
+      `Its own requests, every ${TRAFFIC_INTERVAL_MS} ms for the ${CANARY_MINUTES}-minute canary and the ${BAKE_MINUTES}-minute bake (about ${DEPLOYMENT_RUN.functionBilledMs} ms each)`,
+      requests.toLocaleString('en-US'),
+      requests * invocation(functionGb, DEPLOYMENT_RUN.functionBilledMs / 1000),
+    ],
+    [
+      `DynamoDB read units, at most ${DEPLOYMENT_RUN.readUnitsPerRequest} a request`,
+      (requests * DEPLOYMENT_RUN.readUnitsPerRequest).toLocaleString('en-US'),
+      (requests * DEPLOYMENT_RUN.readUnitsPerRequest * PRICES.dynamoDbPerMillionReadUnits) / 1e6,
+    ],
+    [
+      `Metric lines of its judged answers, at most one a request (about ${DEPLOYMENT_RUN.metricLineBytes} bytes)`,
+      `${((requests * DEPLOYMENT_RUN.metricLineBytes) / 1e6).toFixed(2)} MB`,
+      ((requests * DEPLOYMENT_RUN.metricLineBytes) / 1024 ** 3) * PRICES.logsPerGbIngested,
+    ],
+    [
+      `The traffic run (${CANARY_MINUTES + BAKE_MINUTES + DEPLOYMENT_RUN.extraMinutes} minutes) and the bake (${BAKE_MINUTES} minutes), mostly waiting`,
+      '2 invocations',
+      invocation(trafficGb, seconds(CANARY_MINUTES + BAKE_MINUTES + DEPLOYMENT_RUN.extraMinutes)) +
+        invocation(trafficGb, seconds(BAKE_MINUTES)),
+    ],
+  ];
+  const perFunction = rows.reduce((sum, [, , usd]) => sum + usd, 0);
+  return { rows, perFunction, perRelease: perFunction * API_FUNCTIONS.length };
+}
+
 /** Dollars to the cent, for sums a reader compares. */
 function money(value: number): string {
   return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
@@ -298,6 +350,25 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
         '',
         table(
           ['Item', 'Quantity', 'Per month'],
+          rows.map(([item, quantity, usd]) => [item, quantity, dollars(usd)]),
+        ),
+        '',
+      ];
+    }),
+    '## What a deployment adds',
+    '',
+    "Each function a release changes is judged against its old version over its canary and its bake, on clients' requests and",
+    'on the deployment\'s own, which keep even an idle stage\'s canary judged ("How a release reaches traffic" in',
+    '[operations.md](operations.md#how-a-release-reaches-traffic)). What that adds, per function deployed, estimated; its alarms',
+    "are among the stage's alarm metrics above, and each version's answer counts are custom metrics billed for the hours they are published.",
+    '',
+    ...stages.flatMap((stage) => {
+      const { rows, perFunction, perRelease } = deploymentCostOf(stage);
+      return [
+        `**${stage.config.name}**: about **${dollars(perFunction)} a function**, ${dollars(perRelease)} for a release that changes all ${API_FUNCTIONS.length}. Each deployment takes about ${CANARY_MINUTES + BAKE_MINUTES} minutes after its hook, ${BAKE_MINUTES} of them the bake.`,
+        '',
+        table(
+          ['Item', 'Quantity', 'Per function deployed'],
           rows.map(([item, quantity, usd]) => [item, quantity, dollars(usd)]),
         ),
         '',

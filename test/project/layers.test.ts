@@ -16,6 +16,8 @@ const LAYERS: readonly LayerRule[] = [
   // follows from that store's client.
   { folder: 'functions/pre-traffic-hook.ts', mayImport: ['functions/pre-traffic-hook', ...CHECKING, 'shared/dynamodb'] },
   { folder: 'functions/pre-traffic-hook', mayImport: [...CHECKING, 'shared/dynamodb/dynamodb-client.ts'] },
+  { folder: 'functions/deployment-traffic.ts', mayImport: ['functions/deployment-traffic', ...CHECKING] },
+  { folder: 'functions/deployment-traffic', mayImport: CHECKING },
   { folder: 'functions/synthetic-probe.ts', mayImport: ['functions/synthetic-probe', ...CHECKING] },
   { folder: 'functions/synthetic-probe', mayImport: CHECKING },
   { folder: 'shared/checks', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
