@@ -18,7 +18,7 @@ export const CHECK_ANSWER_LIMIT_MS = LAMBDA_INIT_LIMIT_MS + FUNCTION_TIMEOUT_MS 
 export const CODEDEPLOY_CALL_LIMIT_MS = 10_000;
 
 /**
- * How long starting the canary's traffic run may take: an asynchronous invocation, which Lambda answers
+ * How long starting the deployment traffic may take: an asynchronous invocation, which Lambda answers
  * once it has queued the event, the SDK's retries included.
  */
 export const TRAFFIC_START_LIMIT_MS = 10_000;
@@ -54,7 +54,7 @@ function checkingTimeMs(fn: ApiFunctionName): number {
 
 /**
  * The hook's timeout: its start, finding the deployment's target (list, then get), the checks of the
- * function that takes longest to check, the report and starting the canary's traffic, each at its limit,
+ * function that takes longest to check, the report and starting the deployment traffic, each at its limit,
  * in the whole seconds Lambda takes. A deployment moves one function.
  */
 export function preTrafficHookTimeoutMs(): number {

@@ -56,7 +56,7 @@ export interface HookLimits {
   readonly codeDeployCallMs: number;
   /** How long issuing or revoking one check key may take: the hook leaves itself that time to revoke them. */
   readonly checkKeyCallMs: number;
-  /** How long starting the canary's traffic run may take. */
+  /** How long starting the deployment traffic may take. */
   readonly trafficStartMs: number;
 }
 
@@ -107,7 +107,7 @@ interface DeploymentVerdicts {
  * with each check of its function (pre-traffic-expectations.ts), judged against the version serving now,
  * and reports Succeeded only when no check fails the new version; anything else, an exception included,
  * is Failed and rolls the deployment back. Only a report CodeDeploy refuses is thrown, since a deployment
- * without a report cannot pass. Once Succeeded is reported, it starts the canary's traffic run.
+ * without a report cannot pass. Once Succeeded is reported, it starts the deployment traffic.
  */
 export async function runPreTrafficChecks(event: unknown, dependencies: PreTrafficCheckDependencies): Promise<HookStatus> {
   const parsed = v.safeParse(HookEventSchema, event);
@@ -162,9 +162,9 @@ async function startTraffic(
       },
       { abortSignal: AbortSignal.timeout(limits.trafficStartMs) },
     );
-    logger.info('Started the canary traffic run', entry);
+    logger.info('Started the deployment traffic', entry);
   } catch (error) {
-    logger.error('The canary traffic run did not start: only clients and the probe reach the new version', {
+    logger.error('The deployment traffic did not start: only clients and the probe reach the new version', {
       ...entry,
       error: describeError(error),
     });

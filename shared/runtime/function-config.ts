@@ -62,7 +62,7 @@ export const FUNCTION_CONFIG = {
   routeNotFound: withLogsAndMetrics({}),
   authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
   // It logs and publishes no metric; it knows each checked function's name, the keys table it issues the authorizer's
-  // check keys in, and the function it starts a passed version's canary traffic with.
+  // check keys in, and the function it starts a passed version's deployment traffic with.
   preTrafficHook: v.object({
     ...LOGGER_CONFIG,
     [ENV.apiKeysTable]: RequiredString,

@@ -212,7 +212,7 @@ const trafficStart = (fn: ApiFunctionName) => ({
 
 describe('the pre-traffic hook', () => {
   it.each(API_FUNCTIONS)(
-    'invokes the version of %s being deployed with each of its checks, reports Succeeded and starts its canary traffic',
+    'invokes the version of %s being deployed with each of its checks, reports Succeeded and starts its deployment traffic',
     async (fn) => {
       const keys = keysTable();
       const answers = fn === 'authorizer' ? authorizerOver(keys.keys) : recordedAnswers();
@@ -425,7 +425,7 @@ describe('the pre-traffic hook, judging the new version against the one serving 
       expect(logged()).toContainEqual(
         expect.objectContaining({
           level: 'ERROR',
-          message: expect.stringMatching(/^The canary traffic run did not start/),
+          message: expect.stringMatching(/^The deployment traffic did not start/),
           function: 'getPet',
         }),
       );
