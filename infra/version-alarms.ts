@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -105,6 +105,9 @@ export class VersionAlarms extends Construct {
       ];
       const own = rules.map((rule) => {
         const alarm = new Alarm(this, `${name}NewVersion${rule.id}`, {
+          // Named for the version it judges, so each release's are new alarms, which start with no state: the
+          // serving version's own ALARM (it crashes, and the release is its fix) never stops the next deployment.
+          alarmName: `${Stack.of(this).stackName}-${name}-NewVersion${rule.id}-v${judgedFunction.version}`,
           metric: new MathExpression({ expression: rule.expression, usingMetrics: rule.metrics, period, label: rule.label }),
           threshold: rule.threshold,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -112,7 +115,9 @@ export class VersionAlarms extends Construct {
           datapointsToAlarm: props.thresholds.datapointsToAlarm,
           // A minute the new version did not run has no data: nothing to judge, so nothing breaches.
           treatMissingData: TreatMissingData.NOT_BREACHING,
-          alarmDescription: `${rule.description(name)} Its deployment rolls back. Nothing rolls back while it is not being deployed: its old and new version are then one.`,
+          alarmDescription:
+            `${rule.description(name)} Its deployment rolls back. Between deployments it watches the version serving, with no old ` +
+            'version to compare: it notifies, and the next release brings alarms of its own.',
         });
         for (const action of props.alarmActions) {
           alarm.addAlarmAction(action);

@@ -8,8 +8,8 @@ import { answerStatusesOf, VersionAlarms } from '../../infra/version-alarms';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { evaluateExpression } from '../helpers/alarm-evaluation';
 
-/** The construct on a bare stack, judging stand-ins for getPet, routeNotFound and the authorizer, each at version 7. */
-function build(thresholds: AlarmThresholds = production.alarms) {
+/** The construct on a bare stack, judging stand-ins for getPet, routeNotFound and the authorizer, each at `version`. */
+function build(thresholds: AlarmThresholds = production.alarms, version = '7') {
   const stack = new Stack(new App(), 'Bare');
   const standIn = (name: string) =>
     new LambdaFunction(stack, name, {
@@ -17,9 +17,7 @@ function build(thresholds: AlarmThresholds = production.alarms) {
       handler: 'index.handler',
       code: Code.fromInline('exports.handler=()=>{}'),
     });
-  const judged = (['getPet', 'routeNotFound', 'authorizer'] as const).map(
-    (name) => [name, { function: standIn(name), version: '7' }] as const,
-  );
+  const judged = (['getPet', 'routeNotFound', 'authorizer'] as const).map((name) => [name, { function: standIn(name), version }] as const);
   const alarms = new VersionAlarms(stack, 'VersionAlarms', {
     functions: new Map<ApiFunctionName, { function: LambdaFunction; version: string }>(judged),
     thresholds,
@@ -94,6 +92,16 @@ describe('the VersionAlarms construct', () => {
         { Key: 'version', Value: '$.authorizerVersion' },
       ],
     ]);
+  });
+
+  it('names each alarm for the version it judges, so a release brings new alarms without the state of the version serving', () => {
+    const namesOf = (version: string) =>
+      Object.values(build(production.alarms, version).json.Resources)
+        .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
+        .map((resource) => JSON.stringify(resource.Properties.AlarmName));
+    const [seven, eight] = [namesOf('7'), namesOf('8')];
+    expect(seven.every((name) => name.includes('-v7'))).toBe(true);
+    expect(eight.filter((name) => seven.includes(name))).toEqual([]);
   });
 
   it('refuses thresholds the deployment traffic cannot give an idle stage’s canary', () => {
