@@ -3,7 +3,7 @@ import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-la
 import * as v from 'valibot';
 import { BAKE_MINUTES, TRAFFIC_INTERVAL_MS } from '../../shared/facts/deployment';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
-import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { CODEDEPLOY_CALL_LIMIT_MS, DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
 import { countAuthorizerAnswer } from '../../shared/runtime/metrics';
@@ -64,12 +64,8 @@ const ALL_AT_ONCE = 'CodeDeployDefault.LambdaAllAtOnce';
 
 /** How often a run asks whether its deployment has ended. */
 export const STATUS_EVERY_MS = 15_000;
-/** How long one invocation may take: a cold start at Lambda's INIT limit, the function's timeout, and the network. */
-const INVOKE_LIMIT_MS = 10_000 + FUNCTION_TIMEOUT_MS + 5_000;
-/** How long one CodeDeploy call may take, the SDK's retries included. */
-const CODEDEPLOY_CALL_LIMIT_MS = 10_000;
 /** What a run keeps of its time to end by itself: a request at its limit, then its last line. */
-const END_RESERVE_MS = INVOKE_LIMIT_MS + 5_000;
+const END_RESERVE_MS = DIRECT_INVOCATION_LIMIT_MS + 5_000;
 
 /**
  * The deployment traffic function's two jobs, by what invoked it: the pre-traffic hook, to send a function's
@@ -206,7 +202,7 @@ async function invoke(
   try {
     const answer = await lambda.invoke(
       { FunctionName: functionName, Qualifier: 'live', Payload: encoder.encode(JSON.stringify(event)) },
-      { abortSignal: AbortSignal.timeout(INVOKE_LIMIT_MS) },
+      { abortSignal: AbortSignal.timeout(DIRECT_INVOCATION_LIMIT_MS) },
     );
     const text = answer.Payload === undefined ? '' : decoder.decode(answer.Payload);
     let payload: unknown;

@@ -1,5 +1,5 @@
 import { dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
-import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
+import { CODEDEPLOY_CALL_LIMIT_MS, DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import { CHECK_KEY_SHAPES, CHECKED_WITH_A_KEY, checksFor, needsRevoking, type CheckKeys } from './pre-traffic-expectations';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 
@@ -8,14 +8,8 @@ import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function
  * call is bounded and the hook's timeout leaves room for all of them, the report and the traffic start last.
  */
 
-/** Lambda's own limit on starting a new instance (INIT): a check of a cold version may wait through it first. */
-export const LAMBDA_INIT_LIMIT_MS = 10_000;
-
-/** How long a check waits for its answer: a cold start at its limit, the function's whole timeout, and the network. */
-export const CHECK_ANSWER_LIMIT_MS = LAMBDA_INIT_LIMIT_MS + FUNCTION_TIMEOUT_MS + 5_000;
-
-/** How long one CodeDeploy call may take, the SDK's retries included. */
-export const CODEDEPLOY_CALL_LIMIT_MS = 10_000;
+/** How long a check waits for its answer: a direct invocation's limit. */
+export const CHECK_ANSWER_LIMIT_MS = DIRECT_INVOCATION_LIMIT_MS;
 
 /**
  * How long starting the deployment traffic may take: an asynchronous invocation, which Lambda answers

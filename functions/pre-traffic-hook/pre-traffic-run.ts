@@ -10,7 +10,8 @@ import * as v from 'valibot';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
 import { describeError, withCheckKeys, type CheckKeyStore } from './check-keys';
-import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, CODEDEPLOY_CALL_LIMIT_MS, TRAFFIC_START_LIMIT_MS } from './hook-time-budget';
+import { CODEDEPLOY_CALL_LIMIT_MS } from '../../shared/facts/time-budget';
+import { CHECK_ANSWER_LIMIT_MS, CHECK_KEY_CALL_LIMIT_MS, TRAFFIC_START_LIMIT_MS } from './hook-time-budget';
 import {
   CHECK_KEY_SHAPES,
   CHECKED_WITH_A_KEY,

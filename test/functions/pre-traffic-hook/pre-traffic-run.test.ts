@@ -9,11 +9,11 @@ import { CHECK_KEY_NAME, type CheckKeyStore } from '../../../functions/pre-traff
 import {
   CHECK_ANSWER_LIMIT_MS,
   CHECK_KEY_CALL_LIMIT_MS,
-  CODEDEPLOY_CALL_LIMIT_MS,
   HOOK_START_MS,
   preTrafficHookTimeoutMs,
   TRAFFIC_START_LIMIT_MS,
 } from '../../../functions/pre-traffic-hook/hook-time-budget';
+import { CODEDEPLOY_CALL_LIMIT_MS } from '../../../shared/facts/time-budget';
 import {
   runPreTrafficChecks,
   type CodeDeployApi,
