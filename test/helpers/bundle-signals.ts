@@ -1,0 +1,302 @@
+import { trafficRequest } from '../../functions/deployment-traffic/traffic-requests';
+import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
+import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
+import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
+import { ENV } from '../../shared/facts/environment';
+import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
+import { routes } from '../../shared/facts/routes';
+import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
+import { functionAssets } from '../../tools/lambda/function-assets';
+import { invokeBundle, runtimeNode } from '../../tools/lambda/lambda-runner';
+import type { Synthesis, SynthesizedStage } from '../../tools/lambda/synth';
+import { VERSIONS, type BundleSignals, type Caller, type DeploymentRequest } from './alarm-evaluation';
+
+/**
+ * Each function's per-version signals, from running its bundle as deployed (tools/lambda/lambda-runner.ts): the
+ * stage's environment, the function's name in the simulated account, AWS_LAMBDA_FUNCTION_VERSION set to each
+ * version the evaluation runs, and a store that is dynalite, a port that refuses, or a table that does not exist.
+ * What each route function writes for a success, a store failure and a refusal, what the authorizer answers each
+ * kind of key with, and how the healthy version answers the deployment traffic's requests. Seconds of processes:
+ * compute it once per test file.
+ */
+
+/** A port nothing listens on: every store call is refused, as when DynamoDB cannot be reached. */
+const UNREACHABLE_STORE = 'http://127.0.0.1:9';
+/** A pets table that does not exist: the store fails for this version alone, which answers 500. */
+const MISSING_TABLE = 'signals-missing-table';
+const CURSOR_SECRET = 'signals-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz0123';
+const UNKNOWN_PET_ID = 4_503_599_627_370_497;
+/** The judged statuses whose real line stands for one a bundle cannot give: a refusal's first. */
+const REFUSALS_FIRST = [400, 404, 401, 503, 500] as const;
+/** Processes at once: the machine's other work keeps its cores. */
+const PARALLEL_RUNS = 2;
+
+type RouteFunction = Exclude<ApiFunctionName, 'authorizer'>;
+type Store = 'dynalite' | 'unreachable' | 'missing table';
+
+/** One request a bundle is run with, and the store it meets. */
+interface Probe {
+  readonly store: Store;
+  readonly event: unknown;
+  /** One of the deployment traffic's requests, whose answer the signals keep in turn. */
+  readonly deploymentTraffic?: true;
+}
+
+/** A request's answer, with the metric lines the bundle wrote for it. */
+interface Answered {
+  readonly probe: Probe;
+  readonly result: any;
+  readonly lines: string[];
+}
+
+export async function bundleSignals(
+  synthesis: Pick<Synthesis, 'outdir'>,
+  stage: SynthesizedStage,
+  functionNames: Readonly<Record<ApiFunctionName, string>>,
+): Promise<BundleSignals> {
+  const node = runtimeNode();
+  const dynamo = await startDynalite({ port: 0 });
+  try {
+    const tables = { pets: 'signals-pets', apiKeys: 'signals-api-keys', idempotency: 'signals-idempotency' };
+    const client = createLocalClient(dynamo.endpoint);
+    await ensureTables(client, tables);
+    const keys = new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys);
+    // A client's key, as `npm run keys` issues it (no expiry), and a key with one, as the hook's check keys have.
+    const clientKey = (await issueApiKey(keys, 'signals-client')).apiKey;
+    const expiringKey = generateApiKey();
+    await keys.add({
+      keyId: generateKeyId(),
+      keyHash: hashApiKey(expiringKey),
+      name: 'signals-check',
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    client.destroy();
+
+    const assets = functionAssets(synthesis, stage);
+    let warmUps = 0;
+    /** A version's bundle over its probes, one process per store each meets, every answer with its lines. */
+    const run = async (fn: ApiFunctionName, version: string, probes: readonly Probe[]): Promise<Answered[]> => {
+      const answered: Answered[] = [];
+      for (const store of ['dynalite', 'unreachable', 'missing table'] as const) {
+        const meeting = probes.filter((probe) => probe.store === store);
+        if (meeting.length === 0) continue;
+        const asset = assets.get(fn)!;
+        const env = {
+          ...asset.environment({
+            tables,
+            dynamoDbEndpoint: store === 'unreachable' ? UNREACHABLE_STORE : dynamo.endpoint,
+            cursorSecret: CURSOR_SECRET,
+          }),
+          AWS_LAMBDA_FUNCTION_NAME: functionNames[fn],
+          AWS_LAMBDA_FUNCTION_VERSION: version,
+          ...(store === 'missing table' ? { [ENV.petsTable]: MISSING_TABLE } : {}),
+        };
+        // The first request warms the instance up: its lines (a cold start's among them) are nobody's answer.
+        const events = meeting.map((probe) => probe.event);
+        const warmUp = withRequestId(events[0], `signals-warm-up-${warmUps++}`);
+        const { results, stdout } = await invokeBundle(node, { taskRoot: asset.taskRoot, env, events: [warmUp, ...events] });
+        const linesOf = new Map<string, string[]>();
+        for (const line of stdout.split('\n').filter((text) => text.includes('"_aws"'))) {
+          const requestId = String((JSON.parse(line) as { requestId?: unknown }).requestId);
+          linesOf.set(requestId, [...(linesOf.get(requestId) ?? []), line]);
+        }
+        meeting.forEach((probe, index) => {
+          answered.push({ probe, result: results[index + 1], lines: linesOf.get(requestIdOf(probe.event)) ?? [] });
+        });
+      }
+      return answered;
+    };
+
+    const answers: Record<string, Record<string, Record<string, string[]>>> = {};
+    const authorizer: Record<string, Record<string, Record<string, unknown>>> = {};
+    const deploymentTraffic: Record<string, DeploymentRequest[]> = {};
+    /** A version's probes of a route function: the first lines of each status it answered, and its answers to the deployment traffic. */
+    const probeRoute = async (fn: RouteFunction, version: string, probes: readonly Probe[]) => {
+      const byStatus = slot(
+        slot(answers, fn, () => ({})),
+        version,
+        () => ({}),
+      );
+      for (const { probe, result, lines } of await run(fn, version, probes)) {
+        const status = (result as { statusCode: number }).statusCode;
+        slot(byStatus, String(status), () => lines);
+        if (probe.deploymentTraffic && version === VERSIONS.new) slot(deploymentTraffic, fn, () => []).push(deploymentRequest(fn, status));
+      }
+    };
+
+    const create = (body: string, requestId: string) =>
+      withRequestId(
+        httpEvent({
+          method: 'POST',
+          routeKey: 'POST /v1/pets',
+          rawPath: '/v1/pets',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }),
+        requestId,
+      );
+    const validCreate = (requestId: string) => create(JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' }), requestId);
+    const get = (petId: number, requestId: string) =>
+      withRequestId(
+        httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: `/v1/pets/${petId}`, pathParameters: { petId: String(petId) } }),
+        requestId,
+      );
+    const list = (query: Record<string, string>, requestId: string) =>
+      withRequestId(httpEvent({ routeKey: 'GET /v1/pets', rawPath: '/v1/pets', query }), requestId);
+    const nowhere = (requestId: string) => withRequestId(httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), requestId);
+    /** The deployment traffic's requests to a function as functions/deployment-traffic/ builds them, in turn. */
+    const traffic = (fn: ApiFunctionName, version: string, petIds: readonly number[]): Probe[] =>
+      [0, 1].map((index) => ({
+        store: 'dynalite',
+        deploymentTraffic: true,
+        event: trafficRequest(fn, index, {
+          runId: `deployment-traffic-signals-${version}`,
+          unknownApiKey: generateApiKey(),
+          petIds,
+          unknownPetId: UNKNOWN_PET_ID,
+          now: new Date(),
+        }),
+      }));
+
+    // The creates go first: the pets they store are the ones getPet and the deployment traffic read.
+    await pool(
+      Object.values(VERSIONS).map(
+        (version) => () =>
+          probeRoute('createPet', version, [
+            { store: 'dynalite', event: validCreate(`create-${version}`) },
+            { store: 'dynalite', event: create('{}', `invalid-create-${version}`) },
+            { store: 'unreachable', event: validCreate(`create-unreachable-${version}`) },
+            { store: 'missing table', event: validCreate(`create-missing-${version}`) },
+            ...traffic('createPet', version, []),
+          ]),
+      ),
+    );
+    const [stored] = await run('listPets', VERSIONS.new, [{ store: 'dynalite', event: list({}, 'stored-pets') }]);
+    const petIds = (JSON.parse(stored!.result.body) as { id: number }[]).map((pet) => pet.id);
+    if (petIds.length === 0) throw new Error('The create bundle stored no pet');
+    const [petId] = petIds as [number];
+
+    const probeAuthorizer = async (version: string) => {
+      // A client's key, a key with an expiry, an unknown key, none, the deployment's, and a lookup the store refuses.
+      const keyed: Probe[] = [
+        { store: 'dynalite', event: authorizerEvent(`Bearer ${clientKey}`) },
+        { store: 'dynalite', event: authorizerEvent(`Bearer ${expiringKey}`) },
+        { store: 'dynalite', event: authorizerEvent(`Bearer ${generateApiKey()}`) },
+        { store: 'dynalite', event: authorizerEvent() },
+        ...traffic('authorizer', version, []),
+        { store: 'unreachable', event: authorizerEvent(`Bearer ${generateApiKey()}`) },
+      ];
+      const probes = keyed.map((probe, index) => ({ ...probe, event: withRequestId(probe.event, `authorizer-${version}-${index}`) }));
+      for (const { probe, result } of await run('authorizer', version, probes)) {
+        const context = (result as { context: Record<string, unknown> }).context;
+        if (context.version !== version) throw new Error(`The authorizer's version ${version} answered as ${String(context.version)}`);
+        slot(
+          slot(authorizer, version, () => ({})),
+          String(context.outcome),
+          () => context,
+        );
+        if (probe.deploymentTraffic && version === VERSIONS.new) {
+          slot(deploymentTraffic, 'authorizer', () => []).push({ caller: callerOf(String(context.outcome)) });
+        }
+      }
+    };
+    await pool(
+      Object.values(VERSIONS).flatMap((version) => [
+        () => probeAuthorizer(version),
+        () =>
+          probeRoute('listPets', version, [
+            { store: 'dynalite', event: list({}, `list-${version}`) },
+            { store: 'dynalite', event: list({ limit: '0' }, `invalid-list-${version}`) },
+            { store: 'unreachable', event: list({}, `list-unreachable-${version}`) },
+            { store: 'missing table', event: list({}, `list-missing-${version}`) },
+            ...traffic('listPets', version, petIds),
+          ]),
+        () =>
+          probeRoute('getPet', version, [
+            { store: 'dynalite', event: get(petId, `get-${version}`) },
+            { store: 'dynalite', event: get(UNKNOWN_PET_ID, `unknown-get-${version}`) },
+            { store: 'unreachable', event: get(petId, `get-unreachable-${version}`) },
+            { store: 'missing table', event: get(petId, `get-missing-${version}`) },
+            ...traffic('getPet', version, petIds),
+          ]),
+        () =>
+          probeRoute('routeNotFound', version, [
+            { store: 'dynalite', event: nowhere(`nowhere-${version}`) },
+            // It reads no store and answers every accepted request its own 404: a request it cannot read is its only failure.
+            { store: 'dynalite', event: withoutHttp(nowhere(`unreadable-${version}`)) },
+            ...traffic('routeNotFound', version, petIds),
+          ]),
+      ]),
+    );
+
+    for (const [fn, versions] of Object.entries(answers)) {
+      for (const [version, byStatus] of Object.entries(versions)) {
+        const success = String(routes.find((route) => route.operationId === fn)?.successStatus ?? 404);
+        if (byStatus[success] === undefined) throw new Error(`${fn} version ${version} never succeeded`);
+        const real = REFUSALS_FIRST.map((status) => byStatus[String(status)]).find((lines) => lines !== undefined && lines.length > 0);
+        if (real === undefined) throw new Error(`${fn} version ${version} wrote no line for any judged answer`);
+        for (const status of JUDGED_STATUSES) {
+          // A status its bundle cannot be made to give (a regression's 401 to an accepted key, routeNotFound's 503): the
+          // real line of another judged answer of the same version, a refusal's if it gave one, its status set to this one.
+          slot(byStatus, String(status), () => real.map((line) => withStatus(line, status)));
+        }
+      }
+    }
+    return { answers, authorizer, deploymentTraffic };
+  } finally {
+    await dynamo.close();
+  }
+}
+
+/** What the deployment traffic's request is to the simulation, by the healthy version's answer. */
+function deploymentRequest(fn: RouteFunction, status: number): DeploymentRequest {
+  const success = routes.find((route) => route.operationId === fn)?.successStatus ?? 404;
+  if (status === success) return { caller: 'valid key' };
+  if (status === 400 || status === 404) return { caller: 'valid key', refused: status };
+  throw new Error(`The deployment traffic's request to ${fn} was answered ${status}`);
+}
+
+/** The key a deployment traffic request to the authorizer carried, by the healthy version's verdict. */
+function callerOf(outcome: string): Caller {
+  if (outcome === 'invalid') return 'unknown key';
+  if (outcome === 'missing') return 'no key';
+  throw new Error(`The deployment traffic's request to the authorizer was answered ${outcome}`);
+}
+
+/** The value under `key`, made first when there is none. */
+function slot<T>(record: Record<string, T>, key: string, make: () => T): T {
+  if (!(key in record)) record[key] = make();
+  return record[key]!;
+}
+
+function withStatus(line: string, status: number): string {
+  return JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), [ANSWER_DIMENSIONS.status]: String(status) });
+}
+
+function withRequestId<T>(event: T, requestId: string): T {
+  const record = event as { requestContext: Record<string, unknown> };
+  return { ...record, requestContext: { ...record.requestContext, requestId } } as T;
+}
+
+function requestIdOf(event: unknown): string {
+  return String((event as { requestContext: { requestId: string } }).requestContext.requestId);
+}
+
+function withoutHttp<T>(event: T): T {
+  const { http: _http, ...requestContext } = (event as { requestContext: Record<string, unknown> }).requestContext;
+  return { ...(event as object), requestContext } as T;
+}
+
+/** Runs the tasks PARALLEL_RUNS at a time. */
+async function pool(tasks: ReadonlyArray<() => Promise<unknown>>): Promise<void> {
+  const waiting = [...tasks];
+  await Promise.all(
+    Array.from({ length: PARALLEL_RUNS }, async () => {
+      for (let task = waiting.shift(); task !== undefined; task = waiting.shift()) await task();
+    }),
+  );
+}
