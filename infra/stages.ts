@@ -67,12 +67,20 @@ export interface AlarmThresholds {
 export interface NewVersionThresholds {
   /** Requests a version must serve in a period to be judged, or to be the baseline: fewer say nothing of a rate. */
   readonly minimumRequests: number;
-  /** Answers of a kind beyond what the old version's rate predicts, in one period, before a margin counts: one stray answer is no regression. */
+  /**
+   * Answers of a kind beyond what the old version's rate predicts for the new version's requests, in one period,
+   * before a margin counts: one stray answer is no regression.
+   */
   readonly excessAnswers: number;
   /** Crashes, timeouts and 500s, in percentage points of its requests over the old version's rate (zero once the old serves nothing). */
   readonly failureMarginPercent: number;
-  /** 503, 401, 404 or 400 answers, in percentage points over the old version's rate to the same mix of requests. */
-  readonly answerMarginPercent: number;
+  /**
+   * 503, 401, 404 or 400 answers breach once their excess over the old version's rate is this many standard deviations
+   * of a count at that rate (binomial) and `excessAnswers`. A count's deviation, not a margin in percentage points:
+   * refused outsiders add to both versions' requests and to neither's answers, so they thin out a difference of rates
+   * but leave the excess as it was; and a rate near 100 % (the deployment's refused creates) varies little.
+   */
+  readonly answerDeviations: number;
   /** The new version's mean duration breaches at this multiple of the old version's plus `latencyMarginMs`. */
   readonly latencyFactor: number;
   readonly latencyMarginMs: number;
@@ -164,13 +172,16 @@ export interface StageConfig {
 
 /**
  * What both stages judge a new version by. The deployment traffic gives the new version about 24 requests a
- * minute in the canary (docs/operations.md, "How a release reaches traffic"): 10 is then met nearly always, and
- * at that count a rate moves about 10 points by chance, so 25 points and 5 answers more are a change, not noise.
+ * minute in the canary (docs/operations.md, "How a release reaches traffic"): 10 is then met nearly always. A
+ * version that answers as the old one does gives an excess of 4 deviations and 5 answers in a minute by chance at
+ * most 1 time in 600 (binomial, worst at a handful of predicted answers), and in two minutes of three about 1 in
+ * 100,000: a change, not noise. A margin of 25 points with 5 answers more was noisier at the canary's few requests
+ * (1 in 85 a minute) and blind once refused outsiders outnumber the clients.
  */
 const NEW_VERSION_THRESHOLDS = {
   minimumRequests: 10,
   excessAnswers: 5,
-  answerMarginPercent: 25,
+  answerDeviations: 4,
   latencyFactor: 2,
   latencyMarginMs: 50,
 } as const;

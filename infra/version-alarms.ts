@@ -255,18 +255,27 @@ function failuresRule(signals: VersionSignals, thresholds: AlarmThresholds): Rul
   };
 }
 
-/** One status it answers more often than the old version does to the same mix of requests: judged only while both serve. */
+/**
+ * One status it answers more often than the old version does to the same mix of requests, judged only while both
+ * serve: the answers beyond what the old version's rate predicts for the new version's requests, once that excess is
+ * `answerDeviations` standard deviations of a count at the old rate. Refused outsiders add to both versions' requests
+ * and to neither's answers: they thin out a difference of rates, not the excess.
+ */
 function answersRule(signals: VersionSignals, status: Exclude<JudgedStatus, 500>, thresholds: AlarmThresholds): Rule {
-  const margin = thresholds.newVersion.answerMarginPercent;
+  const { minimumRequests, excessAnswers, answerDeviations } = thresholds.newVersion;
+  const oldRate = `(FILL(allBad, 0) - FILL(newBad, 0)) / ${atLeastOne(OLD_N)}`;
+  const excess = `(FILL(newBad, 0) - newN * ${oldRate})`;
+  // Squares on both sides: metric math has no square root.
+  const deviates = `${excess} * ${excess} >= ${answerDeviations ** 2} * newN * ${oldRate} * (1 - ${oldRate})`;
   return {
     id: String(status),
-    expression: excessRate('FILL(newBad, 0)', 'FILL(allBad, 0)', thresholds),
+    expression: `IF(newN >= ${minimumRequests} AND ${OLD_N} >= ${minimumRequests}, IF(${deviates}, ${excess}, 0), 0)`,
     metrics: { ...signals.requests(), newBad: signals.answers(status, true), allBad: signals.answers(status, false) },
-    threshold: margin,
-    label: `new version ${status}s over the old version’s (percentage points)`,
+    threshold: excessAnswers,
+    label: `new version ${status}s beyond the old version’s rate, once ${answerDeviations} deviations off (answers)`,
     description: (name) =>
-      `The new version of ${name} answered ${status} to ${margin} percentage points more of its requests than the old version did to the ` +
-      `same mix of requests over the same minutes (at least ${thresholds.newVersion.excessAnswers} more): ${STATUS_MEANING[status]}.`,
+      `The new version of ${name} answered ${status} at least ${excessAnswers} times in a minute beyond what the old version's rate ` +
+      `over the same minutes predicts for its requests, ${answerDeviations} standard deviations off: ${STATUS_MEANING[status]}.`,
   };
 }
 

@@ -33,11 +33,6 @@ export interface Scenario {
 const ANSWERS_UNJUDGED_IN_THE_BAKE =
   'the answer alarms judge only while both versions serve their minimum (infra/version-alarms.ts, answersRule): in the bake the old ' +
   'version serves nothing, so no 503, 401, 404 or 400 of the new version is judged';
-/** Why refused outsiders hide a new version’s refusals. */
-const MARGIN_THINS_OUT =
-  'the answer alarms’ margin is in percentage points of every invocation: refused outsiders add to both versions’ invocations and to ' +
-  'neither’s judged answers, so the excess rate thins out below 25 points while the excess count stays far above 5';
-
 /** Clients on every operation's route at this fraction of its share of the throttle; their keys, as `npm run keys` issues them, have no expiry. */
 export function clients(stage: StageConfig, fraction: number, caller: Caller = 'valid key'): Traffic[] {
   return OPERATION_IDS.map((route) => ({ route, perSecond: stage.throttle[route].rateLimit * fraction, caller }));
@@ -249,7 +244,6 @@ export const REGRESSIONS: readonly Scenario[] = [
       },
     ),
     expected: { rollsBack: 'getPet', by: '404' },
-    knownMiss: { stages: ['production'], why: MARGIN_THINS_OUT },
   },
   {
     name: 'the authorizer’s new version refuses keys without an expiry while outsiders without a key flood every route at twice its share',
@@ -257,7 +251,6 @@ export const REGRESSIONS: readonly Scenario[] = [
       newVersion: 'refuses keys without an expiry',
     }),
     expected: { rollsBack: 'authorizer', by: '401' },
-    knownMiss: { stages: ['staging', 'production'], why: MARGIN_THINS_OUT },
   },
 ];
 
