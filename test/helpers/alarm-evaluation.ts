@@ -110,6 +110,8 @@ export interface BundleSignals {
   readonly authorizer: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>;
   /** By function: the deployment traffic's requests in turn (functions/deployment-traffic/traffic-requests.ts). */
   readonly deploymentTraffic: Readonly<Partial<Record<ApiFunctionName, readonly DeploymentRequest[]>>>;
+  /** By version and status: the lines the deployment traffic writes for the authorizer's judged verdicts on its own requests. */
+  readonly deploymentTrafficCounts: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
 }
 
 /**
@@ -595,6 +597,9 @@ const VERDICT: Readonly<Record<Caller, string>> = {
   'valid key with an expiry': 'allowed',
 };
 
+/** The authorizer's verdicts a deployment judges it by, as the status the route answers them with. */
+const JUDGED_VERDICTS: Readonly<Record<string, string>> = { invalid: '401', unavailable: '503' };
+
 /** A missing or malformed key is refused before any lookup; any other needs the keys table. */
 const looksUp = (caller: Caller) => caller !== 'no key' && caller !== 'malformed key';
 
@@ -727,7 +732,15 @@ class Simulation {
       const stream = `deployment ${fn} ${index}`;
       if (fn === 'authorizer') {
         for (const part of this.parts(minute, fn, count, stream, (b) => concernsCaller(b, request.caller, minute))) {
-          this.invoke(fn, part, part.behaviour === 'crashes');
+          const crashed = part.behaviour === 'crashes';
+          this.invoke(fn, part, crashed);
+          // No access log sees these verdicts: the deployment traffic counts the judged ones itself, by the version that gave them.
+          const status = JUDGED_VERDICTS[verdictOf(request.caller, part.behaviour, minute)];
+          if (crashed || status === undefined) continue;
+          const lines = this.signals.deploymentTrafficCounts[part.version]?.[status];
+          if (lines === undefined)
+            throw new Error(`The signals hold no line of the deployment traffic for version ${part.version}'s ${status}`);
+          for (const line of lines) for (const point of this.dataPointsOf(line)) this.count(point, part.count);
         }
         return;
       }

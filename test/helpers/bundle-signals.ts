@@ -1,3 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { CfnElement } from 'aws-cdk-lib';
 import { trafficRequest } from '../../functions/deployment-traffic/traffic-requests';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
 import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
@@ -8,11 +12,12 @@ import { ENV } from '../../shared/facts/environment';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
 import { routes } from '../../shared/facts/routes';
+import { DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
 import { functionAssets } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode } from '../../tools/lambda/lambda-runner';
 import type { Synthesis, SynthesizedStage } from '../../tools/lambda/synth';
-import { VERSIONS, type BundleSignals, type Caller, type DeploymentRequest } from './alarm-evaluation';
+import { physicalNameOf, VERSIONS, type BundleSignals, type Caller, type DeploymentRequest } from './alarm-evaluation';
 
 /**
  * Each function's per-version signals, from running its bundle as deployed (tools/lambda/lambda-runner.ts): the
@@ -31,6 +36,12 @@ const CURSOR_SECRET = 'signals-cursor-secret-0123456789abcdefghijklmnopqrstuvwxy
 const UNKNOWN_PET_ID = 4_503_599_627_370_497;
 /** The judged statuses whose real line stands for one a bundle cannot give: a refusal's first. */
 const REFUSALS_FIRST = [400, 404, 401, 503, 500] as const;
+/**
+ * How long the deployment traffic's bundle sends requests: its run ends once less than a request's limit and its
+ * last line are left (functions/deployment-traffic/traffic-run.ts), so a timeout this much above that is a few requests.
+ */
+const TRAFFIC_RUN_MS = 2_000;
+const TRAFFIC_RESERVE_MS = DIRECT_INVOCATION_LIMIT_MS + 5_000;
 /** Processes at once: the machine's other work keeps its cores. */
 const PARALLEL_RUNS = 2;
 
@@ -233,6 +244,14 @@ export async function bundleSignals(
       ]),
     );
 
+    // The authorizer's verdicts on the deployment's own requests reach no access log: the deployment traffic counts them.
+    const deploymentTrafficCounts: Record<string, Record<string, string[]>> = {};
+    await pool(
+      Object.values(VERSIONS).map((version) => async () => {
+        deploymentTrafficCounts[version] = await deploymentTrafficLines(node, synthesis, stage, version, authorizer[version]!);
+      }),
+    );
+
     for (const [fn, versions] of Object.entries(answers)) {
       for (const [version, byStatus] of Object.entries(versions)) {
         const success = String(routes.find((route) => route.operationId === fn)?.successStatus ?? 404);
@@ -246,10 +265,88 @@ export async function bundleSignals(
         }
       }
     }
-    return { answers, authorizer, deploymentTraffic };
+    return { answers, authorizer, deploymentTraffic, deploymentTrafficCounts };
   } finally {
     await dynamo.close();
   }
+}
+
+/**
+ * The deployment traffic's bundle, run for a few of its requests to the authorizer against a CodeDeploy whose
+ * deployment goes on and a Lambda whose `version` answers each as the authorizer's bundle did, a keyed request
+ * `invalid` and `unavailable` in turn: the lines it writes for those verdicts, by status.
+ */
+async function deploymentTrafficLines(
+  node: string,
+  synthesis: Pick<Synthesis, 'outdir'>,
+  stage: SynthesizedStage,
+  version: string,
+  verdicts: Readonly<Record<string, Record<string, unknown>>>,
+): Promise<Record<string, string[]>> {
+  const keyed = ['invalid', 'unavailable'].map((outcome) => verdicts[outcome]!);
+  let keyedSoFar = 0;
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (String(request.headers['x-amz-target']).endsWith('.GetDeployment')) {
+      const deploymentInfo = { status: 'InProgress', deploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes' };
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ deploymentInfo }));
+      return;
+    }
+    const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { headers?: Record<string, string> };
+    const context = event.headers?.authorization === undefined ? verdicts.missing : keyed[keyedSoFar++ % keyed.length];
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': version })
+      .end(JSON.stringify({ isAuthorized: true, context }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const hook = stage.stack.deploymentTraffic.function;
+    const resource = stage.json.Resources[stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)]!;
+    const taskRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const env = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      LAMBDA_TASK_ROOT: taskRoot,
+      AWS_LAMBDA_FUNCTION_NAME: physicalNameOf(stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)),
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(resource.Properties!.MemorySize),
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      FUNCTION_TIMEOUT_MS: String(TRAFFIC_RESERVE_MS + TRAFFIC_RUN_MS),
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'signals',
+      AWS_SECRET_ACCESS_KEY: 'signals',
+      AWS_ENDPOINT_URL_CODEDEPLOY: endpoint,
+      AWS_ENDPOINT_URL_LAMBDA: endpoint,
+      ...Object.fromEntries(
+        Object.entries(resource.Properties!.Environment.Variables as Record<string, unknown>).map(([name, value]) => [
+          name,
+          rendered(value),
+        ]),
+      ),
+    };
+    const { stdout } = await invokeBundle(node, { taskRoot, env, events: [{ deploymentId: 'd-SIGNALS', function: 'authorizer' }] });
+    const byStatus: Record<string, string[]> = {};
+    for (const line of stdout.split('\n').filter((text) => text.includes('"_aws"'))) {
+      const status = String((JSON.parse(line) as Record<string, unknown>)[ANSWER_DIMENSIONS.status]);
+      slot(byStatus, status, () => [line]);
+    }
+    for (const status of ['401', '503']) {
+      if (byStatus[status] === undefined) throw new Error(`The deployment traffic wrote no line for the authorizer's ${status}`);
+    }
+    return byStatus;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** A template value as the simulated account has it: a Ref the resource's name, an Fn::Join its parts joined. */
+function rendered(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const record = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+  if (record.Ref !== undefined) return physicalNameOf(record.Ref);
+  if (record['Fn::Join'] !== undefined) return record['Fn::Join'][1].map(rendered).join(record['Fn::Join'][0]);
+  throw new Error(`Cannot render ${JSON.stringify(value)}`);
 }
 
 /** What the deployment traffic's request is to the simulation, by the healthy version's answer. */

@@ -9,6 +9,7 @@ import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function
 import { resourcesOfType, synthesize, type CfnTemplate, type Synthesis } from '../../tools/lambda/synth';
 import { synthArguments } from '../../tools/release';
 import {
+  DEPLOYMENT_REQUESTS_PER_MINUTE,
   emfDataPoints,
   evaluateExpression,
   NOTHING_PUBLISHED,
@@ -20,7 +21,7 @@ import {
   type Minute,
 } from '../helpers/alarm-evaluation';
 import { bundleSignals } from '../helpers/bundle-signals';
-import { clients, misses, SCENARIOS, type Scenario } from '../helpers/rollback-scenarios';
+import { clients, misses, PROBE, SCENARIOS, type Scenario } from '../helpers/rollback-scenarios';
 import { synthesizedApp, synthesizedStage } from '../helpers/synthesized-app';
 
 /** Each stage's per-version signals, from its bundles: seconds of processes, so run once per stage for the whole file. */
@@ -95,6 +96,16 @@ describe.each(stages)('the rollback alarms of the $name stage, over simulated mi
     const outcome = alarms.deploy(config, { function: 'authorizer', traffic: clients(config, 0.5, 'unknown key') }, signals);
     const versions = new Set(outcome.simulated[0]!.requests.map(({ line }) => line.authorizerVersion));
     expect(versions).toEqual(new Set([VERSIONS.new, VERSIONS.old]));
+  });
+
+  it('count the authorizer’s verdicts on the deployment’s own requests from the lines the deployment traffic writes, by version', () => {
+    const outcome = alarms.deploy(config, { function: 'authorizer', traffic: PROBE }, signals);
+    const refusals = outcome.simulated[0]!.dataPoints.filter(
+      (point) => point.metricName === 'AuthorizerAnswers' && point.dimensions.status === '401' && point.dimensions.version !== undefined,
+    );
+    // Half the deployment's requests carry an unknown key, each version refusing its share of them.
+    expect(new Set(refusals.map((point) => point.dimensions.version))).toEqual(new Set([VERSIONS.new, VERSIONS.old]));
+    expect(refusals.reduce((sum, point) => sum + point.count, 0)).toBe(DEPLOYMENT_REQUESTS_PER_MINUTE / 2);
   });
 
   it.each(API_FUNCTIONS)('let clients at every route’s whole share breach no alarm while %s deploys a healthy version', (fn) => {
