@@ -72,8 +72,13 @@ export interface NewVersionThresholds {
    * before a margin counts: one stray answer is no regression.
    */
   readonly excessAnswers: number;
-  /** Crashes, timeouts and 500s, in percentage points of its requests over the old version's rate (zero once the old serves nothing). */
+  /** Crashes, timeouts and 500s, in percentage points of its requests over the old version's rate. */
   readonly failureMarginPercent: number;
+  /**
+   * In the bake, where the old version serves nothing to compare with, the failure rate that rolls the new version
+   * back: one no healthy stage has, so a fault the old version shared, at a rate it lived with, rolls nothing back.
+   */
+  readonly bakeFailurePercent: number;
   /**
    * 503, 401, 404 or 400 answers breach once their excess over the old version's rate is this many standard deviations
    * of a count at that rate (binomial) and `excessAnswers`. A count's deviation, not a margin in percentage points:
@@ -84,8 +89,8 @@ export interface NewVersionThresholds {
   /** The new version's mean duration breaches at this multiple of the old version's plus `latencyMarginMs`. */
   readonly latencyFactor: number;
   readonly latencyMarginMs: number;
-  /** The mean duration that stands for the old version's in the bake, where it serves nothing: a limit far above a warm request's. */
-  readonly bakeBaselineMs: number;
+  /** In the bake, the mean duration that rolls the new version back: far above a warm request's, and above a slow store's. */
+  readonly bakeMeanDurationMs: number;
 }
 
 /** A Route 53 public hosted zone, named by id and name so synthesis stays offline (no lookup). */
@@ -215,7 +220,7 @@ export const staging: StageConfig = {
     periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
-    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 5, bakeBaselineMs: 500 },
+    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 5, bakeFailurePercent: 10, bakeMeanDurationMs: 3_000 },
   },
   alarmSubscriptions: [],
   requiresAlarmSubscription: false,
@@ -262,7 +267,7 @@ export const production: StageConfig = {
     periodMinutes: 1,
     datapointsToAlarm: 2,
     evaluationPeriods: 3,
-    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 1, bakeBaselineMs: 250 },
+    newVersion: { ...NEW_VERSION_THRESHOLDS, failureMarginPercent: 1, bakeFailurePercent: 5, bakeMeanDurationMs: 2_000 },
   },
   // Example value: the on-call address or your ChatOps topic ({ topicArn: 'arn:aws:sns:…' }).
   alarmSubscriptions: [{ email: 'animal-store-oncall@example.com' }],

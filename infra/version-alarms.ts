@@ -230,7 +230,7 @@ function excessRate(newBad: string, allBad: string, thresholds: AlarmThresholds,
 
 /**
  * Crashes, timeouts and 500s: its own failures, which no client and no other function can cause. Judged in the
- * bake too, where the old version serves nothing and its rate counts as zero.
+ * bake too, where the old version serves nothing: a rate that stands for its own, so only `bakeFailurePercent` rolls back.
  */
 function failuresRule(signals: VersionSignals, thresholds: AlarmThresholds): Rule {
   const answersFailures = signals.name !== 'authorizer';
@@ -242,16 +242,17 @@ function failuresRule(signals: VersionSignals, thresholds: AlarmThresholds): Rul
   };
   const newBad = answersFailures ? '(FILL(newErrors, 0) + FILL(new500, 0))' : 'FILL(newErrors, 0)';
   const allBad = answersFailures ? '(FILL(allErrors, 0) + FILL(all500, 0))' : 'FILL(allErrors, 0)';
-  const margin = thresholds.newVersion.failureMarginPercent;
+  const { failureMarginPercent: margin, bakeFailurePercent } = thresholds.newVersion;
   return {
     id: 'Failures',
-    expression: excessRate(newBad, allBad, thresholds, '0'),
+    expression: excessRate(newBad, allBad, thresholds, String((bakeFailurePercent - margin) / 100)),
     metrics,
     threshold: margin,
     label: 'new version failures over the old version’s (percentage points)',
     description: (name) =>
       `The new version of ${name} crashed, timed out or answered 500 on ${margin} percentage points more of its requests than the old version ` +
-      `(at least ${thresholds.newVersion.excessAnswers} more in a minute). Its log group, level ERROR, filtered on the new version.`,
+      `(at least ${thresholds.newVersion.excessAnswers} more in a minute), or, once the old version serves nothing, on ${bakeFailurePercent} % ` +
+      'of its requests. Its log group, level ERROR, filtered on the new version.',
   };
 }
 
@@ -263,13 +264,18 @@ function failuresRule(signals: VersionSignals, thresholds: AlarmThresholds): Rul
  */
 function answersRule(signals: VersionSignals, status: Exclude<JudgedStatus, 500>, thresholds: AlarmThresholds): Rule {
   const { minimumRequests, excessAnswers, answerDeviations } = thresholds.newVersion;
-  const oldRate = `(FILL(allBad, 0) - FILL(newBad, 0)) / ${atLeastOne(OLD_N)}`;
+  // A route answers 401 only to a caller the authorizer accepted, which no version should refuse: in the bake it
+  // is held to none. Every other status is judged only beside the old version, on the same mix of requests.
+  const heldToNone = status === 401 && signals.name !== 'authorizer';
+  const measured = `(FILL(allBad, 0) - FILL(newBad, 0)) / ${atLeastOne(OLD_N)}`;
+  const oldRate = heldToNone ? `IF(${OLD_N} >= ${minimumRequests}, ${measured}, 0)` : measured;
+  const judged = heldToNone ? `newN >= ${minimumRequests}` : `newN >= ${minimumRequests} AND ${OLD_N} >= ${minimumRequests}`;
   const excess = `(FILL(newBad, 0) - newN * ${oldRate})`;
   // Squares on both sides: metric math has no square root.
   const deviates = `${excess} * ${excess} >= ${answerDeviations ** 2} * newN * ${oldRate} * (1 - ${oldRate})`;
   return {
     id: String(status),
-    expression: `IF(newN >= ${minimumRequests} AND ${OLD_N} >= ${minimumRequests}, IF(${deviates}, ${excess}, 0), 0)`,
+    expression: `IF(${judged}, IF(${deviates}, ${excess}, 0), 0)`,
     metrics: { ...signals.requests(), newBad: signals.answers(status, true), allBad: signals.answers(status, false) },
     threshold: excessAnswers,
     label: `new version ${status}s beyond the old version’s rate, once ${answerDeviations} deviations off (answers)`,
@@ -288,11 +294,13 @@ const STATUS_MEANING: Readonly<Record<Exclude<JudgedStatus, 500>, string>> = {
 
 /**
  * Its mean duration against the old version's: means add up where percentiles do not, so the old version's is
- * what is left of the alias's. In the bake the old version serves nothing, and `bakeBaselineMs` stands for its mean.
+ * what is left of the alias's. In the bake the old version serves nothing, and a mean stands for its own so that
+ * only `bakeMeanDurationMs` rolls back.
  */
 function latencyRule(signals: VersionSignals, thresholds: AlarmThresholds): Rule {
-  const { minimumRequests, latencyFactor, latencyMarginMs, bakeBaselineMs } = thresholds.newVersion;
-  const oldMean = `IF(${OLD_N} >= ${minimumRequests}, (FILL(allDuration, 0) - FILL(newDuration, 0)) / ${atLeastOne(OLD_N)}, ${bakeBaselineMs})`;
+  const { minimumRequests, latencyFactor, latencyMarginMs, bakeMeanDurationMs } = thresholds.newVersion;
+  const bakeBaseline = (bakeMeanDurationMs - latencyMarginMs) / latencyFactor;
+  const oldMean = `IF(${OLD_N} >= ${minimumRequests}, (FILL(allDuration, 0) - FILL(newDuration, 0)) / ${atLeastOne(OLD_N)}, ${bakeBaseline})`;
   return {
     id: 'Latency',
     expression: `IF(newN >= ${minimumRequests}, FILL(newDuration, 0) / ${atLeastOne('newN')} - ${latencyFactor} * ${oldMean}, 0)`,
@@ -301,6 +309,6 @@ function latencyRule(signals: VersionSignals, thresholds: AlarmThresholds): Rule
     label: `new version mean duration over ${latencyFactor} × the old version’s (ms)`,
     description: (name) =>
       `The new version of ${name} took on average more than ${latencyFactor} times the old version's mean duration and ${latencyMarginMs} ms ` +
-      `(once the old version serves nothing, more than ${latencyFactor * bakeBaselineMs + latencyMarginMs} ms). Its Duration per version on the dashboard.`,
+      `(once the old version serves nothing, ${bakeMeanDurationMs} ms). Its Duration per version on the dashboard.`,
   };
 }

@@ -128,12 +128,20 @@ describe('a new version judged against its old one over the same minute (product
     expect(breaches('getPetNewVersion400', { newN: 10, allN: 240, newBad: 4, allBad: 4 })).toBe(false);
   });
 
-  it('judges no refusal while the old version serves too few to compare with, as in the bake', () => {
-    expect(minuteValue(alarm('getPetNewVersion401'), { newN: 240, allN: 240, newBad: 240, allBad: 240 })).toBe(0);
+  it('judges no 404 while the old version serves too few to compare with, as in the bake', () => {
+    expect(minuteValue(alarm('getPetNewVersion404'), { newN: 240, allN: 240, newBad: 240, allBad: 240 })).toBe(0);
   });
 
-  it('rolls back failures in the bake too, counting the old version’s rate as none', () => {
-    expect(breaches('getPetNewVersionFailures', { newN: 240, allN: 240, newErrors: 0, allErrors: 0, new500: 30, all500: 30 })).toBe(true);
+  it('holds a route to no 401 at all in the bake: no version refuses a key the authorizer accepted', () => {
+    expect(breaches('getPetNewVersion401', { newN: 240, allN: 240, newBad: 6, allBad: 6 })).toBe(true);
+    expect(breaches('getPetNewVersion401', { newN: 240, allN: 240, newBad: 0, allBad: 0 })).toBe(false);
+  });
+
+  it('rolls back failures in the bake on a rate no healthy stage has, and leaves one the old version lived with', () => {
+    const bake = (failures: number) => ({ newN: 240, allN: 240, newErrors: 0, allErrors: 0, new500: failures, all500: failures });
+    // Production's bakeFailurePercent is 5: 30 of 240 is 12.5 %, 5 of 240 about 2 %.
+    expect(breaches('getPetNewVersionFailures', bake(30))).toBe(true);
+    expect(breaches('getPetNewVersionFailures', bake(5))).toBe(false);
   });
 
   it('rolls nothing back when the old version fails as often: a store down for both', () => {
