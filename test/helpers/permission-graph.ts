@@ -30,6 +30,7 @@ export type EdgeKind =
   | 'hook → CodeDeploy'
   | 'EventBridge rule → Lambda'
   | 'EventBridge Scheduler → Lambda'
+  | 'function → function'
   | 'function → table'
   | 'function → secret'
   | 'function → log group';
@@ -969,7 +970,7 @@ class GraphBuilder {
     return this.roleWithArn(this.reader.render(this.reader.props(functionId).Role));
   }
 
-  // Function role → the tables, indexes and secrets its environment names (no more, no less) and its log group.
+  // Function role → the tables, indexes, secrets and functions its environment names (no more, no less) and its log group.
 
   private functionRoleEdges(): void {
     const r = this.reader;
@@ -1091,6 +1092,38 @@ class GraphBuilder {
         });
       }
       addGrantBeyondTemplate('function → secret', 'secretsmanager', `secret:${token('another secret')}`, 'secret', 'secrets');
+
+      // Functions: invoked when the environment names them (the hook's checks, the deployment traffic), by any of
+      // their names: unqualified, an alias, a version. Every grant must fall on a function the environment names.
+      for (const [otherId] of r.ofType('AWS::Lambda::Function')) {
+        if (otherId === functionId) continue;
+        const arn = r.getAtt(otherId, 'Arn');
+        const used = environment.some((value) => value.includes(r.ref(otherId)));
+        const names = [
+          { resource: arn, label: 'unqualified' },
+          { resource: `${arn}:live`, label: 'its live alias' },
+          { resource: `${arn}:${token('version')}`, label: 'its versions' },
+        ];
+        const invocable = names.filter(
+          ({ resource }) =>
+            this.evaluator.evaluate(role.statements, { action: 'lambda:InvokeFunction', resource, context: {} }, false).allowed,
+        );
+        if (!used && invocable.length === 0) continue;
+        const found = names.flatMap(({ resource }) => granted('lambda', resource));
+        const problems = [...wildcards(actionsOf(found, 'lambda'), 'Lambda')];
+        if (!used) problems.push("granted, but the function's environment names no such function: the grant is more than it uses");
+        else if (invocable.length === 0)
+          problems.push('its environment names the function, but its role may not lambda:InvokeFunction on it');
+        this.add({
+          kind: 'function → function',
+          from: role.endpoint,
+          to: r.endpoint(otherId),
+          detail: `lambda:InvokeFunction on ${invocable.map(({ label }) => label).join(', ') || 'nothing'}`,
+          grantedBy: [...new Set(found.map(({ source }) => source))],
+          problems: [...role.problems, ...new Set(problems)],
+        });
+      }
+      addGrantBeyondTemplate('function → function', 'lambda', `function:${token('another function')}`, 'function', 'functions');
 
       this.logGroupEdge(functionId, role);
     }

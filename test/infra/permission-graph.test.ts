@@ -109,11 +109,37 @@ describe.each(stages)('the permission graph of the $name stage', (config: StageC
         'CloudWatch alarm → SNS topic',
         'CodeDeploy → alarm',
         'CodeDeploy → alias',
+        'function → function',
         'function → table',
         'function → secret',
         'function → log group',
       ]),
     );
+  });
+
+  it('lets the pre-traffic hook invoke every function it checks and the deployment traffic, and that traffic each live alias, and nothing else', () => {
+    const invokes = (role: IConstruct) =>
+      edgesOfKind(graph, 'function → function')
+        .filter((edge) => edge.from.id === logicalId(stage, role))
+        .map((edge) => [edge.to.id, edge.detail] as const)
+        .sort();
+    const api = stage.stack.functions.all.map((fn) => logicalId(stage, fn.function));
+    const traffic = logicalId(stage, stage.stack.deploymentTraffic.function);
+    expect(invokes(stage.stack.preTrafficChecks.role)).toEqual(
+      // `<function>:*`, the only grant that covers a version published during the deployment, covers the alias too.
+      [
+        ...api.map((id) => [id, 'lambda:InvokeFunction on its live alias, its versions'] as const),
+        [traffic, 'lambda:InvokeFunction on unqualified'] as const,
+      ].sort(),
+    );
+    expect(invokes(stage.stack.deploymentTraffic.role)).toEqual(
+      api.map((id) => [id, 'lambda:InvokeFunction on its live alias'] as const).sort(),
+    );
+    const others = edgesOfKind(graph, 'function → function').filter(
+      (edge) =>
+        ![stage.stack.preTrafficChecks.role, stage.stack.deploymentTraffic.role].some((role) => edge.from.id === logicalId(stage, role)),
+    );
+    expect(others).toEqual([]);
   });
 
   it('has each function read exactly the tables its environment names, and the cursor secret only through CloudFormation', () => {
@@ -228,6 +254,16 @@ describe('the permission graph of a template with a grant taken away or widened'
       );
     });
     expect(findings).toEqual([expect.stringMatching(/^function → table: Functions\/getPet\/Role → Pets\/Table .*may do nothing on it/)]);
+  });
+
+  it('reports the deployment traffic when its role may no longer invoke a function its environment names', () => {
+    const findings = findingsAfter((json) => {
+      const document = policyOf(json, stage.stack.deploymentTraffic.role).Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter((statement: { Action: unknown }) => statement.Action !== 'lambda:InvokeFunction');
+    });
+    expect(findings).toHaveLength(stage.stack.functions.all.length);
+    for (const finding of findings)
+      expect(finding).toMatch(/^function → function: DeploymentTraffic\/Role → .*may not lambda:InvokeFunction on it/);
   });
 
   it('reports a grant on a table the function does not use, and one on every table', () => {
