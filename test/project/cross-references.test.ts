@@ -98,6 +98,42 @@ describe('references to a section of docs/', () => {
   });
 });
 
+/**
+ * The repository paths a text cites, as `infra/stages.ts` or `docs/`: a path from one of the top folders,
+ * to a file of a kind we write or to a folder (a trailing `/`). Relative ones (`../shared/x.ts`) are the
+ * imports' and the links' to check.
+ */
+function citedPaths(text: string): string[] {
+  const cited =
+    /(?<![\w./-])(?:functions|shared|infra|local|tools|test|docs)\/(?:[\w.-]+\/)*(?:[\w.-]+\.(?:ts|mts|mjs|md|json|jsonc|yaml|yml)\b|(?![\w.-]))/g;
+  return [...text.matchAll(cited)].map((match) => match[0]);
+}
+
+describe('repository paths cited in code, configuration and docs', () => {
+  // Tests make up paths on purpose, in fixtures and temporary checkouts, to show a check refuses them.
+  const citing = writtenFiles().filter((file) => !file.startsWith('test/'));
+
+  it('are read from the repository, a comment of a configuration file included', () => {
+    const cited = citing.flatMap((file) => citedPaths(readFileSync(join(PROJECT_ROOT, file), 'utf8')).map((path) => `${file}: ${path}`));
+    // .spectral.yaml's header names the test that runs Spectral.
+    expect(cited).toContain('.spectral.yaml: test/shared/contract/openapi-document.test.ts');
+  });
+
+  it('each exist', () => {
+    const missing = citing.flatMap((file) =>
+      citedPaths(readFileSync(join(PROJECT_ROOT, file), 'utf8'))
+        .filter((path) => !existsSync(join(PROJECT_ROOT, path)))
+        .map((path) => `${file}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('are a file or a folder from a top folder, relative paths and other kinds of file set aside', () => {
+    const text = '# Spectral runs in test/openapi/spectral.test.ts (see docs/, not ../shared/x.ts, nor tools/run.sh).';
+    expect(citedPaths(text)).toEqual(['test/openapi/spectral.test.ts', 'docs/']);
+  });
+});
+
 describe('files of ours', () => {
   it('name no issue: what a change was for belongs in its commit, not in the files', () => {
     const naming = writtenFiles()
