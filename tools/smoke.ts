@@ -13,7 +13,7 @@ import { emergencyReleaseWarning, findDeployedStage, lookUpOrExit, requireOutput
 import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
 import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../shared/domain/pets/pet-schemas';
-import { BASE_PATH, matchRoute } from '../shared/facts/routes';
+import { BASE_PATH, matchRoute, routes, type Route } from '../shared/facts/routes';
 import {
   anonymousListIsRefused,
   checkSender,
@@ -35,6 +35,8 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 const SMOKE_PET_PREFIX = 'smoke-test';
 /** getPet is deprecated: once no route serves GET at a pet's Location, the steps find the pet in the listing by status. */
 const READS_ONE_PET = matchRoute('GET', `${BASE_PATH}/pets/1`) !== undefined;
+/** The help and the leftover note say the API deletes nothing only while the route table has no DELETE. */
+const HAS_DELETE_OPERATION = (routes as readonly Route[]).some((route) => route.method === 'DELETE');
 /** Sold, so the smoke pet is never listed among the available ones, even when it cannot be deleted. */
 const SMOKE_PET_STATUS: PetStatus = 'sold';
 const SMOKE_LISTING = `/pets?status=${SMOKE_PET_STATUS}&limit=${LIST_LIMIT.max}`;
@@ -64,11 +66,16 @@ Where:
                        and no key, it issues one in the local store and revokes it when done
   --timeout <seconds>  time budget of each step (default ${DEFAULT_TIMEOUT_SECONDS})
 
-What it leaves behind: nothing with --stage or --local. The API has no delete operation, so step 6
+What it leaves behind: nothing with --stage or --local. ${noDeleteSo('step 6')}
 deletes step 3's pet from the table directly, and only a pet named "${SMOKE_PET_PREFIX} <time>" (the
 delete is conditional on the name). With --base-url alone the pet stays: exactly one per run (a retry
 inside the step reuses the Idempotency-Key), with status "sold", so it is never listed among
 available pets; the run prints the command that removes it.`;
+
+/** What follows, as a sentence: after "The API has no delete operation, so" while that holds. */
+function noDeleteSo(followed: string): string {
+  return HAS_DELETE_OPERATION ? followed[0]!.toUpperCase() + followed.slice(1) : `The API has no delete operation, so ${followed}`;
+}
 
 const fail: (message: string) => never = usageFailure(usage);
 
@@ -253,7 +260,7 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   }
 }
 
-/** Only a pet still carrying the smoke name is deleted (the API has no delete): a wrong id can never remove a real pet. */
+/** Only a pet still carrying the smoke name is deleted from the table: a wrong id can never remove a real pet. */
 async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: AbortSignal): Promise<void> {
   const command = new DeleteCommand({
     TableName: table,
@@ -300,8 +307,8 @@ async function runSmokeTest(settings: Settings): Promise<boolean> {
   const pet = created()?.pet;
   if (pet && !deleted()) {
     process.stdout.write(
-      `\nCreated pet ${pet.id} ("${pet.name}", status ${pet.status}). The API has no delete operation;\n` +
-        'to remove the pet from a deployed stage, with PetsTableName from its stack outputs:\n\n' +
+      `\nCreated pet ${pet.id} ("${pet.name}", status ${pet.status}). ${noDeleteSo('to remove the pet')}\n` +
+        'from a deployed stage, delete it from its table, with PetsTableName from its stack outputs:\n\n' +
         `  aws dynamodb delete-item --table-name <PetsTableName> --key '{"id":{"N":"${pet.id}"}}'\n`,
     );
   }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { staging } from '../../infra/stages';
+import { routes, type Route } from '../../shared/facts/routes';
 import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { runCli } from '../helpers/cli';
@@ -13,6 +14,9 @@ import { storedPets } from '../helpers/pets';
 
 const DEV_KEY = 'smoke-test-dev-key-0123456789';
 const STEPS = 5;
+/** What smoke may say of the API's operations only while the route table agrees. */
+const NO_DELETE = 'The API has no delete operation';
+const DELETES = (routes as readonly Route[]).some((route) => route.method === 'DELETE');
 
 let api: TestApi;
 beforeAll(async () => {
@@ -48,6 +52,13 @@ describe('npm run smoke against the local API', () => {
     expect(added[0]).toMatchObject({ name: expect.stringMatching(/^smoke-test \d{4}-\d\d-\d\dT/), status: 'sold' });
     expect(result.stdout).toContain(`Created pet ${added[0]!.id}`);
     expect(result.stdout).toContain(`--key '{"id":{"N":"${added[0]!.id}"}}'`);
+    expect(result.stdout.includes(NO_DELETE), 'the note on the pet left behind').toBe(!DELETES);
+  });
+
+  it('says in its help that the API has no delete operation only while no route deletes', async () => {
+    const result = await smoke(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.includes(NO_DELETE)).toBe(!DELETES);
   });
 
   it('reads the base URL, without its /v1, and the key from SMOKE_BASE_URL and SMOKE_API_KEY', async () => {
