@@ -34,3 +34,22 @@ export function anchorsOf(markdown: string): Set<string> {
   }
   return anchors;
 }
+
+/**
+ * The lines under a heading, its code blocks included, up to the next heading of its level or above:
+ * where a test finds what one section states.
+ */
+export function sectionOf(markdown: string, heading: string): string[] {
+  const lines = markdown.split('\n');
+  let fenced = false;
+  let level: number | undefined;
+  const section: string[] = [];
+  for (const line of lines) {
+    if (line.trimStart().startsWith('```')) fenced = !fenced;
+    const found = fenced ? null : /^(#{1,6}) (.+)$/.exec(line);
+    if (found && level !== undefined && found[1]!.length <= level) break;
+    if (level !== undefined) section.push(line);
+    if (found && found[2]!.trim() === heading) level = found[1]!.length;
+  }
+  return section;
+}

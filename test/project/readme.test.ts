@@ -1,12 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { apiThrottle, production, staging, stages } from '../../infra/stages';
+import { API_FUNCTIONS, FUNCTION_NAMES, fileNameOf } from '../../shared/facts/function-names';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
-import { anchorsOf, proseLines } from '../helpers/markdown';
+import { OPERATION_IDS } from '../../shared/facts/routes';
+import { anchorsOf, proseLines, sectionOf } from '../helpers/markdown';
 
 /**
  * The README is the front door and docs/ the rooms behind it: the README opens with what a fresh machine
- * needs, and every link in either leads somewhere inside the repository.
+ * needs, every link in either leads somewhere inside the repository, and the figures and names they
+ * copy from the code are the code's.
  */
 
 /** The README and every doc, as paths from the repository's root. */
@@ -101,5 +105,96 @@ describe('paths the README and docs/ cite in code', () => {
       .map((span) => span.replace(/(:\d+)+$/, ''))
       .filter((span) => CITED_FOLDERS.some((folder) => span.startsWith(`${folder}/`)));
     expect(cited.filter((span) => !existsSync(join(PROJECT_ROOT, span)))).toEqual([]);
+  });
+});
+
+/** A document as one line, so a sentence reads the same however it wraps. */
+function flowing(path: string): string {
+  return read(path).replace(/\s+/g, ' ');
+}
+
+/** The code spans of a line, in order. */
+function codeSpans(line: string): string[] {
+  return [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+}
+
+/** The one line of a document that `starts` a row or a list item; undefined when none or several do. */
+function lineStarting(markdown: string, starts: string): string | undefined {
+  const found = proseLines(markdown).filter((line) => line.trimStart().startsWith(starts));
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The cells of a table row, without the row's outer pipes. */
+function cellsOf(row: string | undefined): string[] {
+  return (row ?? '')
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
+}
+
+describe("the stages' throttle in the docs", () => {
+  it("is each stage's, its routes' shares added up as infra/stages.ts adds them (apiThrottle)", () => {
+    const [stagingCap, productionCap] = [apiThrottle(staging), apiThrottle(production)];
+    expect(flowing('docs/error-codes.md')).toContain(
+      `together ${stagingCap.rateLimit} req/s in staging, ${productionCap.rateLimit} in production`,
+    );
+    const row = cellsOf(lineStarting(sectionOf(read('docs/operations.md'), 'What differs between the stages').join('\n'), '| Throttle'));
+    expect(row.slice(1)).toEqual(
+      stages.map((stage) => `${apiThrottle(stage).rateLimit} req/s, burst ${apiThrottle(stage).burstLimit} (+ preflight's with CORS)`),
+    );
+    expect(flowing('docs/data-model.md')).toContain(`production's ${productionCap.rateLimit} requests a second`);
+  });
+
+  it("names a route's share as the stage gives it, from its function's catalog entry", () => {
+    const dataModel = flowing('docs/data-model.md');
+    expect(dataModel).toContain(`createPet ${production.throttle.createPet.rateLimit} of production's`);
+    const { listPets } = production.throttle;
+    expect(dataModel).toContain(
+      `production's \`listPets\` throttle is ${listPets.rateLimit} requests a second (burst ${listPets.burstLimit}), staging's ${staging.throttle.listPets.rateLimit},`,
+    );
+  });
+});
+
+/** How prose counts a few things. */
+const COUNTED = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+
+/** Prose names a function by its name (routeNotFound) or by its file name's words (the pre-traffic hook, the synthetic probe). */
+function namesFunction(text: string, name: string): boolean {
+  return text === name || new RegExp(`\\b${fileNameOf(name).split('-').join('[- ]')}$`).test(text);
+}
+
+describe('the function names in the README and docs/', () => {
+  const sorted = (names: readonly string[]) => [...names].sort();
+
+  it('that npm run invoke takes are the API functions, in the README and in local-development.md', () => {
+    const command = cellsOf(lineStarting(read('README.md'), '| `npm run invoke --'));
+    expect(sorted(codeSpans(/^Invokes (.+?) as /.exec(command[1] ?? '')?.[1] ?? ''))).toEqual(sorted(API_FUNCTIONS));
+    const envVars = lineStarting(read('docs/local-development.md'), '- Functions go by their names');
+    expect(sorted(codeSpans(envVars?.split(': ')[1] ?? ''))).toEqual(sorted(API_FUNCTIONS));
+  });
+
+  it("in local-development.md's sample events are every API function's, each with its own event", () => {
+    const invoked = sectionOf(read('docs/local-development.md'), 'Sample events: `npm run invoke`').flatMap((line) => {
+      const found = /^npm run invoke -- (\w+) (\S+)/.exec(line);
+      return found ? [`${found[1]} ${found[2]}`] : [];
+    });
+    expect(sorted(invoked)).toEqual(sorted(API_FUNCTIONS.map((name) => `${name} local/events/${fileNameOf(name)}.json`)));
+  });
+
+  it("in the README's project layout are every function's, the operations counted, and every room in functions/", () => {
+    const layout = sectionOf(read('README.md'), 'Project layout');
+    const prose = layout.join(' ').replace(/\s+/g, ' ');
+    const listed = /create-pet\.ts\): (.+?); every bundle/.exec(prose)?.[1] ?? '';
+    const [operations, ...others] = listed.split(/, | and /);
+    expect(operations).toBe(`the ${COUNTED[OPERATION_IDS.length]} operations`);
+    const notOperations = FUNCTION_NAMES.filter((name) => !(OPERATION_IDS as readonly string[]).includes(name));
+    expect(sorted(others.map((text) => notOperations.find((name) => namesFunction(text, name)) ?? text))).toEqual(sorted(notOperations));
+
+    // The rooms are the lines indented under functions/, before the next top folder.
+    const start = layout.findIndex((line) => line.startsWith('functions/'));
+    const end = layout.findIndex((line, index) => index > start && /^\S/.test(line));
+    const rooms = layout.slice(start, end).flatMap((line) => /^ {2}([\w-]+)\/ /.exec(line)?.[1] ?? []);
+    const folders = readdirSync(join(PROJECT_ROOT, 'functions'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(sorted(rooms)).toEqual(sorted(folders.map((entry) => entry.name)));
   });
 });
