@@ -13,6 +13,7 @@ import { FUNCTION_TIMEOUT_MS } from '../shared/facts/time-budget';
 import { FUNCTIONS_DIR, PROJECT_ROOT, SHARED_DIR } from '../shared/facts/project-layout';
 import { type OutputDestination, type OutputStream, writeLine } from '../shared/runtime/output';
 import { messageOf } from '../shared/runtime/error-message';
+import { unhandled } from '../shared/runtime/unhandled';
 import { systemLogLevelFrom, type SystemLogLevel } from './console-log';
 
 /** Bundles live inside the project so their package imports resolve from its node_modules. */
@@ -273,6 +274,8 @@ export async function createFunctionRuntime(options: {
           case 'error':
             noteMemoryUsed(instance, message.memoryUsedBytes);
             return message.id === instance.running?.id && instance.running.reject(new FunctionError(message.error));
+          default:
+            return unhandled(message);
         }
       });
       worker.on('error', (error: Error & { code?: string }) => {

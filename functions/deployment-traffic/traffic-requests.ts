@@ -2,6 +2,7 @@ import { authorizerEvent, routeEvent } from '../../shared/checks/direct-events';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
+import { unhandled } from '../../shared/runtime/unhandled';
 
 /**
  * The deployment's own requests to a function, while its new version is judged: reads, and creates refused
@@ -66,5 +67,7 @@ export function trafficRequest(fn: ApiFunctionName, index: number, context: Traf
       );
     case 'authorizer':
       return authorizerEvent(index % 2 === 0 ? `Bearer ${context.unknownApiKey}` : undefined, requestId, context.now);
+    default:
+      return unhandled(fn);
   }
 }

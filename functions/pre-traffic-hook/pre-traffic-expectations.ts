@@ -3,6 +3,7 @@ import type { ErrorCode } from '../../shared/facts/error-codes';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
 import { authorizerEvent, routeEvent, type RouteRequest } from '../../shared/checks/direct-events';
+import { unhandled } from '../../shared/runtime/unhandled';
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must
@@ -197,5 +198,7 @@ function checksOf(fn: ApiFunctionName, context: CheckContext, which: 'all' | 'ke
         },
       ];
     }
+    default:
+      return unhandled(fn);
   }
 }

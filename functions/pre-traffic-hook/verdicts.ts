@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../../shared/domain/auth/authorizer-context';
 import { ERROR_CODES } from '../../shared/facts/error-codes';
 import { ErrorSchema } from '../../shared/http/error-schema';
+import { unhandled } from '../../shared/runtime/unhandled';
 import type { Expectation, Check } from './pre-traffic-expectations';
 
 /** What came back from invoking a function's new version with one check. */
@@ -50,6 +51,8 @@ export function judge(check: Check, outcome: InvocationOutcome): Verdict {
       const mismatch = mismatchOf(check.expect, outcome.payload);
       return mismatch === undefined ? verdict(true, describe(check.expect)) : verdict(false, mismatch);
     }
+    default:
+      return unhandled(outcome);
   }
 }
 
@@ -94,6 +97,8 @@ function describe(expect: Expectation): string {
       return 'answered 200 with a list';
     case 'verdict':
       return `authorized with the verdict ${expect.outcome}${expect.keyId === undefined ? '' : ` as ${expect.keyId}`}`;
+    default:
+      return unhandled(expect);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Pet } from '../../shared/domain/pets/pet-schemas';
 import { PROBE_STEP_TIMEOUT_MS } from '../../shared/facts/probe-settings';
 import { logger as functionLogger, type Logger } from '../../shared/runtime/logger';
 import { countProbeNotConfigured, recordProbeRun } from '../../shared/runtime/metrics';
+import { unhandled } from '../../shared/runtime/unhandled';
 import {
   invalidCreateIsRefused,
   listIsServed,
@@ -97,12 +98,16 @@ export function createProbeHandler(options: ProbeHandlerOptions) {
         recordProbeRun({ success: false }, requestId, startedAt);
         logger.error('Synthetic probe failed: could not read its API key', { reason: outcome.reason });
         break;
-      default: {
+      case 'passed':
+      case 'failed': {
         recordProbeRun({ success: outcome.status === 'passed', latencyMs: outcome.latencyMs }, requestId, startedAt);
         const summary = { latencyMs: outcome.latencyMs, steps: outcome.steps };
         if (outcome.status === 'passed') logger.info('Synthetic probe passed', summary);
         else logger.error(`Synthetic probe failed: ${outcome.steps.find((step) => !step.passed)?.title}`, summary);
+        break;
       }
+      default:
+        unhandled(outcome);
     }
     return outcome;
   };

@@ -36,11 +36,12 @@ type RouteOf<TOperation extends OperationId> = Extract<(typeof routes)[number], 
 
 /**
  * A schema for each part of a request the route reads, none for a part it does not, and its success
- * response's: the very ones its handler parses with, which the OpenAPI document and the tests read.
+ * response's, none for a 204's empty body: the very ones its handler parses with, which the OpenAPI
+ * document and the tests read.
  */
 export type RouteSchemas<TOperation extends OperationId = OperationId> = {
   readonly [TPart in RouteOf<TOperation>['reads'][number]]: v.GenericSchema;
-} & { readonly response: v.GenericSchema };
+} & (RouteOf<TOperation>['successStatus'] extends 204 ? unknown : { readonly response: v.GenericSchema });
 
 /** Everything every function has. */
 interface FunctionBasics {
@@ -133,10 +134,8 @@ export const FUNCTION_CATALOG = {
   },
 } as const satisfies { readonly [TName in FunctionName]: FunctionEntry<TName> };
 
-/** An operation's schemas, by part: undefined for a part it does not read. */
-export function schemasOf(
-  operationId: OperationId,
-): Partial<Record<RequestPart, v.GenericSchema>> & { readonly response: v.GenericSchema } {
+/** An operation's schemas, by part: undefined for a part it does not read, and for the response of a 204. */
+export function schemasOf(operationId: OperationId): Partial<Record<RequestPart | 'response', v.GenericSchema>> {
   return FUNCTION_CATALOG[operationId].schemas;
 }
 

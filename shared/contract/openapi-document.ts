@@ -27,7 +27,7 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../domain/idempote
 import { PetListSchema, PetSchema } from '../domain/pets/pet-output-schemas';
 import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../domain/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../domain/pets/pet-errors';
-import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route } from '../facts/routes';
+import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route, type SuccessStatus } from '../facts/routes';
 import { schemasOf } from '../catalog/function-catalog';
 
 /**
@@ -271,21 +271,29 @@ function parameters(route: Route): JsonObject[] {
   return list;
 }
 
+/** A success response's description by status, where 'OK' would say too little. */
+const SUCCESS_TEXT: Partial<Record<SuccessStatus, string>> = {
+  201: 'The pet was added.',
+  204: 'Done. The response has no body.',
+};
+
 function successResponse(route: Route): JsonObject {
   const headers: JsonObject = route.deprecation ? { ...DEPRECATION_HEADERS } : {};
   if (route.paginated) headers.Link = { $ref: '#/components/headers/Next-Link' };
   if (route.successStatus === 201) headers.Location = { $ref: '#/components/headers/Location' };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return {
-    description: route.successStatus === 201 ? 'The pet was added.' : 'OK',
+    description: SUCCESS_TEXT[route.successStatus] ?? 'OK',
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    content: {
-      'application/json': {
-        schema: schemaOf(schemasOf(route.operationId).response, 'output'),
-        example: OPERATIONS[route.operationId].examples.response,
-      },
-    },
+    ...(route.successStatus === 204 ? {} : { content: { 'application/json': successContent(route.operationId) } }),
   };
+}
+
+/** The success body's schema and example; the catalog gives a response schema to every route but a 204. */
+function successContent(operationId: OperationId): JsonObject {
+  const schema = schemasOf(operationId).response;
+  if (schema === undefined) throw new Error(`${operationId} has no response schema in the function catalog`);
+  return { schema: schemaOf(schema, 'output'), example: OPERATIONS[operationId].examples.response };
 }
 
 function operation(route: Route): JsonObject {

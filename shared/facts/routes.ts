@@ -27,6 +27,12 @@ export interface Deprecation {
 /** A part of a request besides its headers; an operation's schema for each part it reads is in shared/catalog/function-catalog.ts. */
 export type RequestPart = 'query' | 'path' | 'body';
 
+/**
+ * The status a route answers on success: any 2xx but 205, which resets a browser's form. A 204 answers no
+ * body at all, so its route has no response schema (shared/catalog/function-catalog.ts).
+ */
+export type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 207 | 208 | 226;
+
 /** Error codes any route can answer: no valid key, a bug, an outage. */
 export const ROUTE_ERRORS = ['unauthorized', 'internal_error', 'service_unavailable'] as const satisfies readonly ErrorCode[];
 
@@ -39,7 +45,7 @@ export interface Route {
   /** The parts of a request it reads; a query parameter sent to an operation that reads none is refused. */
   readonly reads: readonly RequestPart[];
   /** The status of its success response. */
-  readonly successStatus: 200 | 201;
+  readonly successStatus: SuccessStatus;
   /** Error codes this operation can answer besides ROUTE_ERRORS; their statuses follow from the code. */
   readonly errors: readonly ErrorCode[];
   /**

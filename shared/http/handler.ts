@@ -10,7 +10,7 @@ import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationI
 import { deprecationHeaderValues } from './deprecation-headers';
 import { InvalidParameterError, ServiceUnavailableError, UnauthorizedError, type ApiError } from './errors';
 import { apiUrl } from './request';
-import { errorResponse, toApiError, type HttpResponse } from './responses';
+import { errorResponse, noContent, toApiError, type HttpResponse } from './responses';
 
 /** The event as API Gateway delivers it to a route behind our Lambda authorizer. */
 export type HttpEvent = APIGatewayProxyEventV2 & {
@@ -47,7 +47,7 @@ export function createHttpHandler(operationId: OperationId | undefined, logic: R
     logger.appendKeys({ requestId: event.requestContext.requestId, routeKey: event.routeKey });
     countColdStart(context.functionName, event.requestContext.requestId);
     // Unauthenticated by design, and reads nothing: see preflightRoute.
-    if (event.routeKey === preflightRoute.routeKey) return { statusCode: 204, headers: {} };
+    if (event.routeKey === preflightRoute.routeKey) return noContent();
     let response: HttpResponse;
     // Only answers to a caller the authorizer accepted are this version's own: a refusal it relays is the authorizer's.
     let accepted = false;

@@ -9,7 +9,7 @@ export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
   headers: Record<string, string>;
 };
 
-/** The one place a response is written: JSON body, status, lower-case header names. */
+/** The one place a response with a body is written: JSON body, status, lower-case header names. */
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return {
     statusCode,
@@ -24,6 +24,11 @@ export function ok(body: unknown, headers?: Record<string, string>): HttpRespons
 
 export function created(body: unknown, headers?: Record<string, string>): HttpResponse {
   return jsonResponse(201, body, headers);
+}
+
+/** A 204: no body, so no content-type either (RFC 9110 forbids content in it). */
+export function noContent(headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode: 204, headers: lowerCaseKeys(headers) };
 }
 
 /**

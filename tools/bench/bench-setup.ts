@@ -37,6 +37,11 @@ export interface BenchSetup {
   floorOf(name: ApiFunctionName, build?: FloorBuild): string;
   /** Keys nobody has used yet: each is a cache miss for the authorizer. */
   issueKeys(count: number): Promise<string[]>;
+  /**
+   * Iteration indices (tools/bench/bench-events.ts, benchEvent) no run was handed yet, so no request a run sends was
+   * already served by another: a function and its floor never share an index.
+   */
+  iterations(count: number): number[];
   close(): Promise<void>;
 }
 
@@ -62,6 +67,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const floors = new Map<FloorBuild, Map<ApiFunctionName, string>>();
     for (const build of Object.keys(FLOOR_BUILDS) as FloorBuild[])
       floors.set(build, await buildFloors(ALL_FUNCTIONS, synthesis.outdir, build));
+    let iterated = 0;
     return {
       node,
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
@@ -79,6 +85,10 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
           keys.push(...batch.map((issued) => issued.apiKey));
         }
         return keys;
+      },
+      iterations(count) {
+        iterated += count;
+        return Array.from({ length: count }, (_, index) => iterated - count + index);
       },
       close,
     };

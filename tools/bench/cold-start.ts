@@ -6,7 +6,8 @@ import { median, rounded, spread, type Spread } from './statistics';
 export interface ColdSubject {
   readonly taskRoot: string;
   readonly env: Record<string, string>;
-  readonly event: unknown;
+  /** The first request of each run, taken in turn (tools/bench/bench-events.ts, inTurn): one alone is every run's. */
+  readonly events: readonly unknown[];
   /** Checks the first answer, so an error path is never what gets measured. */
   readonly expect: (result: any) => void;
 }
@@ -32,6 +33,11 @@ export interface ColdStartComparison {
   readonly ratio: number;
 }
 
+/** The request a subject's run starts with. */
+export function eventOfRun(subject: ColdSubject, run: number): unknown {
+  return subject.events[run % subject.events.length];
+}
+
 function bundleSize(taskRoot: string) {
   const code = readFileSync(handlerFile(taskRoot));
   return { bytes: code.length, gzipBytes: gzipSync(code).length };
@@ -44,7 +50,7 @@ export async function compareColdStarts(node: string, fn: ColdSubject, floor: Co
     const order = run % 2 === 0 ? (['function', 'floor'] as const) : (['floor', 'function'] as const);
     for (const which of order) {
       const subject = which === 'function' ? fn : floor;
-      const invocation = await invokeBundle(node, { taskRoot: subject.taskRoot, env: subject.env, events: [subject.event] });
+      const invocation = await invokeBundle(node, { taskRoot: subject.taskRoot, env: subject.env, events: [eventOfRun(subject, run)] });
       subject.expect(invocation.results[0]);
       const { firstResponseMs, cpuMs, rssBytes } = invocation.coldStart;
       samples[which].push({ ms: firstResponseMs, cpu: cpuMs, rss: rssBytes / 2 ** 20 });

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invokeBundle } from '../lambda/lambda-runner';
-import type { ColdSubject } from './cold-start';
+import { eventOfRun, type ColdSubject } from './cold-start';
 import type { FloorBuild } from './floors';
 import { judgedRatio, median, type JudgedRatio } from './statistics';
 import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
@@ -68,7 +68,7 @@ export async function compareInstructions(
         const invocation = await invokeBundle(wrapper, {
           taskRoot: subject.taskRoot,
           env: { ...subject.env, CALLGRIND_OUT: out },
-          events: [subject.event],
+          events: [eventOfRun(subject, run)],
         });
         subject.expect(invocation.results[0]);
         counts[which]!.push(readCounts(out));

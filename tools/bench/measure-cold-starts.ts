@@ -2,7 +2,7 @@ import { ALL_FUNCTIONS, issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
-import { expectedOutcome, outcomeOf, typicalEvent } from './bench-events';
+import { benchEvents, expectedOutcome, outcomeOf } from './bench-events';
 import { progress } from './format';
 import type { FloorBuild } from './floors';
 import { compareInstructions, type InstructionComparison } from './instructions';
@@ -15,21 +15,27 @@ export interface ColdStartResults {
   readonly instructions: ReadonlyMap<ApiFunctionName, InstructionComparison>;
 }
 
-function coldSubjects(bench: BenchSetup, name: ApiFunctionName, build: FloorBuild = 'alike'): { fn: ColdSubject; floor: ColdSubject } {
+/** A function's cold starts and its floor's, over `runs` runs: each run's first request its own. */
+function coldSubjects(
+  bench: BenchSetup,
+  name: ApiFunctionName,
+  runs: number,
+  build: FloorBuild = 'alike',
+): { fn: ColdSubject; floor: ColdSubject } {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
-  const event = typicalEvent(name, bench.requests);
+  const events = () => benchEvents(name, bench.requests, bench.iterations(runs));
   const expected = expectedOutcome(name);
   return {
     fn: {
       taskRoot: asset.taskRoot,
       env,
-      event,
+      events: events(),
       expect: (result) => {
         if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
       },
     },
-    floor: { taskRoot: bench.floorOf(name, build), env, event, expect: () => {} },
+    floor: { taskRoot: bench.floorOf(name, build), env, events: events(), expect: () => {} },
   };
 }
 
@@ -37,7 +43,7 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
   const cold = new Map<ApiFunctionName, ColdStartComparison>();
   for (const name of ALL_FUNCTIONS) {
     progress(`cold starts: ${name} and its floor, ${settings.coldRuns} runs each`);
-    const { fn, floor } = coldSubjects(bench, name);
+    const { fn, floor } = coldSubjects(bench, name, settings.coldRuns);
     cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
   }
 
@@ -45,9 +51,10 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
   if (countInstructions) {
     for (const name of ALL_FUNCTIONS.filter(issuesCommand)) {
       progress(`instructions: ${name} and its floor, built three ways, under callgrind, ${settings.instructionRuns} runs each`);
-      const floorBuilt = (build: FloorBuild) => coldSubjects(bench, name, build).floor;
+      const runs = settings.instructionRuns;
+      const floorBuilt = (build: FloorBuild) => coldSubjects(bench, name, runs, build).floor;
       const floors = { alike: floorBuilt('alike'), esm: floorBuilt('esm'), cdkDefault: floorBuilt('cdkDefault') };
-      instructions.set(name, await compareInstructions(bench.node, coldSubjects(bench, name).fn, floors, settings.instructionRuns));
+      instructions.set(name, await compareInstructions(bench.node, coldSubjects(bench, name, runs).fn, floors, runs));
     }
   }
   return { cold, instructions };

@@ -3,7 +3,7 @@ import { authorizerEvent, type httpEvent } from '../lambda/events';
 import { ALL_FUNCTIONS, issuesCommand, ROUTE_FUNCTIONS } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
-import { expectedOutcome, keyEvent, typicalEvent } from './bench-events';
+import { benchEvents, expectedOutcome, keyEvent } from './bench-events';
 import { progress } from './format';
 import { compareWarmInstructions, type WarmInstructionComparison } from './instructions';
 import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from './warm';
@@ -34,16 +34,25 @@ export interface WarmRequestResults {
   readonly instructions: ReadonlyMap<ApiFunctionName, WarmInstructionComparison>;
 }
 
-/** A route function's typical request, its floor's, and the same request refused (the route answers 401). */
-function routeSubjects(bench: BenchSetup, name: ApiFunctionName): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
+/** A route function's requests, its floor's, and the function's refused (the route answers 401): one per request the runner sends. */
+function routeSubjects(
+  bench: BenchSetup,
+  name: ApiFunctionName,
+  options: WarmOptions,
+): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
-  const event = typicalEvent(name, bench.requests) as ReturnType<typeof httpEvent>;
-  const anonymousEvent = { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } } };
+  const sent = options.warmup + options.rounds * options.batch;
+  const events = () => benchEvents(name, bench.requests, bench.iterations(sent)) as ReturnType<typeof httpEvent>[];
+  const fnEvents = events();
+  const anonymous = fnEvents.map((event) => ({
+    ...event,
+    requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } },
+  }));
   return [
-    { label: name, taskRoot: asset.taskRoot, env, events: [event] },
-    { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: [event] },
-    { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: [anonymousEvent] },
+    { label: name, taskRoot: asset.taskRoot, env, events: fnEvents },
+    { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: events() },
+    { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: anonymous },
   ];
 }
 
@@ -72,7 +81,7 @@ export async function measureWarmRequests(
   const warm = new Map<ApiFunctionName, RouteWarmResult>();
   for (const name of ROUTE_FUNCTIONS) {
     progress(`warm: ${name} and its floor`);
-    const [fn, floor, anonymous] = await measureWarm(bench.node, routeSubjects(bench, name), settings.warm);
+    const [fn, floor, anonymous] = await measureWarm(bench.node, routeSubjects(bench, name, settings.warm), settings.warm);
     expectOnly(fn!, expectedOutcome(name));
     expectOnly(anonymous!, 401);
     warm.set(name, { fn: fn!, floor: floor!, anonymous: anonymous! });
@@ -96,7 +105,7 @@ export async function measureWarmRequests(
   for (const name of countInstructions ? ALL_FUNCTIONS.filter(issuesCommand) : []) {
     progress(`instructions: ${name} and its floor warm, under callgrind`);
     const options = settings.instructionWarm;
-    const [fn, floor] = name === 'authorizer' ? await authorizerSubjects(bench, production, options) : routeSubjects(bench, name);
+    const [fn, floor] = name === 'authorizer' ? await authorizerSubjects(bench, production, options) : routeSubjects(bench, name, options);
     const { answered, ...counted } = await compareWarmInstructions(bench.node, fn!, floor!, options);
     expectOnly(answered, expectedOutcome(name));
     instructions.set(name, counted);

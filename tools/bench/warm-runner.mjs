@@ -32,6 +32,7 @@ for (const subject of subjects) {
 }
 
 async function invoke(subject, record) {
+  // The i-th request's own event (warm.ts, WarmSubject): a subject with one repeats it.
   const event = subject.events[subject.next++ % subject.events.length];
   const started = performance.now();
   const result = await subject.handler(event, lambdaContextFromEnvironment(`bench-${subject.next}`, 'bench'));

@@ -12,7 +12,7 @@ export interface WarmSubject {
   /** Directory of its handler file (tools/lambda/lambda-runner.ts, handlerFile). */
   readonly taskRoot: string;
   readonly env: Record<string, string>;
-  /** Invoked in turn. */
+  /** One per request, handed in turn from the first warm-up request on (tools/bench/bench-events.ts, inTurn): one alone is every request's. */
   readonly events: readonly unknown[];
 }
 

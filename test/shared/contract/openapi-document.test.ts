@@ -8,7 +8,7 @@ import { CLIENT_TYPES_PATH, OPENAPI_PATH, openApiServers, renderClientTypes, ren
 import { production, staging, type StageConfig } from '../../../infra/stages';
 import { ERROR_CODES } from '../../../shared/facts/error-codes';
 import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/domain/pets/pet-schemas';
-import { BASE_PATH, routes, type Route } from '../../../shared/facts/routes';
+import { BASE_PATH, findRoute, routes, type Route } from '../../../shared/facts/routes';
 import { isExampleDomain, PLACEHOLDER_ACCOUNTS } from '../../../infra/placeholders';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { expectDocumentedResponse } from '../../helpers/contract';
@@ -241,6 +241,34 @@ describe('the document with more than one deprecated operation', () => {
         `\`${route.method} /v1${route.path}\` is deprecated\nand will be removed on ${sunsets[index]!.toUTCString().slice(5, 16)}.`,
       );
     }
+  });
+});
+
+describe('the document of an operation that succeeds with 204', () => {
+  // A delete, as a new operation would declare it; it borrows getPet's name and schemas, the operation ids being closed.
+  const { deprecation: _, ...getPet } = findRoute('getPet');
+  const remove: Route = { ...getPet, method: 'DELETE', successStatus: 204 };
+  const table: readonly Route[] = [...routes.filter((route: Route) => route.operationId !== 'getPet'), remove];
+  const built = buildOpenApiDocument(openApiServers(), table) as Record<string, any>;
+  const responses = built.paths[remove.path].delete.responses as Record<string, Record<string, unknown>>;
+  const work = mkdtempSync(join(tmpdir(), 'animal-store-openapi-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('documents its success as 204 with no body, and no 200', () => {
+    expect(responses['204']).toEqual({ description: 'Done. The response has no body.' });
+    expect(responses).not.toHaveProperty('200');
+  });
+
+  it('documents its errors with the Error body, as every operation does', () => {
+    expect(responses['404']).toHaveProperty(['content', 'application/json']);
+  });
+
+  it('passes Redocly lint as the committed document does', () => {
+    const file = join(work, 'openapi.json');
+    writeFileSync(file, JSON.stringify(built, null, 2));
+    const result = redoclyLint(file);
+    expect(result.stdout + result.stderr).not.toMatch(/warning|error/i);
+    expect(result.status).toBe(0);
   });
 });
 

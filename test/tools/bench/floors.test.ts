@@ -14,7 +14,7 @@ import { ENV } from '../../../shared/facts/environment';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { ALL_FUNCTIONS } from '../../../tools/bench/bench-functions';
-import { typicalEvent } from '../../../tools/bench/bench-events';
+import { benchEvent } from '../../../tools/bench/bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
 import { seedPets } from '../../../tools/bench/seed';
 import { lambdaContext } from '../../../tools/lambda/events';
@@ -91,7 +91,7 @@ describe("the bench's floors, run beside their functions against DynamoDB", () =
   async function serve(module: string, name: ApiFunctionName) {
     const { handler } = (await import(module)) as { handler: (event: unknown, context: unknown) => Promise<any> };
     recorder.sent.length = 0;
-    const answer = await handler(typicalEvent(name, { petId, apiKey }), lambdaContext());
+    const answer = await handler(benchEvent(name, { petId, apiKey }, 0), lambdaContext());
     return { sent: [...recorder.sent], answer };
   }
 
