@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
 import { BASE_PATH, routeKey, routes, type Route } from '../../shared/facts/routes';
-import { fileNameOf, FUNCTION_NAMES } from '../../shared/facts/function-names';
+import { API_FUNCTIONS, fileNameOf, FUNCTION_NAMES } from '../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
 import { CLOSED_PORT } from '../helpers/http';
@@ -46,7 +46,7 @@ beforeAll(async () => {
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'entrypoints',
     AWS_SECRET_ACCESS_KEY: 'entrypoints',
-    PRE_TRAFFIC_CHECK_TARGETS: JSON.stringify({ listPets: 'l', createPet: 'c', getPet: 'g', routeNotFound: 'r', authorizer: 'a' }),
+    PRE_TRAFFIC_CHECK_TARGETS: JSON.stringify(Object.fromEntries(API_FUNCTIONS.map((name) => [name, `entrypoints-${name}`]))),
     DEPLOYMENT_TRAFFIC_FUNCTION: 'deployment-traffic',
     PROBE_BASE_URL: 'https://api.invalid/v1',
     PROBE_API_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:probe',

@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 import { preflightRoute } from '../../shared/facts/routes';
+import type { HttpHandler } from '../../shared/http/handler';
 import { StoreUnavailableError } from '../../shared/domain/store-errors';
 import { httpEvent, lambdaContext } from '../../tools/lambda/events';
 import { InMemoryIdempotencyStore, InMemoryPetStore } from '../helpers/in-memory-stores';
@@ -161,16 +163,21 @@ describe('getPet', () => {
   });
 });
 
+/** The functions that answer HTTP requests: every API function but the authorizer. */
+type RouteFunctionName = Exclude<ApiFunctionName, 'authorizer'>;
+const routeFunctions = API_FUNCTIONS.filter((name): name is RouteFunctionName => name !== 'authorizer');
+
 describe('every route', () => {
+  /** Each route function's handler over the in-memory stores: a new one does not compile until it is added here. */
   const handlers = {
     listPets: () => createListPetsHandler({ store, cursorSecret: process.env.CURSOR_SECRET! }),
     createPet: () => createCreatePetHandler({ store, idempotency: new InMemoryIdempotencyStore() }),
     getPet: () => createGetPetHandler({ store }),
     routeNotFound: () => routeNotFound,
-  };
+  } satisfies Record<RouteFunctionName, () => HttpHandler>;
 
-  it.each(Object.keys(handlers))('%s answers 401 before anything else when the authorizer found no key', async (name) => {
-    const response = await handlers[name as keyof typeof handlers]()(
+  it.each(routeFunctions)('%s answers 401 before anything else when the authorizer found no key', async (name) => {
+    const response = await handlers[name]()(
       httpEvent({ method: 'DELETE', body: 'not json', authorizer: { outcome: 'missing' } }),
       lambdaContext(),
     );
@@ -178,13 +185,13 @@ describe('every route', () => {
     expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
   });
 
-  it.each(Object.keys(handlers))('%s fails closed when deployed without the authorizer', async (name) => {
-    const response = await handlers[name as keyof typeof handlers]()(httpEvent({ authorizer: undefined }), lambdaContext());
+  it.each(routeFunctions)('%s fails closed when deployed without the authorizer', async (name) => {
+    const response = await handlers[name]()(httpEvent({ authorizer: undefined }), lambdaContext());
     expect(response.statusCode).toBe(401);
   });
 
-  it('answers 503 when the authorizer could not reach the key store', async () => {
-    const response = await handlers.listPets()(httpEvent({ authorizer: { outcome: 'unavailable' } }), lambdaContext());
+  it.each(routeFunctions)('%s answers 503 when the authorizer could not reach the key store', async (name) => {
+    const response = await handlers[name]()(httpEvent({ authorizer: { outcome: 'unavailable' } }), lambdaContext());
     expect(response.statusCode).toBe(503);
   });
 });

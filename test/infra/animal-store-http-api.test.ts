@@ -6,16 +6,15 @@ import { describe, expect, it } from 'vitest';
 import type { CorsConfig } from '../../shared/http/cors-policy';
 import { buildBareHttpApi } from '../helpers/bare-http-api';
 import { preflightRoute, routeKey, routes } from '../../shared/facts/routes';
-import type { ThrottleConfig } from '../../infra/stages';
+import { throttledRoutes, type ThrottleConfig } from '../../infra/stages';
 
-/** A share per route, each different, so a test sees which route got which. */
-const THROTTLE: ThrottleConfig = {
-  listPets: { rateLimit: 11, burstLimit: 12 },
-  createPet: { rateLimit: 21, burstLimit: 22 },
-  getPet: { rateLimit: 31, burstLimit: 32 },
-  routeNotFound: { rateLimit: 41, burstLimit: 42 },
-  preflight: { rateLimit: 51, burstLimit: 52 },
-};
+/** A share per route the API can serve, the preflight route's included, each different, so a test sees which route got which. */
+const THROTTLE = Object.fromEntries(
+  throttledRoutes({ cors: { allowOrigins: ['https://shop.example.com'], maxAgeSeconds: 600 } }).map((route, index) => [
+    route,
+    { rateLimit: 10 * (index + 1) + 1, burstLimit: 10 * (index + 1) + 2 },
+  ]),
+) as ThrottleConfig;
 
 /** The API construct with a distinct share per route and the given CORS setting. */
 function build(cors: CorsConfig = { allowOrigins: [], maxAgeSeconds: 600 }) {

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EVERY_FUNCTION_KEY } from '../../local/env-vars';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { runCli, startServerProcess } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
+import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
 const folder = mkdtempSync(join(tmpdir(), 'animal-store-env-vars-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -18,6 +21,13 @@ function envVarsFile(name: string, contents: unknown): string {
 /** The lines npm start wrote to say why it did not start. */
 const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
 const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
+
+/** What npm start and invoke say of an entry named for no function: every function an entry can name. */
+const unknownFunction = (name: string) =>
+  `unknown function "${name}"; the functions are ${API_FUNCTIONS.join(', ')} (or ${EVERY_FUNCTION_KEY}, for all)`;
+/** Near misses of a function's name, as a typo makes them. */
+const MISSPELT = ensureNoFunctionNamed('listPet');
+const MISSPELT_TOO = ensureNoFunctionNamed('routeNotFund');
 
 describe('npm start with ENV_VARS (per-function environment overrides)', () => {
   it("gives one function the variables its entry names, and leaves every other function's as they were", async () => {
@@ -42,11 +52,7 @@ describe('npm start with ENV_VARS (per-function environment overrides)', () => {
   });
 
   it.each([
-    [
-      'an unknown function',
-      { listPet: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } },
-      'unknown function "listPet"; the functions are listPets, createPet',
-    ],
+    ['an unknown function', { [MISSPELT]: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } }, unknownFunction(MISSPELT)],
     [
       'a variable the function does not read',
       { getPet: { CURSOR_SECRET: 'x'.repeat(32) } },
@@ -86,11 +92,9 @@ describe('npm run invoke with --env-vars', () => {
   });
 
   it('refuses an unknown function in the file in one line, exit 2, before invoking anything', async () => {
-    const file = envVarsFile('invoke-unknown.json', { routeNotFund: {} });
+    const file = envVarsFile('invoke-unknown.json', { [MISSPELT_TOO]: {} });
     const result = await invoke('listPets', 'local/events/list-pets.json', '--env-vars', file);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(
-      `${file}: unknown function "routeNotFund"; the functions are listPets, createPet, getPet, routeNotFound, authorizer (or Parameters, for all)`,
-    );
+    expect(result.stderr.trim()).toBe(`${file}: ${unknownFunction(MISSPELT_TOO)}`);
   });
 });

@@ -1,27 +1,40 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
+import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
 /** The invocation's result: what invoke prints on stdout after its notes. */
 function resultOf(stdout: string): { statusCode?: number; body?: string; isAuthorized?: boolean; context?: Record<string, string> } {
   return JSON.parse(stdout.slice(stdout.indexOf('{\n')));
 }
 
+/** What each function's sample event gets on a throwaway store: a new function does not compile until its entry is written. */
+const SAMPLE_RESULTS = {
+  listPets: { statusCode: 200 },
+  createPet: { statusCode: 201 },
+  // The pet the sample names is in no throwaway store.
+  getPet: { statusCode: 404 },
+  // The sample's method is one no route serves at its path.
+  routeNotFound: { statusCode: 405 },
+  // invoke issues a key for the sample's placeholder.
+  authorizer: { isAuthorized: true, context: { outcome: 'allowed' } },
+} satisfies Record<ApiFunctionName, ReturnType<typeof resultOf>>;
+
+/** What invoke says of a name that is not a function's: every function it can invoke, by name. */
+const unknownFunction = (name: string) => `Unknown function "${name}"; the functions are ${API_FUNCTIONS.join(', ')}.`;
+const NOT_A_FUNCTION = ensureNoFunctionNamed('adoptPet');
+
 describe('npm run invoke takes the names the README uses', () => {
   const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
-  it.each([
-    ['routeNotFound', 'local/events/route-not-found.json', 405],
-    ['listPets', 'local/events/list-pets.json', 200],
-    // The pet the sample names is in no throwaway store.
-    ['getPet', 'local/events/get-pet.json', 404],
-  ])('invokes %s', async (name, event, status) => {
-    const result = await invoke(name, event);
+  it.each(API_FUNCTIONS)('invokes %s with its sample event', async (name) => {
+    const result = await invoke(name, `local/events/${fileNameOf(name)}.json`);
     expect(result.code, result.stderr).toBe(0);
-    expect(resultOf(result.stdout).statusCode).toBe(status);
+    expect(resultOf(result.stdout)).toMatchObject(SAMPLE_RESULTS[name]);
   });
 
   it.each([
@@ -32,15 +45,11 @@ describe('npm run invoke takes the names the README uses', () => {
     ],
     ['an event file that is not JSON', ['getPet', 'README.md'], 'README.md is not JSON: '],
     ['an event that is not an object', ['getPet', '-'], 'The event on standard input must hold a JSON object (an event)'],
-    [
-      'an unknown function',
-      ['deletePet', 'local/events/get-pet.json'],
-      'Unknown function "deletePet"; the functions are listPets, createPet, getPet, routeNotFound, authorizer.',
-    ],
+    ['an unknown function', [NOT_A_FUNCTION, 'local/events/get-pet.json'], unknownFunction(NOT_A_FUNCTION)],
     [
       'the file name of a function, which is not its name',
-      ['list-pets', 'local/events/list-pets.json'],
-      'Unknown function "list-pets"; the functions are listPets, createPet, getPet, routeNotFound, authorizer.',
+      [fileNameOf('listPets'), 'local/events/list-pets.json'],
+      unknownFunction(fileNameOf('listPets')),
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
     const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');

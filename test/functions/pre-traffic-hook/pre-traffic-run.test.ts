@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import type { ApiKeyRecord, ApiKeyStore } from '../../../shared/domain/auth/api-key-store';
 import { hashApiKey } from '../../../shared/domain/auth/api-keys';
 import type { AuthorizerContext } from '../../../shared/domain/auth/authorizer-context';
@@ -41,16 +39,15 @@ import {
 import { InMemoryApiKeyStore } from '../../helpers/in-memory-stores';
 import { captureOutput } from '../../helpers/output';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
+import { PRE_TRAFFIC_ANSWERS_PATH, type PreTrafficAnswers } from '../../../tools/record-pre-traffic-answers';
 
 // The hook's own log lines are part of what is checked here: INFO before its logger is loaded.
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-/** The staging bundles' answers to each check (see verdicts.test.ts). */
-const RECORDED: Record<ApiFunctionName, unknown[]> = JSON.parse(
-  readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
-);
+/** The handlers' answers to each check, as `npm run record:pre-traffic` recorded them (see verdicts.test.ts). */
+const RECORDED: PreTrafficAnswers = JSON.parse(readFileSync(PRE_TRAFFIC_ANSWERS_PATH, 'utf8'));
 
 const DEPLOYMENT = 'd-EXAMPLE11';
 const EXECUTION = 'hook-execution-1';

@@ -1,31 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { checksFor, keylessChecksFor, type Check } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
 import { hookStatus, judge, judgeAgainstOld, type InvocationOutcome } from '../../../functions/pre-traffic-hook/verdicts';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
+import { PRE_TRAFFIC_ANSWERS_PATH, RECORDING_CONTEXT, type PreTrafficAnswers } from '../../../tools/record-pre-traffic-answers';
 
 /**
- * The answers the staging bundles gave each check, in order, recorded by running the synthesized
- * assets against dynalite as test/infra/bundles.test.ts does (which checks that live answers still pass).
+ * The answers each function's handler gave each check, in order, recorded against dynalite by
+ * `npm run record:pre-traffic` (test/infra/bundles.test.ts checks that the bundles' live answers still pass).
  */
-const RECORDED: Record<ApiFunctionName, unknown[]> = JSON.parse(
-  readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'pre-traffic-answers.json'), 'utf8'),
-);
+const RECORDED: PreTrafficAnswers = JSON.parse(readFileSync(PRE_TRAFFIC_ANSWERS_PATH, 'utf8'));
 
-const context = {
-  runId: 'pre-traffic-d-TEST',
-  unknownApiKey: 'pets_unknown-key-for-the-test',
-  unknownPetId: 4_503_599_627_370_497,
-  now: new Date(),
-  // The keys the recorded authorizer judged: issued for the run, so their ids are the ones the answers name.
-  checkKeys: {
-    withExpiry: { apiKey: 'pets_check-key-for-the-test', keyId: 'key_3f9a0c5e71b2d846' },
-    withoutExpiry: { apiKey: 'pets_lasting-check-key-for-the-test', keyId: 'key_8c41d07a2e95b3f6' },
-    revoked: { apiKey: 'pets_revoked-check-key-for-the-test', keyId: 'key_d2670b9e4a13c85f' },
-  },
-};
+/** The run the answers were recorded for: the keys the recorded authorizer judged, so their ids are the ones the answers name. */
+const context = RECORDING_CONTEXT;
 
 function check(fn: ApiFunctionName, index: number): Check {
   return checksFor(fn, context)[index]!;
