@@ -43,6 +43,33 @@ export type RouteSchemas<TOperation extends OperationId = OperationId> = {
   readonly [TPart in RouteOf<TOperation>['reads'][number]]: v.GenericSchema;
 } & (RouteOf<TOperation>['successStatus'] extends 204 ? unknown : { readonly response: v.GenericSchema });
 
+/**
+ * How an operation answers when the store fails it (docs/reliability.md). test/api/store-faults.test.ts and
+ * test/api/store-answer-faults.test.ts send every operation its request, break the call named here at the
+ * network, and hold its answer and what the tables hold afterwards to this.
+ */
+export type StoreFaultBehaviour<TOperation extends OperationId = OperationId> = {
+  /** The store call the faults break: the one whose answer the operation's own answer waits on. */
+  readonly call: { readonly table: TableName; readonly action: TableAction };
+  /**
+   * What the request leaves in the tables once its call reached the store, however often the SDK retried
+   * it: a retry finds its own earlier write, so a create leaves exactly one pet.
+   */
+  readonly writes: 'nothing' | 'one pet';
+  /** Its answer when the call's answer is lost and the SDK's retry is answered: the success, as if nothing was lost. */
+  readonly lostAnswer: RouteOf<TOperation>['successStatus'];
+  /**
+   * Its answer when the store refuses connections, never answers, throttles or breaks every answer: an
+   * outage a client retries, never a verdict on its request.
+   */
+  readonly failingStore: 'service_unavailable';
+} & ('body' extends RouteOf<TOperation>['reads'][number]
+  ? {
+      /** The body of the request the suites send, one its schema accepts; each path parameter names a pet stored just before. */
+      readonly body: Readonly<Record<string, unknown>>;
+    }
+  : unknown);
+
 /** Everything every function has. */
 interface FunctionBasics {
   /** The one schema of its environment, read at cold start (shared/runtime/function-config.ts): infra/ sets exactly its variables. */
@@ -58,7 +85,9 @@ interface FunctionBasics {
  * invokes, that route's share of each stage's throttle (routeNotFound's covers the preflight route too).
  */
 export type FunctionEntry<TName extends FunctionName = FunctionName> = FunctionBasics &
-  (TName extends OperationId ? { readonly route: Route; readonly schemas: RouteSchemas<TName> } : unknown) &
+  (TName extends OperationId
+    ? { readonly route: Route; readonly schemas: RouteSchemas<TName>; readonly storeFaults: StoreFaultBehaviour<TName> }
+    : unknown) &
   (TName extends ApiFunctionName
     ? TName extends 'authorizer'
       ? unknown
@@ -75,6 +104,8 @@ export const FUNCTION_CATALOG = {
     // Listings are most of the traffic.
     throttle: { staging: { rateLimit: 9, burstLimit: 18 }, production: { rateLimit: 90, burstLimit: 180 } },
     tables: { pets: ['Query'] },
+    // A page queries every listing shard; a lost answer's retry is one more query.
+    storeFaults: { call: { table: 'pets', action: 'Query' }, writes: 'nothing', lostAnswer: 200, failingStore: 'service_unavailable' },
   },
   createPet: {
     route: findRoute('createPet'),
@@ -88,6 +119,14 @@ export const FUNCTION_CATALOG = {
       // An Idempotency-Key's record: claimed (put), read, completed (update), released (delete).
       idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
     },
+    // Sent without an Idempotency-Key: the conditional put alone keeps a retried write to one pet.
+    storeFaults: {
+      body: { name: 'Rex', categoryId: 1 },
+      call: { table: 'pets', action: 'PutItem' },
+      writes: 'one pet',
+      lostAnswer: 201,
+      failingStore: 'service_unavailable',
+    },
   },
   getPet: {
     route: findRoute('getPet'),
@@ -96,6 +135,7 @@ export const FUNCTION_CATALOG = {
     memoryMiB: { staging: 256, production: 512 },
     throttle: { staging: { rateLimit: 4, burstLimit: 8 }, production: { rateLimit: 40, burstLimit: 80 } },
     tables: { pets: ['GetItem'] },
+    storeFaults: { call: { table: 'pets', action: 'GetItem' }, writes: 'nothing', lostAnswer: 200, failingStore: 'service_unavailable' },
   },
   routeNotFound: {
     config: FUNCTION_CONFIG.routeNotFound,

@@ -2,13 +2,22 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
-import { LISTING } from '../../shared/facts/listing';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { DYNAMODB_MAX_ATTEMPTS, dynamoDbCallBudgetMs } from '../../shared/dynamodb/dynamodb-client';
+import { OPERATION_IDS } from '../../shared/facts/routes';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/facts/time-budget';
 import type { Fault, FaultProxy } from '../helpers/fault-proxy';
 import { expectError, expectRetryAfter, timed } from '../helpers/http';
 import { startFaultyApi, type FaultyApi, type TestApi } from '../helpers/local-api';
+import {
+  callsPerRequest,
+  expectFailingStoreAnswer,
+  expectLeft,
+  faultOnCall,
+  sendStated,
+  storePet,
+  tablesNow,
+} from '../helpers/operations-under-faults';
 import {
   apiKeyStore,
   createUntilDone,
@@ -26,6 +35,8 @@ import {
  * the body drips a byte at a time, or a 200 carries a body that is not JSON. Injected at the network
  * by the fault proxy in front of dynalite; every answer is our 503 with Retry-After, in far less time
  * than the function timeout, and every test reads what the tables hold afterwards behind the proxy's back.
+ * Every operation is held to what its catalog entry states (test/helpers/operations-under-faults.ts);
+ * createPet's Idempotency-Key and the authorizer's key lookup have tests of their own beside them.
  * Each kind of broken answer has a local API and proxy of its own, so a test meets all three at once:
  * their waits are the store's time budget, not work.
  */
@@ -47,8 +58,6 @@ interface Broken {
   readonly proxy: FaultProxy;
   readonly api: TestApi;
   readonly tables: DynamoDBDocumentClient;
-  /** A pet stored before any fault, for getPet to read. */
-  readonly existing: PetBody;
 }
 
 let worlds: Broken[] = [];
@@ -58,12 +67,10 @@ beforeAll(async () => {
     ANSWER_FAULTS.map(async (fault) => {
       const faulty = await startFaultyApi();
       const { proxy, api, tables } = faulty;
-      // Cold-starts every function and caches the dev key's verdict while the store works, so the time
+      // Cold-starts the functions and caches the dev key's verdict while the store works, so the time
       // measured below is the fault's, and faults on the pets table meet the route, not the key lookup.
-      const existing = (await api.createPet(newPet())) as unknown as PetBody;
-      expect((await api.request(`/pets/${existing.id}`)).status).toBe(200);
-      expect((await api.request('/pets?limit=1')).status).toBe(200);
-      return { fault, faulty, proxy, api, tables, existing };
+      for (const operationId of OPERATION_IDS) await callsPerRequest(api, proxy, operationId);
+      return { fault, faulty, proxy, api, tables };
     }),
   );
 });
@@ -84,52 +91,43 @@ async function underEachFault(check: (world: Broken) => Promise<void>): Promise<
 }
 
 /**
- * Our 503 with Retry-After, in time. A waiting fault was met by every attempt of each of the request's
- * `calls` DynamoDB calls (a listing page queries every listing shard at once), each cut at the attempt
- * timeout rather than all of them at the invocation's deadline; an answer that is not JSON fails at once.
+ * The answer to `send`, in time. A waiting fault was met by every attempt of each of the request's `calls`
+ * DynamoDB calls (a listing page queries every listing shard at once), each cut at the attempt timeout
+ * rather than all of them at the invocation's deadline; an answer that is not JSON fails at once.
  */
-async function expectUnavailableInTime({ fault, proxy }: Broken, send: () => Promise<Response>, calls = 1): Promise<void> {
+async function answeredInTime({ fault, proxy }: Broken, send: () => Promise<Response>, calls: number): Promise<Response> {
   const from = proxy.requests.length;
   const { response, ms } = await timed(send);
   const broken = proxy.requests.slice(from).filter((request) => request.fault === fault).length;
-  expectRetryAfter(response);
-  await expectError(response, 503, 'service_unavailable');
   expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
   expect(ANSWERED_WITHIN_MS).toBeLessThan(FUNCTION_TIMEOUT_MS);
   if (WAITING_FAULTS.includes(fault)) expect(broken).toBe(DYNAMODB_MAX_ATTEMPTS * calls);
   else expect(broken).toBeGreaterThanOrEqual(1);
+  return response;
+}
+
+/** Our 503 with Retry-After, in time, to a request of one DynamoDB call. */
+async function expectUnavailableInTime(world: Broken, send: () => Promise<Response>): Promise<void> {
+  const response = await answeredInTime(world, send, 1);
+  expectRetryAfter(response);
+  await expectError(response, 503, 'service_unavailable');
 }
 
 describe(`when DynamoDB’s answer is broken (${ANSWER_FAULTS.join(', ')})`, () => {
-  it('answers getPet 503 with Retry-After in time, and the pet is still there', () =>
-    underEachFault(async (world) => {
-      const { fault, proxy, api, tables, existing } = world;
-      const petsBefore = await storedPets(tables);
-      proxy.inject({ fault, operation: 'GetItem', table: LOCAL_TABLES.pets });
-      await expectUnavailableInTime(world, () => api.request(`/pets/${existing.id}`));
-      expect(await storedPets(tables)).toEqual(petsBefore);
-    }));
-
-  it('answers listPets 503 with Retry-After in time, and changes nothing', () =>
-    underEachFault(async (world) => {
-      const { fault, proxy, api, tables } = world;
-      const petsBefore = await storedPets(tables);
-      proxy.inject({ fault, operation: 'Query', table: LOCAL_TABLES.pets });
-      await expectUnavailableInTime(world, () => api.request('/pets'), LISTING.shards);
-      expect(await storedPets(tables)).toEqual(petsBefore);
-    }));
-
-  it('answers an unkeyed createPet 503 with Retry-After in time, although the pet was stored, once', () =>
-    underEachFault(async (world) => {
-      const { fault, proxy, api, tables } = world;
-      const body = newPet();
-      const recordsBefore = await idempotencyRecords(tables);
-      proxy.inject({ fault, operation: 'PutItem', table: LOCAL_TABLES.pets });
-      await expectUnavailableInTime(world, () => postPet(api, body));
-      // The write reached DynamoDB before its answer broke: see docs/contract-decisions.md.
-      expect(await petsNamed(world.tables, body.name)).toHaveLength(1);
-      expect(await idempotencyRecords(tables)).toEqual(recordsBefore);
-    }));
+  it.each(OPERATION_IDS)(
+    'answers %s as it states for a failing store, in time, and leaves what it states: its call reached the store',
+    (operationId) =>
+      underEachFault(async (world) => {
+        const { fault, proxy, api, tables } = world;
+        const calls = await callsPerRequest(api, proxy, operationId);
+        const pet = await storePet(api);
+        const before = await tablesNow(tables);
+        proxy.inject(faultOnCall(operationId, fault));
+        await expectFailingStoreAnswer(operationId, await answeredInTime(world, () => sendStated(api, operationId, pet), calls));
+        // The call reached DynamoDB before its answer broke: see docs/contract-decisions.md, Failures.
+        await expectLeft(operationId, before, tables);
+      }),
+  );
 
   it('answers a keyed createPet 503 with Retry-After in time, and a retry with the same key settles to exactly that one pet', () =>
     underEachFault(async (world) => {
