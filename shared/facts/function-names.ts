@@ -12,6 +12,10 @@ import { OPERATION_IDS } from './routes';
 export const API_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound', 'authorizer'] as const;
 export type ApiFunctionName = (typeof API_FUNCTIONS)[number];
 
+/** The functions API Gateway invokes with a request to answer: every function behind the API but the authorizer, which fronts them. */
+export const ROUTE_FUNCTIONS = [...OPERATION_IDS, 'routeNotFound'] as const;
+export type RouteFunctionName = (typeof ROUTE_FUNCTIONS)[number];
+
 /** Every function a stage deploys: the API's, and the three that check a deployed stage and its deployments. */
 export const FUNCTION_NAMES = [...API_FUNCTIONS, 'preTrafficHook', 'deploymentTraffic', 'syntheticProbe'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
+import { ROUTE_FUNCTIONS, type RouteFunctionName } from '../../shared/facts/function-names';
 import { preflightRoute } from '../../shared/facts/routes';
 import type { HttpHandler } from '../../shared/http/handler';
 import { StoreUnavailableError } from '../../shared/domain/store-errors';
@@ -164,8 +164,6 @@ describe('getPet', () => {
 });
 
 /** The functions that answer HTTP requests: every API function but the authorizer. */
-type RouteFunctionName = Exclude<ApiFunctionName, 'authorizer'>;
-const routeFunctions = API_FUNCTIONS.filter((name): name is RouteFunctionName => name !== 'authorizer');
 
 describe('every route', () => {
   /** Each route function's handler over the in-memory stores: a new one does not compile until it is added here. */
@@ -176,7 +174,7 @@ describe('every route', () => {
     routeNotFound: () => routeNotFound,
   } satisfies Record<RouteFunctionName, () => HttpHandler>;
 
-  it.each(routeFunctions)('%s answers 401 before anything else when the authorizer found no key', async (name) => {
+  it.each(ROUTE_FUNCTIONS)('%s answers 401 before anything else when the authorizer found no key', async (name) => {
     const response = await handlers[name]()(
       httpEvent({ method: 'DELETE', body: 'not json', authorizer: { outcome: 'missing' } }),
       lambdaContext(),
@@ -185,12 +183,12 @@ describe('every route', () => {
     expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
   });
 
-  it.each(routeFunctions)('%s fails closed when deployed without the authorizer', async (name) => {
+  it.each(ROUTE_FUNCTIONS)('%s fails closed when deployed without the authorizer', async (name) => {
     const response = await handlers[name]()(httpEvent({ authorizer: undefined }), lambdaContext());
     expect(response.statusCode).toBe(401);
   });
 
-  it.each(routeFunctions)('%s answers 503 when the authorizer could not reach the key store', async (name) => {
+  it.each(ROUTE_FUNCTIONS)('%s answers 503 when the authorizer could not reach the key store', async (name) => {
     const response = await handlers[name]()(httpEvent({ authorizer: { outcome: 'unavailable' } }), lambdaContext());
     expect(response.statusCode).toBe(503);
   });

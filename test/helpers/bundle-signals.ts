@@ -9,7 +9,7 @@ import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../shared/facts/environment';
-import type { ApiFunctionName } from '../../shared/facts/function-names';
+import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
 import { routes } from '../../shared/facts/routes';
 import { DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
@@ -45,7 +45,6 @@ const TRAFFIC_RESERVE_MS = DIRECT_INVOCATION_LIMIT_MS + 5_000;
 /** Processes at once: the machine's other work keeps its cores. */
 const PARALLEL_RUNS = 2;
 
-type RouteFunction = Exclude<ApiFunctionName, 'authorizer'>;
 type Store = 'dynalite' | 'unreachable' | 'missing table';
 
 /** One request a bundle is run with, and the store it meets. */
@@ -126,7 +125,7 @@ export async function bundleSignals(
     const authorizer: Record<string, Record<string, Record<string, unknown>>> = {};
     const deploymentTraffic: Record<string, DeploymentRequest[]> = {};
     /** A version's probes of a route function: the first lines of each status it answered, and its answers to the deployment traffic. */
-    const probeRoute = async (fn: RouteFunction, version: string, probes: readonly Probe[]) => {
+    const probeRoute = async (fn: RouteFunctionName, version: string, probes: readonly Probe[]) => {
       const byStatus = slot(
         slot(answers, fn, () => ({})),
         version,
@@ -350,7 +349,7 @@ function rendered(value: unknown): string {
 }
 
 /** What the deployment traffic's request is to the simulation, by the healthy version's answer. */
-function deploymentRequest(fn: RouteFunction, status: number): DeploymentRequest {
+function deploymentRequest(fn: RouteFunctionName, status: number): DeploymentRequest {
   const success = routes.find((route) => route.operationId === fn)?.successStatus ?? 404;
   if (status === success) return { caller: 'valid key' };
   if (status === 400 || status === 404) return { caller: 'valid key', refused: status };

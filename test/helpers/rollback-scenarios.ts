@@ -1,5 +1,5 @@
 import { throttledRoutes, type StageConfig } from '../../infra/stages';
-import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { ROUTE_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
 import type { Behaviour, Caller, DeploymentOutcome, DeploymentPlan, Traffic } from './alarm-evaluation';
 
@@ -138,7 +138,7 @@ export const HARMLESS: readonly Scenario[] = [
 
 /** A route's new version doing `behaviour` to every request it concerns, clients at half every share. */
 const onEveryRoute = (behaviour: Behaviour, by: RollbackAlarm): Scenario[] =>
-  (['listPets', 'createPet', 'getPet', 'routeNotFound'] as const).map((fn) => ({
+  ROUTE_FUNCTIONS.map((fn) => ({
     name: `${fn.endsWith('s') ? `${fn}’` : `${fn}’s`} new version ${behaviour === 'crashes' ? 'crashes on every request' : 'answers 500 to every valid request'} on a busy stage`,
     plan: deploys(fn, busy, { newVersion: behaviour }),
     expected: { rollsBack: fn, by },

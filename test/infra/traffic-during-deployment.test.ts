@@ -120,6 +120,7 @@ describe('the DeploymentTraffic construct', () => {
   });
 
   it('refuses to be built without the alias of every function behind the API', () => {
-    expect(() => build(['listPets', 'getPet'])).toThrow(/no alias for createPet, routeNotFound, authorizer/);
+    const [first, ...rest] = API_FUNCTIONS;
+    expect(() => build([first])).toThrow(`no alias for ${rest.join(', ')}`);
   });
 });

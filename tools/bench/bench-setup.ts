@@ -9,7 +9,7 @@ import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { functionAssets, type FunctionAsset, type LocalResources } from '../lambda/function-assets';
 import { runtimeNode } from '../lambda/lambda-runner';
 import { synthesize } from '../lambda/synth';
-import { ALL_FUNCTIONS } from './bench-functions';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import type { BenchSettings } from './bench-settings';
 import type { BenchRequests } from './bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from './floors';
@@ -66,7 +66,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     const productionAssets = assets.get(production.name)!;
     const floors = new Map<FloorBuild, Map<ApiFunctionName, string>>();
     for (const build of Object.keys(FLOOR_BUILDS) as FloorBuild[])
-      floors.set(build, await buildFloors(ALL_FUNCTIONS, synthesis.outdir, build));
+      floors.set(build, await buildFloors(API_FUNCTIONS, synthesis.outdir, build));
     let iterated = 0;
     return {
       node,

@@ -1,5 +1,5 @@
 import { stages } from '../../infra/stages';
-import { ALL_FUNCTIONS } from './bench-functions';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { readBenchOptions } from './bench-settings';
 import { setUpBench } from './bench-setup';
 import { computeBill } from './bill';
@@ -29,7 +29,7 @@ try {
   const warmRequests = await measureWarmRequests(bench, settings, options.countInstructions);
   const capacity = await measureCapacity(bench, settings);
 
-  const memory = chooseMemory(stages, ALL_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
+  const memory = chooseMemory(stages, API_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
   const bill = computeBill(warmRequests, coldStarts.cold, capacity, settings.petCounts[0]!);
   const verdicts = judgeBench({
     instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,

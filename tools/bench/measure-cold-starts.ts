@@ -1,4 +1,5 @@
-import { ALL_FUNCTIONS, issuesCommand } from './bench-functions';
+import { API_FUNCTIONS } from '../../shared/facts/function-names';
+import { issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
@@ -41,7 +42,7 @@ function coldSubjects(
 
 export async function measureColdStarts(bench: BenchSetup, settings: BenchSettings, countInstructions: boolean): Promise<ColdStartResults> {
   const cold = new Map<ApiFunctionName, ColdStartComparison>();
-  for (const name of ALL_FUNCTIONS) {
+  for (const name of API_FUNCTIONS) {
     progress(`cold starts: ${name} and its floor, ${settings.coldRuns} runs each`);
     const { fn, floor } = coldSubjects(bench, name, settings.coldRuns);
     cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
@@ -49,7 +50,7 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
 
   const instructions = new Map<ApiFunctionName, InstructionComparison>();
   if (countInstructions) {
-    for (const name of ALL_FUNCTIONS.filter(issuesCommand)) {
+    for (const name of API_FUNCTIONS.filter(issuesCommand)) {
       progress(`instructions: ${name} and its floor, built three ways, under callgrind, ${settings.instructionRuns} runs each`);
       const runs = settings.instructionRuns;
       const floorBuilt = (build: FloorBuild) => coldSubjects(bench, name, runs, build).floor;

@@ -1,6 +1,7 @@
 import { production, type StageConfig, stages } from '../../infra/stages';
 import { authorizerEvent, type httpEvent } from '../lambda/events';
-import { ALL_FUNCTIONS, issuesCommand, ROUTE_FUNCTIONS } from './bench-functions';
+import { API_FUNCTIONS, ROUTE_FUNCTIONS } from '../../shared/facts/function-names';
+import { issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { benchEvents, expectedOutcome, keyEvent } from './bench-events';
@@ -102,7 +103,7 @@ export async function measureWarmRequests(
   }
 
   const instructions = new Map<ApiFunctionName, WarmInstructionComparison>();
-  for (const name of countInstructions ? ALL_FUNCTIONS.filter(issuesCommand) : []) {
+  for (const name of countInstructions ? API_FUNCTIONS.filter(issuesCommand) : []) {
     progress(`instructions: ${name} and its floor warm, under callgrind`);
     const options = settings.instructionWarm;
     const [fn, floor] = name === 'authorizer' ? await authorizerSubjects(bench, production, options) : routeSubjects(bench, name, options);

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { stages } from '../../infra/stages';
-import { ALL_FUNCTIONS, ROUTE_FUNCTIONS } from './bench-functions';
+import { API_FUNCTIONS, ROUTE_FUNCTIONS } from '../../shared/facts/function-names';
 import type { BenchOptions } from './bench-settings';
 import { capacityAt, COLD_START_RATE, type BillRow } from './bill';
 import { dollars, kib, ms } from './format';
@@ -56,7 +56,7 @@ function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
     `Cold start: a fresh process imports the bundle with production's environment and serves one request; median [p25–p75] of ${options.settings.coldRuns}, alternated with the floor; ratio: the median of each run's function/floor pair.`,
   );
   console.table(
-    ALL_FUNCTIONS.map((name) => {
+    API_FUNCTIONS.map((name) => {
       const c = cold.get(name)!;
       return {
         function: name,

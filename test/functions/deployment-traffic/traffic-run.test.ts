@@ -9,7 +9,7 @@ import {
 import { TRAFFIC_KEY_ID } from '../../../functions/deployment-traffic/traffic-requests';
 import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import { BAKE_MINUTES, LAMBDA_MAX_TIMEOUT_MS, TRAFFIC_INTERVAL_MS } from '../../../shared/facts/deployment';
-import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
+import { API_FUNCTIONS, type ApiFunctionName, type RouteFunctionName } from '../../../shared/facts/function-names';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryPetStore } from '../../helpers/in-memory-stores';
 import { captureOutput } from '../../helpers/output';
@@ -44,7 +44,7 @@ function stage(version = '7') {
     getPet: createGetPetHandler({ store: pets }),
     createPet: createCreatePetHandler({ store: pets, idempotency }),
     routeNotFound,
-  };
+  } satisfies Record<RouteFunctionName, unknown>;
   const authenticate = createAuthenticator(new InMemoryApiKeyStore());
   const calls: Array<{ fn: ApiFunctionName; qualifier: string | undefined; event: any }> = [];
   const lambda: TrafficLambdaApi = {

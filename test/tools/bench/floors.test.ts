@@ -13,7 +13,6 @@ import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../../shared/facts/environment';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { ALL_FUNCTIONS } from '../../../tools/bench/bench-functions';
 import { benchEvent } from '../../../tools/bench/bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
 import { seedPets } from '../../../tools/bench/seed';
@@ -95,7 +94,7 @@ describe("the bench's floors, run beside their functions against DynamoDB", () =
     return { sent: [...recorder.sent], answer };
   }
 
-  it.each(ALL_FUNCTIONS)('of %s sends the parameters its function sends and answers the same body', async (name) => {
+  it.each(API_FUNCTIONS)('of %s sends the parameters its function sends and answers the same body', async (name) => {
     const fn = await serve(join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(name)}.ts`), name);
     const floor = await serve(join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`), name);
 
