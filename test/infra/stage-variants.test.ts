@@ -1,3 +1,4 @@
+import { ROUTE_FUNCTIONS } from '../../shared/facts/function-names';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staging, type StageConfig } from '../../infra/stages';
@@ -119,10 +120,7 @@ describe('reserved concurrency for the authorizer', () => {
 
   it('reserves the configured executions for the authorizer alone', () => {
     expect(Object.fromEntries(reservations('reserved'))).toEqual({
-      listPets: undefined,
-      createPet: undefined,
-      getPet: undefined,
-      routeNotFound: undefined,
+      ...Object.fromEntries(ROUTE_FUNCTIONS.map((name) => [name, undefined])),
       authorizer: 50,
     });
   });
