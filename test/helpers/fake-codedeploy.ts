@@ -5,6 +5,18 @@ import type { CallOptions, CodeDeployApi, LambdaApi } from '../../functions/pre-
 import type { ApiKeyStore } from '../../shared/domain/auth/api-key-store';
 import { createAuthenticator } from '../../shared/domain/auth/authenticate';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
+
+/** Each function behind the API's deployed name in a stack, as the hook's and the deployment traffic's configuration give them. */
+export const DEPLOYED_NAMES = Object.fromEntries(API_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}-A1B2C3`])) as Record<
+  ApiFunctionName,
+  string
+>;
+
+/** Which function a deployed name is. */
+export const FUNCTION_DEPLOYED_AS: ReadonlyMap<string, ApiFunctionName> = new Map(
+  Object.entries(DEPLOYED_NAMES).map(([fn, name]) => [name, fn as ApiFunctionName]),
+);
 
 /** One Lambda deployment's target as CodeDeploy describes it: the function, the version its alias moves to and the one it serves now. */
 export interface FakeTarget {

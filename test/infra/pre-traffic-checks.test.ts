@@ -11,6 +11,7 @@ import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-t
 
 import { ENV } from '../../shared/facts/environment';
 import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import { grantsOf, statementsOfRole } from '../helpers/iam-statements';
 import { synthesizedStage } from '../helpers/synthesized-app';
 import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { ApiKeysTable } from '../../infra/tables';
@@ -18,25 +19,6 @@ import { ApiKeysTable } from '../../infra/tables';
 /** What CodeDeploy's pre-traffic hook is, may do and gates, in the templates CloudFormation gets. */
 
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
-
-/** Statements as the (action, resource) pairs they grant, sorted: how CDK groups them does not change what IAM allows. */
-function grantsOf(statements: readonly unknown[]): string[] {
-  return statements
-    .flatMap((statement) => {
-      const { Effect, Action, Resource } = statement as { Effect: string; Action: string | string[]; Resource: unknown };
-      expect(Effect).toBe('Allow');
-      const resources = Array.isArray(Resource) ? Resource : [Resource];
-      return [Action].flat().flatMap((action) => resources.map((resource) => `${action} ${JSON.stringify(resource)}`));
-    })
-    .sort();
-}
-
-/** Every statement of the policies attached to a role. */
-function statementsOfRole(json: CfnTemplate, roleId: string): unknown[] {
-  return Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties!.Roles) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
-}
 
 describe.each(stages)('the pre-traffic hook of the $name stage', (config: StageConfig) => {
   let stage: SynthesizedStage;

@@ -12,6 +12,7 @@ import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/idempotency-table';
 import { ENV } from '../../shared/facts/environment';
 import { routeKey, routes } from '../../shared/facts/routes';
 import { resourcesOfType, type SynthesizedStage } from '../../tools/lambda/synth';
+import { grantsOf, statementsOfRole } from '../helpers/iam-statements';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
 
 let synthesis: SharedSynthesis;
@@ -37,33 +38,11 @@ function functionsOf(stage: SynthesizedStage): ReadonlyMap<string, ApiFunction> 
 
 /** Every IAM statement attached to a role: a function's, the hook's or the synthetic probe's. */
 function statementsOf(stage: SynthesizedStage, owner: { readonly role: IConstruct }): unknown[] {
-  return statementsOfRole(stage, logicalId(stage, owner.role));
-}
-
-/** Every IAM statement attached to the role of this logical id. */
-function statementsOfRole(stage: SynthesizedStage, roleId: string): unknown[] {
-  const role = { Ref: roleId };
-  return Object.values(resourcesOfType(stage.json, 'AWS::IAM::Policy'))
-    .filter((policy) => (policy.Properties!.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify(role)))
-    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
+  return statementsOfRole(stage.json, logicalId(stage, owner.role));
 }
 
 function dynamoDbStatementsOf(stage: SynthesizedStage, fn: ApiFunction): unknown[] {
   return statementsOf(stage, fn).filter((statement) => JSON.stringify(statement).includes('dynamodb:'));
-}
-
-/**
- * Statements as the (action, resource) pairs they grant, sorted: IAM means the same whether CDK
- * writes two statements or merges them into one with both actions.
- */
-function grantsOf(statements: readonly unknown[]): string[] {
-  return statements
-    .flatMap((statement) => {
-      const { Action, Resource } = statement as { Action: string | string[]; Resource: unknown };
-      const resources = Array.isArray(Resource) ? Resource : [Resource];
-      return [Action].flat().flatMap((action) => resources.map((resource) => `${action} ${JSON.stringify(resource)}`));
-    })
-    .sort();
 }
 
 function idempotencyStatement(stage: SynthesizedStage) {
@@ -438,7 +417,7 @@ describe.each(stages)('the $name stage', (config: StageConfig) => {
       }
       // CDK's grant for a deployment hook: CodeDeploy may invoke each hook, the one before traffic and the bake, by name or qualified.
       const namesOf = (fn: IConstruct) => [arnOf(stage, fn), { 'Fn::Join': ['', [arnOf(stage, fn), ':*']] }];
-      const codeDeployStatements = codeDeployRoles.flatMap((id) => statementsOfRole(stage, id));
+      const codeDeployStatements = codeDeployRoles.flatMap((id) => statementsOfRole(stage.json, id));
       expect(codeDeployStatements).toEqual([
         {
           Effect: 'Allow',

@@ -11,28 +11,11 @@ import { DeploymentTraffic } from '../../infra/traffic-during-deployment';
 import { LAMBDA_MAX_TIMEOUT_MS } from '../../shared/facts/deployment';
 import { ENV } from '../../shared/facts/environment';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
-import { resourcesOfType, type CfnTemplate, type SynthesizedStage } from '../../tools/lambda/synth';
+import type { SynthesizedStage } from '../../tools/lambda/synth';
+import { grantsOf, statementsOfRole } from '../helpers/iam-statements';
 import { synthesizedStage } from '../helpers/synthesized-app';
 
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
-
-/** Statements as the (action, resource) pairs they grant, sorted: how CDK groups them does not change what IAM allows. */
-function grantsOf(statements: readonly unknown[]): string[] {
-  return statements
-    .flatMap((statement) => {
-      const { Effect, Action, Resource } = statement as { Effect: string; Action: string | string[]; Resource: unknown };
-      expect(Effect).toBe('Allow');
-      const resources = Array.isArray(Resource) ? Resource : [Resource];
-      return [Action].flat().flatMap((action) => resources.map((resource) => `${action} ${JSON.stringify(resource)}`));
-    })
-    .sort();
-}
-
-function statementsOfRole(json: CfnTemplate, roleId: string): unknown[] {
-  return Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties!.Roles) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as unknown[]);
-}
 
 describe.each(stages)('the deployment traffic of the $name stage', (config: StageConfig) => {
   let stage: SynthesizedStage;

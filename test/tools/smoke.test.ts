@@ -1,3 +1,4 @@
+import type { ReleaseKind } from '../../infra/release-kind';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
@@ -119,60 +120,47 @@ describe('npm run smoke that cleans up after itself', () => {
     expect(result.stderr).toBe(`${setting} is 0, so npm start picked a free port: set ${setting} to the one it printed.\n`);
   });
 
-  it("with --stage, finds the base URL and pets table from the stack's outputs, and leaves nothing", async () => {
+  /** `npm run smoke -- --stage staging` against a stack whose outputs point at the local API, on this kind of release. */
+  async function smokeStage(releaseKind: ReleaseKind) {
     const cloudFormation = await startFakeCloudFormation([
       {
         stackName: staging.stackName,
         account: staging.account,
         region: staging.region,
-        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets, ReleaseKind: 'ordinary' },
+        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets, ReleaseKind: releaseKind },
       },
     ]);
     try {
-      const before = await storedPets(api.documents);
-      const result = await smoke(['--stage', 'staging'], {
+      return await smoke(['--stage', 'staging'], {
         SMOKE_API_KEY: DEV_KEY,
         AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
         AWS_ENDPOINT_URL_DYNAMODB: api.dynamoDbEndpoint,
         AWS_ACCESS_KEY_ID: 'operator',
         AWS_SECRET_ACCESS_KEY: 'operator',
       });
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
-      expect(stepLines(result.stdout)).toHaveLength(STEPS + 1);
-      expect(await storedPets(api.documents)).toEqual(before);
-      expect(result.stderr).not.toContain('EMERGENCY');
     } finally {
       await cloudFormation.close();
     }
+  }
+
+  it("with --stage, finds the base URL and pets table from the stack's outputs, and leaves nothing", async () => {
+    const before = await storedPets(api.documents);
+    const result = await smokeStage('ordinary');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Smoke test of ${api.baseUrl}\n`);
+    expect(stepLines(result.stdout)).toHaveLength(STEPS + 1);
+    expect(await storedPets(api.documents)).toEqual(before);
+    expect(result.stderr).not.toContain('EMERGENCY');
   });
 
   it('with --stage on an emergency release, passes as the steps do and ends with a warning line on stderr saying the way back', async () => {
-    const cloudFormation = await startFakeCloudFormation([
-      {
-        stackName: staging.stackName,
-        account: staging.account,
-        region: staging.region,
-        outputs: { BaseUrl: api.baseUrl, PetsTableName: LOCAL_TABLES.pets, ReleaseKind: 'emergency' },
-      },
-    ]);
-    try {
-      const result = await smoke(['--stage', 'staging'], {
-        SMOKE_API_KEY: DEV_KEY,
-        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
-        AWS_ENDPOINT_URL_DYNAMODB: api.dynamoDbEndpoint,
-        AWS_ACCESS_KEY_ID: 'operator',
-        AWS_SECRET_ACCESS_KEY: 'operator',
-      });
-      // The stage answers as the contract says: an emergency release is a state the operator chose, not a failure.
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
-      expect(result.stderr.trim().split('\n').at(-1)).toMatch(
-        /^WARNING: the staging stage runs an EMERGENCY release: .*no alarm rolls a deployment back\. Way back: deploy the same commit as an ordinary release/,
-      );
-    } finally {
-      await cloudFormation.close();
-    }
+    const result = await smokeStage('emergency');
+    // The stage answers as the contract says: an emergency release is a state the operator chose, not a failure.
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(stepLines(result.stdout).filter((line) => line.startsWith('PASS'))).toHaveLength(STEPS + 1);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(
+      /^WARNING: the staging stage runs an EMERGENCY release: .*no alarm rolls a deployment back\. Way back: deploy the same commit as an ordinary release/,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { DEPLOYED_NAMES, FUNCTION_DEPLOYED_AS } from '../../helpers/fake-codedeploy';
 import { describe, expect, it, vi } from 'vitest';
 import {
   runDeploymentTraffic,
@@ -9,7 +10,7 @@ import {
 import { TRAFFIC_KEY_ID } from '../../../functions/deployment-traffic/traffic-requests';
 import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import { BAKE_MINUTES, LAMBDA_MAX_TIMEOUT_MS, TRAFFIC_INTERVAL_MS } from '../../../shared/facts/deployment';
-import { API_FUNCTIONS, type ApiFunctionName, type RouteFunctionName } from '../../../shared/facts/function-names';
+import type { ApiFunctionName, RouteFunctionName } from '../../../shared/facts/function-names';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryPetStore } from '../../helpers/in-memory-stores';
 import { captureOutput } from '../../helpers/output';
@@ -32,8 +33,6 @@ const { createGetPetHandler } = await import('../../../functions/get-pet');
 const { handler: routeNotFound } = await import('../../../functions/route-not-found');
 
 const DEPLOYMENT = 'd-TRAFFIC1';
-const NAMES = Object.fromEntries(API_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}`])) as Record<ApiFunctionName, string>;
-const FUNCTION_OF = new Map(Object.entries(NAMES).map(([fn, name]) => [name, fn as ApiFunctionName]));
 
 /** A stage's functions as they are, over in-memory stores, behind Lambda's Invoke; the version serving is `version`. */
 function stage(version = '7') {
@@ -49,7 +48,7 @@ function stage(version = '7') {
   const calls: Array<{ fn: ApiFunctionName; qualifier: string | undefined; event: any }> = [];
   const lambda: TrafficLambdaApi = {
     async invoke(input) {
-      const fn = FUNCTION_OF.get(input.FunctionName ?? '')!;
+      const fn = FUNCTION_DEPLOYED_AS.get(input.FunctionName ?? '')!;
       const event = JSON.parse(new TextDecoder().decode(input.Payload as Uint8Array));
       calls.push({ fn, qualifier: input.Qualifier, event });
       const payload =
@@ -98,7 +97,7 @@ function dependencies(lambda: TrafficLambdaApi, run: ReturnType<typeof deploymen
   return {
     codeDeploy: run.codeDeploy,
     lambda,
-    functionNames: NAMES,
+    functionNames: DEPLOYED_NAMES,
     clock: run.clock,
     wait: run.clock.wait,
     now: run.clock.now,

@@ -16,12 +16,12 @@ import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import { DynamoApiKeyStore } from '../../../shared/dynamodb/dynamo-api-key-store';
 import { DynamoPetStore } from '../../../shared/dynamodb/dynamo-pet-store';
 import { createDocumentClient, documentClientOver, DYNAMODB_MAX_ATTEMPTS } from '../../../shared/dynamodb/dynamodb-client';
-import { API_FUNCTIONS, type ApiFunctionName } from '../../../shared/facts/function-names';
 import type { HttpEvent, HttpHandler } from '../../../shared/http/handler';
 import { lambdaContext } from '../../../tools/lambda/events';
 import { snapshotEnv } from '../../helpers/env';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
 import {
+  DEPLOYED_NAMES,
   authorizationOf,
   authorizerOver,
   FAKE_CURRENT_VERSION,
@@ -49,10 +49,8 @@ const { createGetPetHandler } = await import('../../../functions/get-pet');
 
 const DEPLOYMENT = 'd-KEYFAULTS';
 const EVENT = { DeploymentId: DEPLOYMENT, LifecycleEventHookExecutionId: 'hook-execution-keys' };
-/** The deployed name of each function, as the hook's configuration gives them. */
-const DEPLOYED = Object.fromEntries(API_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}-A1B2C3`])) as Record<ApiFunctionName, string>;
-const AUTHORIZER = DEPLOYED.authorizer;
-const GET_PET = DEPLOYED.getPet;
+const AUTHORIZER = DEPLOYED_NAMES.authorizer;
+const GET_PET = DEPLOYED_NAMES.getPet;
 const NEW = '3';
 const OLD = FAKE_CURRENT_VERSION;
 /** What the hook's invocation has left when its checks begin. */
@@ -127,7 +125,7 @@ async function runHook(checkKeys: CheckKeyStore, answers: Answers, functionName 
   const status = await runPreTrafficChecks(EVENT, {
     codeDeploy: codeDeploy.api,
     lambda: lambda.api,
-    functionNames: DEPLOYED,
+    functionNames: DEPLOYED_NAMES,
     trafficFunction: 'AnimalStore-Staging-deploymentTraffic-D4E5F6',
     clock: { getRemainingTimeInMillis: () => REMAINING_MS },
     checkContext: (runId) => ({ runId, unknownApiKey: 'pets_an-unknown-key-of-the-right-shape', unknownPetId: 1, now: new Date() }),

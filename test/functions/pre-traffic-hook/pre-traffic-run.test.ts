@@ -26,6 +26,8 @@ import {
   type CheckKeyShape,
 } from '../../../functions/pre-traffic-hook/pre-traffic-expectations';
 import {
+  DEPLOYED_NAMES,
+  FUNCTION_DEPLOYED_AS,
   authorizationOf,
   authorizerOver,
   FAKE_CURRENT_VERSION,
@@ -58,10 +60,6 @@ const OLD = FAKE_CURRENT_VERSION;
 /** The function that sends a passed canary its traffic. */
 const TRAFFIC = 'AnimalStore-Staging-deploymentTraffic-D4E5F6';
 
-/** The deployed name of each function, as the hook's configuration gives them. */
-const NAMES = Object.fromEntries(API_FUNCTIONS.map((fn) => [fn, `AnimalStore-Staging-${fn}-A1B2C3`])) as Record<ApiFunctionName, string>;
-const FUNCTION_OF = new Map(Object.entries(NAMES).map(([fn, name]) => [name, fn as ApiFunctionName]));
-
 const NOW = new Date('2026-11-25T12:00:00Z');
 const context = (runId: string) => ({ runId, unknownApiKey: 'pets_an-unknown-key', unknownPetId: 12_345, now: NOW });
 
@@ -80,7 +78,7 @@ type Override = (fn: ApiFunctionName, index: number) => FakeAnswer | undefined;
  */
 function recordedAnswers(onNew: Override = () => undefined, onOld: Override = () => undefined): Answers {
   return (call) => {
-    const fn = FUNCTION_OF.get(call.functionName ?? '')!;
+    const fn = FUNCTION_DEPLOYED_AS.get(call.functionName ?? '')!;
     const index = checkIndexOf(call);
     const override = call.qualifier === OLD ? onOld : onNew;
     return override(fn, index) ?? { payload: RECORDED[fn][index] };
@@ -172,7 +170,7 @@ function hook(targets: FakeTarget[], answers: Answers = recordedAnswers(), optio
   const dependencies: PreTrafficCheckDependencies = {
     codeDeploy: codeDeploy.api,
     lambda: lambda.api,
-    functionNames: NAMES,
+    functionNames: DEPLOYED_NAMES,
     trafficFunction: TRAFFIC,
     clock: { getRemainingTimeInMillis: () => options.remainingMs ?? 85_000 },
     checkContext: context,
@@ -213,13 +211,13 @@ describe('the pre-traffic hook', () => {
     async (fn) => {
       const keys = keysTable();
       const answers = fn === 'authorizer' ? authorizerOver(keys.keys) : recordedAnswers();
-      const { run, reports, calls, queued } = hook([{ functionName: NAMES[fn], targetVersion: '7' }], answers, { keys });
+      const { run, reports, calls, queued } = hook([{ functionName: DEPLOYED_NAMES[fn], targetVersion: '7' }], answers, { keys });
       await expect(run()).resolves.toBe('Succeeded');
       // The authorizer's keys are issued for the run: its events are the one place the keys appear.
       const checkKeys = fn === 'authorizer' ? { checkKeys: checkKeysOf(keys.records(), calls).checkKeys } : {};
       const checks = checksFor(fn, { ...context(RUN_ID), ...checkKeys });
       expect(calls).toEqual(
-        checks.map((check) => ({ functionName: NAMES[fn], qualifier: '7', event: JSON.parse(JSON.stringify(check.event)) })),
+        checks.map((check) => ({ functionName: DEPLOYED_NAMES[fn], qualifier: '7', event: JSON.parse(JSON.stringify(check.event)) })),
       );
       expect(reports).toEqual([{ deploymentId: DEPLOYMENT, lifecycleEventHookExecutionId: EXECUTION, status: 'Succeeded' }]);
       expect(queued).toEqual([trafficStart(fn)]);
@@ -233,7 +231,7 @@ describe('the pre-traffic hook', () => {
       payload: { errorType: 'Runtime.ImportModuleError', errorMessage: "Error: Cannot find module 'node:https'" },
     });
     const { run, reports, queued } = hook(
-      [{ functionName: NAMES.authorizer, targetVersion: '3' }],
+      [{ functionName: DEPLOYED_NAMES.authorizer, targetVersion: '3' }],
       versions(authorizerOver(keys.keys), crashed),
       {
         keys,
@@ -246,7 +244,7 @@ describe('the pre-traffic hook', () => {
 
   it('reports Failed when the invocation throws, asking the old version nothing: the new one was never reached', async () => {
     const throttled = recordedAnswers(() => ({ throws: Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' }) }));
-    const { run, reports, asked } = hook([{ functionName: NAMES.createPet, targetVersion: '3' }], throttled);
+    const { run, reports, asked } = hook([{ functionName: DEPLOYED_NAMES.createPet, targetVersion: '3' }], throttled);
     await expect(run()).resolves.toBe('Failed');
     expect(asked(OLD)).toEqual([]);
     expect(reports.map((report) => report.status)).toEqual(['Failed']);
@@ -254,7 +252,7 @@ describe('the pre-traffic hook', () => {
 
   it('gives up on a version that does not answer in time, and still reports Failed', async () => {
     const { run, reports, calls, asked } = hook(
-      [{ functionName: NAMES.listPets, targetVersion: '3' }],
+      [{ functionName: DEPLOYED_NAMES.listPets, targetVersion: '3' }],
       recordedAnswers(() => 'never'),
     );
     await expect(run()).resolves.toBe('Failed');
@@ -264,7 +262,9 @@ describe('the pre-traffic hook', () => {
   });
 
   it('runs no check it could not finish before its own timeout, and reports Failed', async () => {
-    const { run, reports, calls } = hook([{ functionName: NAMES.listPets, targetVersion: '3' }], recordedAnswers(), { remainingMs: 300 });
+    const { run, reports, calls } = hook([{ functionName: DEPLOYED_NAMES.listPets, targetVersion: '3' }], recordedAnswers(), {
+      remainingMs: 300,
+    });
     await expect(run()).resolves.toBe('Failed');
     expect(calls).toEqual([]);
     expect(reports.map((report) => report.status)).toEqual(['Failed']);
@@ -280,7 +280,9 @@ describe('the pre-traffic hook', () => {
 
   it('reports Failed, invoking nothing, when the deployment names no published version', async () => {
     for (const targetVersion of [undefined, '$LATEST', 'live']) {
-      const { run, reports, calls } = hook([{ functionName: NAMES.getPet, ...(targetVersion === undefined ? {} : { targetVersion }) }]);
+      const { run, reports, calls } = hook([
+        { functionName: DEPLOYED_NAMES.getPet, ...(targetVersion === undefined ? {} : { targetVersion }) },
+      ]);
       await expect(run(), String(targetVersion)).resolves.toBe('Failed');
       expect(calls).toEqual([]);
       expect(reports.map((report) => report.status)).toEqual(['Failed']);
@@ -288,22 +290,22 @@ describe('the pre-traffic hook', () => {
   });
 
   it('knows a function CodeDeploy names by its ARN', async () => {
-    const arn = `arn:aws:lambda:eu-west-1:111111111111:function:${NAMES.routeNotFound}`;
+    const arn = `arn:aws:lambda:eu-west-1:111111111111:function:${DEPLOYED_NAMES.routeNotFound}`;
     const answers = recordedAnswers();
     const { run, calls } = hook([{ functionName: arn, targetVersion: '4' }], (call) =>
-      answers({ ...call, functionName: NAMES.routeNotFound }),
+      answers({ ...call, functionName: DEPLOYED_NAMES.routeNotFound }),
     );
     await expect(run()).resolves.toBe('Succeeded');
     expect(calls.map((call) => [call.functionName, call.qualifier])).toEqual([
-      [NAMES.routeNotFound, '4'],
-      [NAMES.routeNotFound, '4'],
+      [DEPLOYED_NAMES.routeNotFound, '4'],
+      [DEPLOYED_NAMES.routeNotFound, '4'],
     ]);
   });
 
   it.each(['listDeploymentTargets', 'getDeploymentTarget'] as const)(
     'reports Failed when CodeDeploy refuses %s, so the deployment cannot move unchecked',
     async (failing) => {
-      const { run, reports, calls } = hook([{ functionName: NAMES.getPet, targetVersion: '3' }], recordedAnswers(), { failing });
+      const { run, reports, calls } = hook([{ functionName: DEPLOYED_NAMES.getPet, targetVersion: '3' }], recordedAnswers(), { failing });
       await expect(run()).resolves.toBe('Failed');
       expect(calls).toEqual([]);
       expect(reports.map((report) => report.status)).toEqual(['Failed']);
@@ -311,7 +313,7 @@ describe('the pre-traffic hook', () => {
   );
 
   it('throws when CodeDeploy refuses the report, so the failure shows: a deployment without a report cannot pass', async () => {
-    const { run, queued } = hook([{ functionName: NAMES.getPet, targetVersion: '3' }], recordedAnswers(), {
+    const { run, queued } = hook([{ functionName: DEPLOYED_NAMES.getPet, targetVersion: '3' }], recordedAnswers(), {
       failing: 'putLifecycleEventHookExecutionStatus',
     });
     await expect(run()).rejects.toThrow(/PutLifecycleEventHookExecutionStatus/i);
@@ -319,7 +321,7 @@ describe('the pre-traffic hook', () => {
   });
 
   it('refuses an event CodeDeploy did not send: there is nothing to report to', async () => {
-    const { run, reports, calls } = hook([{ functionName: NAMES.getPet, targetVersion: '3' }]);
+    const { run, reports, calls } = hook([{ functionName: DEPLOYED_NAMES.getPet, targetVersion: '3' }]);
     await expect(run({ DeploymentId: DEPLOYMENT })).rejects.toThrow(/LifecycleEventHookExecutionId/);
     expect(reports).toEqual([]);
     expect(calls).toEqual([]);
@@ -327,7 +329,7 @@ describe('the pre-traffic hook', () => {
 });
 
 describe('the pre-traffic hook, judging the new version against the one serving now', () => {
-  const GET_PET_TARGET: FakeTarget = { functionName: NAMES.getPet, targetVersion: '12' };
+  const GET_PET_TARGET: FakeTarget = { functionName: DEPLOYED_NAMES.getPet, targetVersion: '12' };
   const GET_PET = [GET_PET_TARGET];
   /** getPet's check of a pet that does not exist: the one that reads the pets table. */
   const READS_THE_STORE = 1;
@@ -388,8 +390,8 @@ describe('the pre-traffic hook, judging the new version against the one serving 
 
   it('starts the traffic run of each function that passed, when a deployment moves several', async () => {
     const targets: FakeTarget[] = [
-      { functionName: NAMES.listPets, targetVersion: '4' },
-      { functionName: NAMES.getPet, targetVersion: '5' },
+      { functionName: DEPLOYED_NAMES.listPets, targetVersion: '4' },
+      { functionName: DEPLOYED_NAMES.getPet, targetVersion: '5' },
     ];
     const { run, queued } = hook(targets);
     await expect(run()).resolves.toBe('Succeeded');
@@ -398,8 +400,8 @@ describe('the pre-traffic hook, judging the new version against the one serving 
 
   it('starts no traffic run when one function of the deployment fails', async () => {
     const targets: FakeTarget[] = [
-      { functionName: NAMES.listPets, targetVersion: '4' },
-      { functionName: NAMES.getPet, targetVersion: '5' },
+      { functionName: DEPLOYED_NAMES.listPets, targetVersion: '4' },
+      { functionName: DEPLOYED_NAMES.getPet, targetVersion: '5' },
     ];
     const broken: Override = (fn, index) => (fn === 'getPet' && index === READS_THE_STORE ? errorAnswer(500, 'internal_error') : undefined);
     const { run, queued } = hook(targets, recordedAnswers(broken));
@@ -431,7 +433,7 @@ describe('the pre-traffic hook, judging the new version against the one serving 
 });
 
 describe('the pre-traffic hook, checking the authorizer with keys the keys table holds', () => {
-  const AUTHORIZER: FakeTarget[] = [{ functionName: NAMES.authorizer, targetVersion: '9' }];
+  const AUTHORIZER: FakeTarget[] = [{ functionName: DEPLOYED_NAMES.authorizer, targetVersion: '9' }];
   const refusingEveryKey = (verdict: AuthorizerContext): AuthorizerContext =>
     verdict.outcome === 'allowed' ? { outcome: 'invalid' } : verdict;
   const allChecks = checksFor('authorizer', {
@@ -569,7 +571,7 @@ describe('the pre-traffic hook, checking the authorizer with keys the keys table
 
   it('issues no key for a function whose checks need none', async () => {
     const keys = keysTable();
-    const { run } = hook([{ functionName: NAMES.listPets, targetVersion: '9' }], recordedAnswers(), { keys });
+    const { run } = hook([{ functionName: DEPLOYED_NAMES.listPets, targetVersion: '9' }], recordedAnswers(), { keys });
     await expect(run()).resolves.toBe('Succeeded');
     expect(keys.records()).toEqual([]);
   });
@@ -588,7 +590,7 @@ describe("the pre-traffic hook's timeout", () => {
           usedMs += typeof ms === 'number' ? ms : ms(...args);
           return call(...args);
         };
-      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: NAMES[fn], targetVersion: '7' }]);
+      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: DEPLOYED_NAMES[fn], targetVersion: '7' }]);
       const slowCodeDeploy: CodeDeployApi = {
         listDeploymentTargets: taking(codeDeploy.api.listDeploymentTargets, CODEDEPLOY_CALL_LIMIT_MS),
         getDeploymentTarget: taking(codeDeploy.api.getDeploymentTarget, CODEDEPLOY_CALL_LIMIT_MS),
@@ -608,7 +610,7 @@ describe("the pre-traffic hook's timeout", () => {
       const status = await runPreTrafficChecks(EVENT, {
         codeDeploy: slowCodeDeploy,
         lambda: slowLambda,
-        functionNames: NAMES,
+        functionNames: DEPLOYED_NAMES,
         trafficFunction: TRAFFIC,
         clock: { getRemainingTimeInMillis: () => timeoutMs - usedMs },
         checkContext: context,
