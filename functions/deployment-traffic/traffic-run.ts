@@ -1,6 +1,7 @@
 import type { PutLifecycleEventHookExecutionStatusCommandInput } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
+import { decodePayload, encodePayload, type CallOptions } from '../../shared/checks/direct-invocation';
 import { BAKE_MINUTES, TRAFFIC_INTERVAL_MS } from '../../shared/facts/deployment';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 import { CODEDEPLOY_CALL_LIMIT_MS, DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
@@ -8,11 +9,6 @@ import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
 import { countAuthorizerAnswer } from '../../shared/runtime/metrics';
 import { PET_IDS_LISTING, trafficRequest, type TrafficContext } from './traffic-requests';
-
-/** Options of every call: each is bounded, so a run always ends within its own timeout. */
-export interface CallOptions {
-  readonly abortSignal: AbortSignal;
-}
 
 /** The CodeDeploy calls the run makes, shaped as the SDK's CodeDeploy client has them. */
 export interface DeploymentApi {
@@ -190,9 +186,6 @@ async function storedPetIds(dependencies: DeploymentTrafficDependencies): Promis
   return page.success ? page.output.body.slice(0, Number(PET_IDS_LISTING.limit)).map((pet) => pet.id) : [];
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /** Invokes a function's `live` alias; the answer and the version that gave it, or undefined when none came. */
 async function invoke(
   lambda: TrafficLambdaApi,
@@ -201,17 +194,14 @@ async function invoke(
 ): Promise<{ payload: unknown; version: string; failed: boolean } | undefined> {
   try {
     const answer = await lambda.invoke(
-      { FunctionName: functionName, Qualifier: 'live', Payload: encoder.encode(JSON.stringify(event)) },
+      { FunctionName: functionName, Qualifier: 'live', Payload: encodePayload(event) },
       { abortSignal: AbortSignal.timeout(DIRECT_INVOCATION_LIMIT_MS) },
     );
-    const text = answer.Payload === undefined ? '' : decoder.decode(answer.Payload);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      payload = text;
-    }
-    return { payload, version: answer.ExecutedVersion ?? '?', failed: answer.FunctionError !== undefined };
+    return {
+      payload: decodePayload(answer.Payload).value,
+      version: answer.ExecutedVersion ?? '?',
+      failed: answer.FunctionError !== undefined,
+    };
   } catch {
     return undefined;
   }

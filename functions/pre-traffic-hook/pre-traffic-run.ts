@@ -7,6 +7,7 @@ import type {
 } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommandInput, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
+import { decodePayload, encodePayload, type CallOptions } from '../../shared/checks/direct-invocation';
 import type { InvocationClock } from '../../shared/runtime/deadline';
 import { logger } from '../../shared/runtime/logger';
 import { describeError, withCheckKeys, type CheckKeyStore } from './check-keys';
@@ -23,11 +24,6 @@ import {
 } from './pre-traffic-expectations';
 import { answered, hookStatus, judge, judgeAgainstOld, type HookStatus, type InvocationOutcome, type Verdict } from './verdicts';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-
-/** Options of every call: each is bounded, so the hook always has time left to report. */
-export interface CallOptions {
-  readonly abortSignal: AbortSignal;
-}
 
 /** The CodeDeploy calls the hook makes, named and shaped as the SDK's CodeDeploy client has them. */
 export interface CodeDeployApi {
@@ -159,7 +155,7 @@ async function startTraffic(
       {
         FunctionName: dependencies.trafficFunction,
         InvocationType: 'Event',
-        Payload: encoder.encode(JSON.stringify({ deploymentId, function: fn })),
+        Payload: encodePayload({ deploymentId, function: fn }),
       },
       { abortSignal: AbortSignal.timeout(limits.trafficStartMs) },
     );
@@ -297,9 +293,6 @@ function refusal(detail: string): Verdict {
   return { check: 'finds the new version of a function it checks', passed: false, detail };
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /** Invokes one published version with one check's event and says what came back. */
 async function invokeVersion(
   lambda: LambdaApi,
@@ -311,7 +304,7 @@ async function invokeVersion(
   let answer: Awaited<ReturnType<LambdaApi['invoke']>>;
   try {
     answer = await lambda.invoke(
-      { FunctionName: functionName, Qualifier: version, InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) },
+      { FunctionName: functionName, Qualifier: version, InvocationType: 'RequestResponse', Payload: encodePayload(event) },
       { abortSignal: AbortSignal.timeout(limitMs) },
     );
   } catch (error) {
@@ -319,8 +312,7 @@ async function invokeVersion(
     if (name === 'AbortError' || name === 'TimeoutError') return { kind: 'no-answer', reason: `nothing within ${limitMs} ms` };
     return { kind: 'no-answer', reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }
-  const text = answer.Payload === undefined ? '' : decoder.decode(answer.Payload);
-  const payload = parseJson(text);
+  const { text, value: payload } = decodePayload(answer.Payload);
   if (answer.FunctionError !== undefined) {
     // Lambda's error payload: {"errorType": "...", "errorMessage": "..."}; a timeout is Sandbox.Timedout.
     const error = v.safeParse(v.object({ errorType: v.string(), errorMessage: v.string() }), payload);
@@ -329,12 +321,4 @@ async function invokeVersion(
       : { kind: 'function-error', errorType: answer.FunctionError, errorMessage: text };
   }
   return { kind: 'returned', payload };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PutLifecycleEventHookExecutionStatusCommandInput } from '@aws-sdk/client-codedeploy';
-import type { CallOptions, CodeDeployApi, LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import type { CodeDeployApi, LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import type { CallOptions } from '../../shared/checks/direct-invocation';
 import type { ApiKeyStore } from '../../shared/domain/auth/api-key-store';
 import { createAuthenticator } from '../../shared/domain/auth/authenticate';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
