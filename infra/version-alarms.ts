@@ -12,11 +12,11 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { AuthorizerContext } from '../shared/domain/auth/authorizer-context';
+import { JUDGED_VERDICT_STATUSES } from '../shared/domain/auth/authorizer-context';
 import { CANARY_PERCENT, TRAFFIC_INTERVAL_MS } from '../shared/facts/deployment';
 import { ERROR_CODES } from '../shared/facts/error-codes';
 import type { ApiFunctionName } from '../shared/facts/function-names';
-import { ANSWER_DIMENSIONS, METRICS, SERVICE_DIMENSION, type JudgedStatus } from '../shared/facts/metric-names';
+import { ANSWER_DIMENSIONS, JUDGED_STATUSES, METRICS, SERVICE_DIMENSION, type JudgedStatus } from '../shared/facts/metric-names';
 import { ROUTE_ERRORS, routes } from '../shared/facts/routes';
 import { SERVICE_NAME } from '../shared/facts/service';
 import type { ACCESS_LOG_FIELDS } from './animal-store-http-api';
@@ -47,8 +47,6 @@ export interface VersionAlarmsProps {
 const STATUS_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'status';
 const VERDICT_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'authorizerOutcome';
 const VERSION_FIELD: keyof typeof ACCESS_LOG_FIELDS = 'authorizerVersion';
-/** The authorizer's verdicts judged per version: a key refused (our 401), or a key it could not look up (our 503). */
-const JUDGED_VERDICTS: readonly AuthorizerContext['outcome'][] = ['invalid', 'unavailable'];
 
 /**
  * The rollback alarms of each function's deployments: its new version judged against its old one over the
@@ -78,7 +76,9 @@ export class VersionAlarms extends Construct {
           `newVersion.minimumRequests (${props.thresholds.newVersion.minimumRequests}): an idle stage's canary would go unjudged.`,
       );
     }
-    const judged = FilterPattern.any(...JUDGED_VERDICTS.map((verdict) => FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', verdict)));
+    const judged = FilterPattern.any(
+      ...Object.keys(JUDGED_VERDICT_STATUSES).map((verdict) => FilterPattern.stringValue(`$.${VERDICT_FIELD}`, '=', verdict)),
+    );
     const authorizerAnswers = (byVersion: boolean) =>
       new MetricFilter(this, byVersion ? 'AuthorizerAnswersByVersion' : 'AuthorizerAnswers', {
         logGroup: props.accessLogs,
@@ -142,7 +142,7 @@ export function answerStatusesOf(name: ApiFunctionName): Exclude<JudgedStatus, 5
   const route = routes.find((r) => r.operationId === name);
   const codes: readonly string[] = route === undefined ? ROUTE_ERRORS : [...ROUTE_ERRORS, ...route.errors];
   const statuses = new Set<number>(codes.map((code) => ERROR_CODES[code as keyof typeof ERROR_CODES]));
-  return ([503, 401, 404, 400] as const).filter((status) => statuses.has(status));
+  return JUDGED_STATUSES.filter((status): status is Exclude<JudgedStatus, 500> => status !== 500 && statuses.has(status));
 }
 
 /** One rollback alarm of a function: what it computes from which metrics, and when it fires. */

@@ -6,6 +6,7 @@ import { BAKE_MINUTES, TRAFFIC_INTERVAL_MS } from '../../shared/facts/deployment
 import { API_FUNCTIONS, type ApiFunctionName } from '../../shared/facts/function-names';
 import { CODEDEPLOY_CALL_LIMIT_MS, DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import type { InvocationClock } from '../../shared/runtime/deadline';
+import { JUDGED_VERDICT_STATUSES } from '../../shared/domain/auth/authorizer-context';
 import { logger } from '../../shared/runtime/logger';
 import { countAuthorizerAnswer } from '../../shared/runtime/metrics';
 import { PET_IDS_LISTING, trafficRequest, type TrafficContext } from './traffic-requests';
@@ -207,9 +208,6 @@ async function invoke(
   }
 }
 
-/** What the authorizer's judged verdicts answer as (shared/http/handler.ts): counted here, as no access log sees these requests. */
-const JUDGED_VERDICTS: Readonly<Record<string, 401 | 503>> = { invalid: 401, unavailable: 503 };
-
 /**
  * One request through the alias, summed up as `<version> <answer>`: a status, an authorizer's verdict, `error` or
  * `no answer`. A route function counts its own answers; the authorizer's judged verdicts are counted here.
@@ -220,7 +218,9 @@ async function invokeLive(lambda: TrafficLambdaApi, functionName: string, event:
   if (answer.failed) return `${answer.version} error`;
   const payload = answer.payload as { statusCode?: unknown; context?: { outcome?: unknown } } | undefined;
   const kind = typeof payload?.statusCode === 'number' ? payload.statusCode : String(payload?.context?.outcome ?? 'unknown');
-  const judged = JUDGED_VERDICTS[kind];
-  if (judged !== undefined) countAuthorizerAnswer(judged, answer.version, requestId);
+  // Counted here, as no access log sees these requests.
+  if (kind in JUDGED_VERDICT_STATUSES) {
+    countAuthorizerAnswer(JUDGED_VERDICT_STATUSES[kind as keyof typeof JUDGED_VERDICT_STATUSES], answer.version, requestId);
+  }
   return `${answer.version} ${kind}`;
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ERROR_CODES } from '../../facts/error-codes';
 
 /** Every verdict but `allowed`: why a request was refused (our 401), or that its key could not be checked (our 503). */
 export const REFUSAL_OUTCOMES = ['missing', 'invalid', 'unavailable'] as const;
@@ -19,3 +20,12 @@ export type AuthorizerContext = v.InferOutput<typeof AuthorizerContextSchema>;
  * the old one's (infra/version-alarms.ts). Routes read only the verdict.
  */
 export type AuthorizerAnswerContext = AuthorizerContext & { readonly version: string };
+
+/**
+ * The verdicts a deployment judges the authorizer's versions by, with the status each turns into: a key refused
+ * (our 401), or one it could not look up (our 503). Not `missing`: that is the caller's, whichever version answers.
+ */
+export const JUDGED_VERDICT_STATUSES = {
+  invalid: ERROR_CODES.unauthorized,
+  unavailable: ERROR_CODES.service_unavailable,
+} as const satisfies Partial<Record<AuthorizerContext['outcome'], number>>;
