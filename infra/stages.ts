@@ -176,12 +176,9 @@ export interface StageConfig {
 }
 
 /**
- * What both stages judge a new version by. The deployment traffic gives the new version about 24 requests a
- * minute in the canary (docs/operations.md, "How a release reaches traffic"): 10 is then met nearly always. A
- * version that answers as the old one does gives an excess of 4 deviations and 5 answers in a minute by chance at
- * most 1 time in 600 (binomial, worst at a handful of predicted answers), and in two minutes of three about 1 in
- * 100,000: a change, not noise. A margin of 25 points with 5 answers more was noisier at the canary's few requests
- * (1 in 85 a minute) and blind once refused outsiders outnumber the clients.
+ * What both stages judge a new version by: a minimum the deployment traffic meets on an idle stage, and an excess
+ * of answers a version as good as the old one reaches by chance too rarely to roll it back (the odds are in
+ * docs/operations.md, "How a release reaches traffic").
  */
 const NEW_VERSION_THRESHOLDS = {
   minimumRequests: 10,

@@ -18,8 +18,8 @@ export const CANARY_MINUTES = 5;
 export const BAKE_MINUTES = 5;
 
 /**
- * One request of the deployment's own every this many milliseconds, through the `live` alias: about 24 a minute
- * reach the new version at the canary's 10 %, past every rollback alarm's minimum of 10 (infra/stages.ts).
+ * One request of the deployment's own every this many milliseconds, through the `live` alias: enough to meet every
+ * rollback alarm's minimum at the canary's share (infra/version-alarms.ts refuses thresholds it would not meet).
  */
 export const TRAFFIC_INTERVAL_MS = 250;
 

@@ -155,6 +155,30 @@ describe("the stages' throttle in the docs", () => {
   });
 });
 
+describe("the stages' judging of a new version in the docs", () => {
+  it('is what infra/stages.ts sets, in the stage table and in the rollback alarms the runbook lists', () => {
+    const operations = read('docs/operations.md');
+    const differs = cellsOf(
+      lineStarting(sectionOf(operations, 'What differs between the stages').join('\n'), '| A new version rolled back'),
+    );
+    expect(differs.slice(1)).toEqual(
+      stages.map(({ alarms: { newVersion: t } }) =>
+        [
+          `failures ≥ ${t.failureMarginPercent} point${t.failureMarginPercent === 1 ? '' : 's'} over the old version's (${t.bakeFailurePercent} % in the bake)`,
+          `503/401/404/400 ≥ ${t.excessAnswers} answers and ${t.answerDeviations} deviations over its rate`,
+          `mean duration > ${t.latencyFactor}× the old's + ${t.latencyMarginMs} ms (${t.bakeMeanDurationMs / 1000} s in the bake)`,
+        ].join('; '),
+      ),
+    );
+    const release = sectionOf(operations, 'How a release reaches traffic').join('\n');
+    const [{ newVersion: s }, { newVersion: p }] = [staging.alarms, production.alarms];
+    expect(release).toContain(`Fires when the new version, having served ${p.minimumRequests} requests or more`);
+    expect(release).toContain(`on ${p.failureMarginPercent} (production) / ${s.failureMarginPercent} (staging) percentage points more`);
+    expect(release).toContain(`on ${p.bakeFailurePercent} % (production) / ${s.bakeFailurePercent} % (staging) of its requests`);
+    expect(release).toContain(`held to ${p.bakeMeanDurationMs / 1000} s (production), ${s.bakeMeanDurationMs / 1000} s (staging) of mean`);
+  });
+});
+
 /** How prose counts a few things. */
 const COUNTED = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 
