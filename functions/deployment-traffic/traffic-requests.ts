@@ -1,12 +1,14 @@
-import { authorizerEvent, routeEvent } from '../../shared/checks/direct-events';
+import { authorizerEvent, routeEvent, routeTarget } from '../../shared/checks/direct-events';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
+import { BASE_PATH, findRoute, isOperationId } from '../../shared/facts/routes';
+import { OPERATION_CHECKS } from '../../shared/checks/operation-checks';
 import { unhandled } from '../../shared/runtime/unhandled';
 
 /**
- * The deployment's own requests to a function, while its new version is judged: reads, and creates refused
- * before anything is stored, so no client ever sees what they did. They reach the `live` alias as a
+ * The deployment's own requests to a function, while its new version is judged: an operation's as its file
+ * of shared/operations/ states them (shared/checks/operation-checks.ts), none of which writes, so no client
+ * ever sees what they did. They reach the `live` alias as a
  * client's do, so the old and new versions share them in the canary's proportion and each version's rates
  * are over the same mix.
  */
@@ -34,32 +36,23 @@ export const PET_IDS_LISTING = { limit: '20' } as const;
 /** The `index`-th request of the deployment's traffic to `fn`, the requests taking turns. */
 export function trafficRequest(fn: ApiFunctionName, index: number, context: TrafficContext): unknown {
   const requestId = `${context.runId}-${index}`;
-  const route = (operationId: OperationId, request: { query?: Record<string, string>; body?: string; petId?: string } = {}) => {
-    const target = findRoute(operationId);
+  if (isOperationId(fn)) {
+    const { traffic } = OPERATION_CHECKS[fn];
+    const request = traffic[index % traffic.length]!;
+    // Every path parameter names one of the newest stored pets, in turn; a pet no pet has on an empty stage.
+    const { petIds } = context;
+    const petId = String(petIds.length === 0 ? context.unknownPetId : petIds[index % petIds.length]);
     return routeEvent(
       {
-        routeKey: routeKey(target),
-        method: target.method,
-        rawPath: BASE_PATH + target.path.replace('{petId}', encodeURIComponent(request.petId ?? '')),
-        ...(request.petId === undefined ? {} : { pathParameters: { petId: request.petId } }),
-        ...(request.query === undefined ? {} : { query: request.query }),
-        ...(request.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: request.body }),
+        ...routeTarget(findRoute(fn), petId),
+        ...request,
         caller: AUTHENTICATED,
         requestId,
       },
       context.now,
     );
-  };
+  }
   switch (fn) {
-    case 'listPets':
-      return route('listPets', { query: index % 2 === 0 ? { limit: '1' } : PET_IDS_LISTING });
-    case 'getPet': {
-      const { petIds } = context;
-      return route('getPet', { petId: String(petIds.length === 0 ? context.unknownPetId : petIds[index % petIds.length]) });
-    }
-    case 'createPet':
-      // No required field and no Idempotency-Key: refused before any write, a record included.
-      return route('createPet', { body: '{}' });
     case 'routeNotFound':
       return routeEvent(
         { routeKey: '$default', method: 'GET', rawPath: `${BASE_PATH}/${TRAFFIC_KEY_ID}`, caller: AUTHENTICATED, requestId },

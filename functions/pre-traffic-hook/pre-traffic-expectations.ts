@@ -1,27 +1,17 @@
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
-import type { ErrorCode } from '../../shared/facts/error-codes';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import { BASE_PATH, findRoute, routeKey, type OperationId } from '../../shared/facts/routes';
-import { authorizerEvent, routeEvent, type RouteRequest } from '../../shared/checks/direct-events';
+import { BASE_PATH, findRoute, isOperationId, type OperationId } from '../../shared/facts/routes';
+import type { Expectation, RequestParts } from '../../shared/checks/check-requests';
+import { authorizerEvent, routeEvent, routeTarget, type RouteRequest } from '../../shared/checks/direct-events';
+import { OPERATION_CHECKS } from '../../shared/checks/operation-checks';
 import { unhandled } from '../../shared/runtime/unhandled';
 
 /**
  * What the pre-traffic hook asks each function's new version before it takes traffic, and what it must
- * answer. No check writes; only the authorizer's need keys the keys table holds, which the hook issues for
+ * answer: an operation's, as its file of shared/operations/ states them (shared/checks/operation-checks.ts),
+ * after the refusal of an anonymous caller every route owes. No check writes; only the authorizer's need keys the keys table holds, which the hook issues for
  * their run and revokes after (check-keys.ts), so they run against the real tables and keep no secret.
  */
-
-/** What a check must get back. */
-export type Expectation =
-  /** An HTTP answer with our Error body of this code, under the status the code always has. */
-  | { readonly kind: 'error'; readonly code: ErrorCode }
-  /** 200 with a JSON array: a page of pets. */
-  | { readonly kind: 'listing' }
-  /**
-   * The authorizer's answer: authorized, with this verdict in its context (functions/authorizer.ts), and,
-   * when `keyId` is given, the id of the key it recognised.
-   */
-  | { readonly kind: 'verdict'; readonly outcome: AuthorizerContext['outcome']; readonly keyId?: string };
 
 export interface Check {
   /** What it shows, as a sentence: it names the check in the log and in its verdict. */
@@ -93,21 +83,9 @@ export function keylessChecksFor(fn: ApiFunctionName, context: CheckContext): Ch
 function checksOf(fn: ApiFunctionName, context: CheckContext, which: 'all' | 'keyless'): Check[] {
   let sequence = 0;
   const requestId = () => `${context.runId}-${++sequence}`;
-  const route = (operationId: OperationId, request: Partial<RouteRequest> = {}, pathParameters: Record<string, string> = {}) => {
-    const target = findRoute(operationId);
-    const rawPath = BASE_PATH + target.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParameters[name] ?? ''));
-    return routeEvent(
-      {
-        routeKey: routeKey(target),
-        method: target.method,
-        rawPath,
-        ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
-        ...request,
-        requestId: requestId(),
-      },
-      context.now,
-    );
-  };
+  // Every path parameter names a pet no pet has.
+  const route = (operationId: OperationId, request: RequestParts & Pick<RouteRequest, 'caller'>) =>
+    routeEvent({ ...routeTarget(findRoute(operationId), String(context.unknownPetId)), ...request, requestId: requestId() }, context.now);
   const unmatched = (request: Partial<RouteRequest> = {}) =>
     routeEvent(
       { routeKey: '$default', method: 'GET', rawPath: `${BASE_PATH}/${CHECK_KEY_ID}`, ...request, requestId: requestId() },
@@ -119,37 +97,14 @@ function checksOf(fn: ApiFunctionName, context: CheckContext, which: 'all' | 'ke
     expect: { kind: 'error', code: 'unauthorized' },
   });
 
+  if (isOperationId(fn)) {
+    const { check } = OPERATION_CHECKS[fn];
+    return [
+      anonymous(route(fn, check.request)),
+      { name: check.name, event: route(fn, { ...check.request, caller: AUTHENTICATED }), expect: check.expect },
+    ];
+  }
   switch (fn) {
-    case 'listPets':
-      return [
-        anonymous(route('listPets')),
-        {
-          name: 'lists pets to an authenticated caller',
-          event: route('listPets', { caller: AUTHENTICATED, query: { limit: '1' } }),
-          expect: { kind: 'listing' },
-        },
-      ];
-    case 'getPet': {
-      const petId = { petId: String(context.unknownPetId) };
-      return [
-        anonymous(route('getPet', {}, petId)),
-        {
-          name: 'answers 404 for a pet that does not exist',
-          event: route('getPet', { caller: AUTHENTICATED }, petId),
-          expect: { kind: 'error', code: 'not_found' },
-        },
-      ];
-    }
-    case 'createPet':
-      return [
-        anonymous(route('createPet', { headers: { 'content-type': 'application/json' }, body: '{}' })),
-        {
-          // Refused before anything is stored: no Idempotency-Key, so no record either.
-          name: 'refuses a pet without its required fields, storing nothing',
-          event: route('createPet', { caller: AUTHENTICATED, headers: { 'content-type': 'application/json' }, body: '{}' }),
-          expect: { kind: 'error', code: 'invalid_parameter' },
-        },
-      ];
     case 'routeNotFound':
       return [
         anonymous(unmatched()),

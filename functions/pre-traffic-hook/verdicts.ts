@@ -3,7 +3,8 @@ import { AuthorizerContextSchema } from '../../shared/domain/auth/authorizer-con
 import { ERROR_CODES } from '../../shared/facts/error-codes';
 import { ErrorSchema } from '../../shared/http/error-schema';
 import { unhandled } from '../../shared/runtime/unhandled';
-import type { Expectation, Check } from './pre-traffic-expectations';
+import type { Check } from './pre-traffic-expectations';
+import type { Expectation } from '../../shared/checks/check-requests';
 
 /** What came back from invoking a function's new version with one check. */
 export type InvocationOutcome =

@@ -19,16 +19,17 @@ import {
 import { ERROR_CODES, type ErrorCode } from '../facts/error-codes';
 import { deprecationHeaderValues } from '../http/deprecation-headers';
 import { ErrorSchema } from '../http/error-schema';
-import { MAX_JSON_DEPTH } from '../http/json-body';
 import { MAX_BODY_BYTES } from '../http/request';
 import { toApiError } from '../http/responses';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../domain/idempotency/idempotency-errors';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../domain/pets/pet-output-schemas';
-import { LIST_LIMIT, NewPetSchema, PetStatusSchema } from '../domain/pets/pet-schemas';
+import { NewPetSchema, PetStatusSchema } from '../domain/pets/pet-schemas';
 import { InvalidCursorError, PetNotFoundError } from '../domain/pets/pet-errors';
 import { BASE_PATH, ROUTE_ERRORS, routes, type Deprecation, type OperationId, type Route, type SuccessStatus } from '../facts/routes';
 import { schemasOf } from '../catalog/function-catalog';
+import type { OperationProse } from '../operations/operation';
+import { OPERATIONS } from '../operations/operations';
 
 /**
  * The OpenAPI 3.1 document, built from the route table and the valibot schemas the handlers
@@ -70,84 +71,10 @@ function parsedDefault({ valibotSchema, jsonSchema }: OverrideSchemaContext): Js
   return { ...jsonSchema, default: v.parse(valibotSchema, undefined) as JsonSchema['default'] };
 }
 
-/** Prose and examples per operation; everything structural comes from the route table. */
-const OPERATIONS: Record<
-  OperationId,
-  {
-    /** What it does in two or three words, for the document's one-line summary of the API. */
-    gist: string;
-    summary: string;
-    description: string;
-    examples: JsonObject;
-    invalidParameterExample?: string;
-    /** Descriptions of parameters whose schema is a named one (a `$ref` carries none of its own). */
-    parameters?: Record<string, string>;
-  }
-> = {
-  listPets: {
-    gist: 'list them',
-    summary: 'List pets',
-    description: [
-      'Lists pets, newest first, optionally only those of one `status`.',
-      '',
-      `Pages hold at most \`limit\` pets (default ${LIST_LIMIT.default}, ${LIST_LIMIT.min} to ${LIST_LIMIT.max}). When more pets match, the`,
-      'response has a `Link` header with `rel="next"` whose URL fetches the next page; the last page has none.',
-      'The body is always a bare array. Cursors are opaque and belong to the listing that issued them: a changed',
-      'cursor, or one used with another `status`, is `400 invalid_cursor`. `limit` may change between pages.',
-      '',
-      'After a create: listings read indexes that DynamoDB updates shortly after the write (usually within tens of',
-      'milliseconds), so a pet answered `201` is listed that soon, whatever the rate of listings. `getPet` reads the pet itself.',
-      '',
-      'Query parameters other than these are rejected with `400 invalid_parameter`, as on every operation.',
-    ].join('\n'),
-    invalidParameterExample: `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
-    parameters: { status: 'Only pets with this status.' },
-    examples: {
-      response: [
-        { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' },
-        { id: 1187026371529265, name: 'Tom', categoryId: 2 },
-      ],
-    },
-  },
-  createPet: {
-    gist: 'add them',
-    summary: 'Add a pet',
-    description: [
-      'Adds a pet. The service assigns its `id`; `status`, when omitted, stays absent.',
-      '',
-      `The body must be an uncompressed JSON object (\`Content-Type: application/json\`, no \`Content-Encoding\`) of`,
-      `at most ${MAX_BODY_BYTES} bytes, in I-JSON (RFC 7493): no repeated member names, no unpaired surrogates in strings,`,
-      `nested at most ${MAX_JSON_DEPTH} levels. Fields other than \`name\`, \`categoryId\` and \`status\`, \`id\` included, are`,
-      'rejected. `categoryId` is read for its exact value: `1.0` and `1e3` are the integers 1 and 1000, while fractions',
-      'and numbers a double cannot hold exactly are rejected, not rounded. A rejected request stores nothing.',
-      '',
-      '**Retrying safely.** A `201` always means exactly one new pet. A `503` (or a lost connection) does not say',
-      'whether the pet was stored: send an `Idempotency-Key` (a new UUID per pet) and retry with the same key and',
-      'body until you get a `201`; you end with exactly one pet. A retry of a completed request answers the original',
-      '`201` with `Idempotent-Replayed: true`; while the first request is still running it is `409` with',
-      '`Retry-After`; the same key with another body is `422`. Keys belong to the API key that sent them and are',
-      'honoured for at least 24 hours.',
-    ].join('\n'),
-    invalidParameterExample: 'categoryId is required; id is not an accepted field.',
-    examples: {
-      request: { name: 'Rex', categoryId: 1, status: 'available' },
-      response: { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' },
-    },
-  },
-  getPet: {
-    gist: 'fetch one',
-    summary: 'Get a pet (deprecated)',
-    description: [
-      'Returns one pet by its id. An id that is not a positive integer in canonical form is a 404, like an unknown one.',
-      'It takes no query parameters: any is `400 invalid_parameter`.',
-      '',
-      '**Deprecated** and removed on 5 December 2030: use `GET /pets` with the `status` filter instead. Every',
-      'response carries `Deprecation`, `Sunset` and a `Link` to the replacement.',
-    ].join('\n'),
-    invalidParameterExample: 'status is not a query parameter of this operation.',
-    examples: { response: { id: 4249774335723539, name: 'Rex', categoryId: 1, status: 'available' } },
-  },
-};
+/** An operation's prose and examples, from its file of shared/operations/; everything structural comes from its route and schemas. */
+function proseOf(operationId: OperationId): OperationProse {
+  return OPERATIONS[operationId].prose;
+}
 
 /** One example error per code, made by the very classes the service throws. */
 const ERROR_EXAMPLES: Record<ErrorCode, ApiError> = {
@@ -233,7 +160,7 @@ function errorResponses(route: Route): Record<string, JsonObject> {
             : { $ref: '#/components/schemas/Error' },
           examples: Object.fromEntries(
             codes.map((code) => {
-              const specific = OPERATIONS[route.operationId].invalidParameterExample;
+              const specific = proseOf(route.operationId).invalidParameterExample;
               const error = code === 'invalid_parameter' && specific ? new InvalidParameterError(specific) : ERROR_EXAMPLES[code];
               return [code, { value: { code: error.code, message: error.message, status: error.status } }];
             }),
@@ -263,7 +190,7 @@ function parameters(route: Route): JsonObject[] {
           location === 'header' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
         in: location,
         required: object.required?.includes(name) ?? false,
-        description: description ?? OPERATIONS[route.operationId].parameters?.[name],
+        description: description ?? proseOf(route.operationId).parameters?.[name],
         schema: propertySchema,
       });
     }
@@ -293,11 +220,11 @@ function successResponse(route: Route): JsonObject {
 function successContent(operationId: OperationId): JsonObject {
   const schema = schemasOf(operationId).response;
   if (schema === undefined) throw new Error(`${operationId} has no response schema in the function catalog`);
-  return { schema: schemaOf(schema, 'output'), example: OPERATIONS[operationId].examples.response };
+  return { schema: schemaOf(schema, 'output'), example: proseOf(operationId).examples.response };
 }
 
 function operation(route: Route): JsonObject {
-  const prose = OPERATIONS[route.operationId];
+  const prose = proseOf(route.operationId);
   const schemas = schemasOf(route.operationId);
   return {
     operationId: route.operationId,
@@ -400,7 +327,7 @@ export function buildOpenApiDocument(servers: readonly OpenApiServer[], table: r
     info: {
       title: 'Animal store API',
       version: API_VERSION,
-      summary: `Pets offered in a store: ${table.map((route) => OPERATIONS[route.operationId].gist).join(', ')}.`,
+      summary: `Pets offered in a store: ${table.map((route) => proseOf(route.operationId).gist).join(', ')}.`,
       description: [
         'An HTTP and JSON API that manages the animals ("pets") offered in a store.',
         '',

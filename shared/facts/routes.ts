@@ -1,13 +1,14 @@
 import type { ErrorCode } from './error-codes';
+import { OPERATION_IDS, OPERATION_ROUTES } from './operation-routes';
 
 /**
  * The route table that the CDK stack, the local gateway and the OpenAPI document are built from. Every
- * function bundles it, so what else makes a function what it is (its schemas, memory, throttle and
- * permissions) lives in shared/catalog/function-catalog.ts, which no function bundles.
+ * function bundles it, so it holds only what a request is routed and answered by: each operation states
+ * its route with everything else that makes it what it is in shared/operations/, which no function
+ * bundles, and `npm run generate` writes the routes out (operation-routes.ts).
  */
 
-/** Every operation of the API: each is also the name of the function that serves it (shared/facts/function-names.ts). */
-export const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
+export { OPERATION_IDS };
 export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** Every path is served under this version segment; it is part of the base URL clients use. */
@@ -24,12 +25,12 @@ export interface Deprecation {
   readonly successorPath: string;
 }
 
-/** A part of a request besides its headers; an operation's schema for each part it reads is in shared/catalog/function-catalog.ts. */
+/** A part of a request besides its headers; an operation's schema for each part it reads is in its file of shared/operations/. */
 export type RequestPart = 'query' | 'path' | 'body';
 
 /**
  * The status a route answers on success: any 2xx but 205, which resets a browser's form. A 204 answers no
- * body at all, so its route has no response schema (shared/catalog/function-catalog.ts).
+ * body at all, so its route has no response schema (shared/operations/operation.ts).
  */
 export type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 207 | 208 | 226;
 
@@ -58,46 +59,7 @@ export interface Route {
   readonly deprecation?: Deprecation;
 }
 
-export const routes = [
-  {
-    operationId: 'listPets',
-    method: 'GET',
-    path: '/pets',
-    reads: ['query'],
-    successStatus: 200,
-    errors: ['invalid_parameter', 'invalid_cursor'],
-    paginated: true,
-  },
-  {
-    operationId: 'createPet',
-    method: 'POST',
-    path: '/pets',
-    reads: ['body'],
-    successStatus: 201,
-    errors: [
-      'invalid_body',
-      'invalid_parameter',
-      'idempotency_key_in_use',
-      'payload_too_large',
-      'unsupported_media_type',
-      'idempotency_key_reused',
-    ],
-    idempotent: true,
-  },
-  {
-    operationId: 'getPet',
-    method: 'GET',
-    path: '/pets/{petId}',
-    reads: ['path'],
-    successStatus: 200,
-    errors: ['invalid_parameter', 'not_found'],
-    deprecation: {
-      since: new Date('2026-11-22T00:00:00Z'),
-      sunset: new Date('2030-12-05T00:00:00Z'),
-      successorPath: '/pets',
-    },
-  },
-] as const satisfies readonly Route[];
+export const routes = OPERATION_ROUTES satisfies readonly Route[];
 
 /**
  * How API Gateway calls the Lambda authorizer in front of every route. No identity source on purpose: with
@@ -173,6 +135,11 @@ function safeDecode(value: string): string {
   } catch {
     return value;
   }
+}
+
+/** Whether a function's name is an operation's, which its route and its file of shared/operations/ go by. */
+export function isOperationId(name: string): name is OperationId {
+  return (OPERATION_IDS as readonly string[]).includes(name);
 }
 
 export function findRoute(operationId: OperationId): Route {

@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { ENV } from '../facts/environment';
 import { LISTING_SHARDS } from '../facts/listing';
 import { API_FUNCTIONS, type ApiFunctionName, type FunctionName } from '../facts/function-names';
+import { OPERATION_VARIABLES } from '../facts/operation-routes';
+import { OPERATION_IDS, type OperationId } from '../facts/routes';
 import { RequiredString, type ConfigSchema } from './config';
 import { LOGGER_CONFIG } from './log-level';
 import { METRICS_CONFIG, METRICS_NAMESPACE_RULE } from './metrics';
@@ -47,18 +49,34 @@ const DeployedNames = v.pipe(
   v.strictObject(Object.fromEntries(API_FUNCTIONS.map((name) => [name, RequiredString])) as Record<ApiFunctionName, typeof RequiredString>),
 );
 
+/** What an operation's function may read besides its logs' and metrics' settings, by role: each with its one schema. */
+const OPERATION_VARIABLE_SCHEMAS = {
+  petsTable: RequiredString,
+  idempotencyTable: RequiredString,
+  apiKeysTable: RequiredString,
+  cursorSecret: CursorSecret,
+  listingShards: ListingShards,
+  writeShards: ListingShards,
+} as const satisfies Partial<Record<keyof typeof ENV, v.GenericSchema>>;
+export type OperationVariable = keyof typeof OPERATION_VARIABLE_SCHEMAS;
+
+type VariablesOf<TOperation extends OperationId> = (typeof OPERATION_VARIABLES)[TOperation][number];
+
+/** An operation's configuration: the variables its file states (shared/operations/), each under its name in ENV. */
+function operationConfig<const TOperation extends OperationId>(operation: TOperation) {
+  const entries = Object.fromEntries(
+    OPERATION_VARIABLES[operation].map((variable) => [ENV[variable], OPERATION_VARIABLE_SCHEMAS[variable]]),
+  ) as { [TVariable in VariablesOf<TOperation> as (typeof ENV)[TVariable]]: (typeof OPERATION_VARIABLE_SCHEMAS)[TVariable] };
+  return withLogsAndMetrics(entries);
+}
+
+// Sound: one entry per operation, each made by operationConfig from that operation's own variables.
+const OPERATION_CONFIG = Object.fromEntries(OPERATION_IDS.map((operation) => [operation, operationConfig(operation)])) as unknown as {
+  readonly [TOperation in OperationId]: ReturnType<typeof operationConfig<TOperation>>;
+};
+
 export const FUNCTION_CONFIG = {
-  listPets: withLogsAndMetrics({
-    [ENV.petsTable]: RequiredString,
-    [ENV.cursorSecret]: CursorSecret,
-    [ENV.listingShards]: ListingShards,
-  }),
-  createPet: withLogsAndMetrics({
-    [ENV.petsTable]: RequiredString,
-    [ENV.idempotencyTable]: RequiredString,
-    [ENV.writeShards]: ListingShards,
-  }),
-  getPet: withLogsAndMetrics({ [ENV.petsTable]: RequiredString }),
+  ...OPERATION_CONFIG,
   routeNotFound: withLogsAndMetrics({}),
   authorizer: withLogsAndMetrics({ [ENV.apiKeysTable]: RequiredString }),
   // It logs and publishes no metric; it knows each checked function's name, the keys table it issues the authorizer's

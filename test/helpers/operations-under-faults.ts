@@ -13,12 +13,12 @@ import { idempotencyRecords, newPet, storedPets, type PetBody } from './pets';
 
 /**
  * Every operation as the fault suites send it, with what it states of itself under store faults in its
- * catalog entry (`storeFaults`, shared/catalog/function-catalog.ts): the suites iterate these, so a new
+ * file of shared/operations/ (`storeFaults`): the suites iterate these, so a new
  * operation is held to the promises of docs/reliability.md without an edit to them.
  */
 
 /** Where an operation states its behaviour, for the messages that ask for it. */
-const WHERE_STATED = 'storeFaults in its entry of shared/catalog/function-catalog.ts (StoreFaultBehaviour)';
+const WHERE_STATED = 'storeFaults in its file of shared/operations/ (StoreFaultBehaviour)';
 
 /**
  * What an operation states. Its type makes a missing statement a compile error; this names what to add

@@ -26,12 +26,14 @@ const LAYERS: readonly LayerRule[] = [
   { folder: 'shared/domain', mayImport: ['shared/runtime', 'shared/facts'] },
   { folder: 'shared/runtime', mayImport: ['shared/facts'] },
   { folder: 'shared/facts', mayImport: [] },
-  // The catalog: what makes each function what it is. No function bundles it, so a memory, throttle or
-  // permission stated there redeploys no code.
-  { folder: 'shared/catalog', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
-  { folder: 'shared/contract', mayImport: [...BUNDLED, 'shared/catalog'] },
+  // What makes each operation what it is, and the catalog of every function: no function bundles them, so a
+  // memory, throttle, permission or sentence stated there redeploys no code. What functions need of an
+  // operation, npm run generate writes into shared/facts/ and shared/checks/.
+  { folder: 'shared/operations', mayImport: CHECKING },
+  { folder: 'shared/catalog', mayImport: [...CHECKING, 'shared/operations'] },
+  { folder: 'shared/contract', mayImport: [...BUNDLED, 'shared/catalog', 'shared/operations'] },
   // The hook's timeout follows from its checks (its time budget), which only the hook runs.
-  { folder: 'infra', mayImport: [...BUNDLED, 'shared/catalog', 'functions/pre-traffic-hook/hook-time-budget.ts'] },
+  { folder: 'infra', mayImport: [...BUNDLED, 'shared/catalog', 'shared/operations', 'functions/pre-traffic-hook/hook-time-budget.ts'] },
   { folder: 'local', mayImport: ['shared'] },
   { folder: 'tools', mayImport: ['functions', 'shared', 'infra', 'local'] },
 ];

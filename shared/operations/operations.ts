@@ -1,0 +1,7 @@
+// Written by `npm run generate` (tools/generate-operations.ts) from shared/operations/*-operation.ts: edit those.
+import { createPet } from './create-pet-operation';
+import { getPet } from './get-pet-operation';
+import { listPets } from './list-pets-operation';
+
+/** Every operation, by its name, in the route table's order: what each table of "every operation" derives from. */
+export const OPERATIONS = { listPets, createPet, getPet } as const;
