@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { apiThrottle, production, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
-import { COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
+import { ANONYMOUS_ROW, COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
 import type { ColdStartComparison } from './bench/cold-start';
 import { dollars } from './bench/format';
 import type { CapacityRow } from './bench/measure-capacity';
@@ -60,14 +60,13 @@ const PROBE_RUN = {
   probeBilledMs: 1_000,
 } as const;
 
-/** Which bill rows a route can serve: its costliest is what a flood on that route costs. */
-const SERVED_BY: Readonly<Record<ThrottledRoute, readonly string[]>> = {
-  listPets: ['listPets', 'anonymous (401)'],
-  createPet: ['createPet', 'createPet, new Idempotency-Key', 'anonymous (401)'],
-  getPet: ['getPet', 'anonymous (401)'],
-  routeNotFound: ['anonymous (401)'],
-  preflight: ['anonymous (401)'],
-};
+/**
+ * Whether a route can serve a bill row: its operation's rows (`createPet`, `createPet, new Idempotency-Key`), and a
+ * refusal, which any route can be sent. The costliest is what a flood on that route costs.
+ */
+function serves(route: ThrottledRoute, row: BillRow): boolean {
+  return row.operation === ANONYMOUS_ROW || row.operation.split(',')[0] === route;
+}
 
 /** The bill per million requests in production, computed from the bench's measurements at today's prices. */
 export function billFrom(results: BenchResults): BillRow[] {
@@ -89,9 +88,7 @@ export function coldStartsFrom(results: BenchResults) {
 /** The most one route can cost in a day at its steady rate, and what drives it. */
 export function dailyCapOf(stage: StageConfig, bill: readonly BillRow[]) {
   return throttledRoutes(stage).map((route) => {
-    const costliest = bill
-      .filter((row) => SERVED_BY[route].includes(row.operation))
-      .reduce((most, row) => (row.total > most.total ? row : most));
+    const costliest = bill.filter((row) => serves(route, row)).reduce((most, row) => (row.total > most.total ? row : most));
     const { rateLimit, burstLimit } = stage.throttle[route];
     return { route, rateLimit, burstLimit, costliest, perDay: (rateLimit * SECONDS_PER_DAY * costliest.total) / 1e6 };
   });

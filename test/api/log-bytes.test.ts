@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
+import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
+import { OPERATIONS } from '../../shared/operations/operations';
+import { ANONYMOUS_ROW } from '../../tools/bench/bill';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
-import { postPet } from '../helpers/pets';
 
 // What a request costs in CloudWatch Logs at production's settings, counted as the bill counts it: the
 // lines its two functions write, Lambda's own (none at WARN) and API Gateway's access log line.
@@ -31,11 +33,18 @@ afterAll(async () => {
   await api?.close();
 });
 
-const REQUESTS: Record<keyof typeof MAX_LOG_BYTES, () => Promise<Response>> = {
-  listPets: () => api.request('/pets'),
-  getPet: () => api.request(`/pets/${petId}`),
-  createPet: () => postPet(api, { name: 'Counted', categoryId: 2 }),
-  'anonymous (401)': () => api.request('/pets', { anonymous: true }),
+/** An operation's bench request (its file of shared/operations/), sent through the local API: what the bench bills. */
+function benchRequest(operationId: OperationId): Promise<Response> {
+  const { method, path } = findRoute(operationId);
+  const { query, headers, body } = OPERATIONS[operationId].bench.request;
+  const search = query === undefined ? '' : `?${new URLSearchParams(query)}`;
+  return api.request(`${path.replace(/\{\w+\}/g, String(petId))}${search}`, { method, headers, body });
+}
+
+/** Each budgeted bill row's request. */
+const REQUESTS: Readonly<Record<string, () => Promise<Response>>> = {
+  ...Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, () => benchRequest(operationId)])),
+  [ANONYMOUS_ROW]: () => api.request('/pets', { anonymous: true }),
 };
 
 /** Bytes CloudWatch Logs ingests for one request: each of its lines and its newline. */
@@ -49,9 +58,13 @@ async function logBytesOf(send: () => Promise<Response>): Promise<{ status: numb
 }
 
 describe('log bytes per request, at production settings', () => {
-  it.each(Object.keys(REQUESTS) as Array<keyof typeof MAX_LOG_BYTES>)('%s writes no more than its budget', async (request) => {
-    const { bytes, lines } = await logBytesOf(REQUESTS[request]);
-    expect(bytes, lines.join('\n')).toBeLessThanOrEqual(MAX_LOG_BYTES[request]);
+  it('has a request for every budgeted bill row, every operation included', () => {
+    expect(Object.keys(REQUESTS).sort()).toEqual(Object.keys(MAX_LOG_BYTES).sort());
+  });
+
+  it.each(Object.keys(MAX_LOG_BYTES))('%s writes no more than its budget', async (row) => {
+    const { bytes, lines } = await logBytesOf(REQUESTS[row]!);
+    expect(bytes, lines.join('\n')).toBeLessThanOrEqual(MAX_LOG_BYTES[row]!);
   });
 
   it('a refused request writes nothing of its own: the access log line says who was refused and why', async () => {

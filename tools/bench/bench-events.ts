@@ -1,30 +1,43 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
+import type { RequestParts } from '../../shared/checks/check-requests';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { BASE_PATH, findRoute, isOperationId, OPERATION_IDS, routeKey, type OperationId } from '../../shared/facts/routes';
+import { OPERATIONS } from '../../shared/operations/operations';
+import { unhandled } from '../../shared/runtime/unhandled';
 
 /** The request each function serves in the benchmark: the common case of its route. */
 export interface BenchRequests {
-  /** A pet that exists, for getPet. */
+  /** A pet that exists: every path parameter names it. */
   readonly petId: number;
   /** A stored, unrevoked key, for the authorizer. */
   readonly apiKey: string;
 }
 
-export function listEvent(query: Record<string, string> = {}) {
-  return httpEvent({ routeKey: 'GET /v1/pets', rawPath: '/v1/pets', query });
-}
-
-export function createEvent(headers: Record<string, string> = {}) {
+/** An operation's request as API Gateway hands it to the function behind the authorizer: `parts` sent, each path parameter naming `petId`. */
+export function operationEvent(operationId: OperationId, parts: RequestParts, petId: number) {
+  const route = findRoute(operationId);
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
   return httpEvent({
-    method: 'POST',
-    routeKey: 'POST /v1/pets',
-    rawPath: '/v1/pets',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ name: 'Bench pet', categoryId: 3, status: 'available' }),
+    method: route.method,
+    routeKey: routeKey(route),
+    rawPath: BASE_PATH + route.path.replace(/\{\w+\}/g, String(petId)),
+    ...(names.length > 0 ? { pathParameters: Object.fromEntries(names.map((name) => [name, String(petId)])) } : {}),
+    ...parts,
   });
 }
 
-export function getEvent(petId: number) {
-  return httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: `/v1/pets/${petId}`, pathParameters: { petId: String(petId) } });
+/** An operation's bench request (its file of shared/operations/), with more headers or query parameters. */
+export function operationBenchEvent(
+  operationId: OperationId,
+  petId: number,
+  extra: { readonly headers?: Record<string, string>; readonly query?: Record<string, string> } = {},
+) {
+  const { request } = OPERATIONS[operationId].bench;
+  return operationEvent(
+    operationId,
+    { ...request, headers: { ...request.headers, ...extra.headers }, query: { ...request.query, ...extra.query } },
+    petId,
+  );
 }
 
 export function keyEvent(apiKey: string) {
@@ -33,14 +46,13 @@ export function keyEvent(apiKey: string) {
 
 /**
  * The request each function serves at an iteration of the bench, by an index no other request shares
- * (BenchSetup.iterations). Each function here repeats the common case of its route; an operation that succeeds once
- * per resource (a delete) takes the index's own resource, so it is measured on its success path, not on the 404 a
- * second request would get.
+ * (BenchSetup.iterations). Each function repeats the common case of its route: an operation's is the bench request its
+ * file of shared/operations/ states, every path parameter naming the bench's stored pet.
  */
 const BENCH_EVENTS: Readonly<Record<ApiFunctionName, (requests: BenchRequests, index: number) => unknown>> = {
-  listPets: () => listEvent(),
-  createPet: () => createEvent(),
-  getPet: (requests) => getEvent(requests.petId),
+  ...(Object.fromEntries(
+    OPERATION_IDS.map((operationId) => [operationId, (requests: BenchRequests) => operationBenchEvent(operationId, requests.petId)]),
+  ) as Record<OperationId, (requests: BenchRequests) => unknown>),
   routeNotFound: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }),
   authorizer: (requests) => keyEvent(requests.apiKey),
 };
@@ -62,14 +74,16 @@ export function inTurn(events: readonly unknown[]): unknown[] {
 
 /** What a function answers when it served its bench request as intended (anything else is a bench bug). */
 export function expectedOutcome(name: ApiFunctionName): number | string {
-  const outcomes: Record<ApiFunctionName, number | string> = {
-    listPets: 200,
-    createPet: 201,
-    getPet: 200,
-    routeNotFound: 404,
-    authorizer: 'allowed',
-  };
-  return outcomes[name];
+  // An operation is measured on its success path.
+  if (isOperationId(name)) return findRoute(name).successStatus;
+  switch (name) {
+    case 'routeNotFound':
+      return 404;
+    case 'authorizer':
+      return 'allowed';
+    default:
+      return unhandled(name);
+  }
 }
 
 /** How a function answered: an HTTP function's status code, the authorizer's verdict. */

@@ -1,14 +1,24 @@
-import type { BillRow } from './bill';
+import { ANONYMOUS_ROW, type BillRow } from './bill';
 import type { FloorBuild } from './floors';
 import type { MemoryChoice } from './memory-sizing';
 import type { JudgedRatio } from './statistics';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { OPERATION_IDS } from '../../shared/facts/routes';
+import { OPERATIONS } from '../../shared/operations/operations';
 
-/** The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access log's. */
-export const MAX_LOG_BYTES = { listPets: 700, getPet: 700, createPet: 900, 'anonymous (401)': 700 } as const;
+/**
+ * The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access
+ * log's. An operation's is its file's (shared/operations/); a refusal writes only the access log's line.
+ */
+export const MAX_LOG_BYTES: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, OPERATIONS[operationId].bench.maxLogBytes])),
+  [ANONYMOUS_ROW]: 700,
+};
 
-/** The most these bill rows may cost, as a ratio to their floor: HTTP API, two invocations and the request's DynamoDB units. */
-export const MAX_TO_FLOOR = { listPets: 1.35, getPet: 1.35, 'anonymous (401)': 1.35 } as const;
+/** The most each operation's request, and a refusal, may cost as a ratio to its floor: HTTP API, two invocations and the request's DynamoDB units. */
+export const MAX_TO_FLOOR: Readonly<Record<string, number>> = Object.fromEntries(
+  [...OPERATION_IDS, ANONYMOUS_ROW].map((row) => [row, 1.35]),
+);
 
 /**
  * The cold-start goals: the most a function's cold start may run, in instructions, as a ratio to two builds of its
@@ -104,11 +114,7 @@ export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
       judge(`warm instructions ${name}`, ratio, MAX_WARM_RATIO, spread),
     ]),
   );
-  const budgeted = <T extends Record<string, number>>(
-    budgets: T,
-    what: string,
-    value: (row: JudgedMeasurements['bill'][number]) => number,
-  ) =>
+  const budgeted = (budgets: Readonly<Record<string, number>>, what: string, value: (row: JudgedMeasurements['bill'][number]) => number) =>
     measured.bill.flatMap((row) =>
       row.operation in budgets ? [judge(`${what} ${row.operation}`, value(row), budgets[row.operation]!)] : [],
     );

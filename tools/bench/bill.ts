@@ -9,6 +9,7 @@ import { timeAt } from './memory-sizing';
 import { PRICES } from './prices';
 import type { WarmResult } from './warm';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { OPERATION_IDS } from '../../shared/facts/routes';
 
 /** What a million requests of one operation cost in production, part by part. */
 export interface BillRow {
@@ -70,6 +71,9 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
   return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
 }
 
+/** The bill row of a request refused for want of a valid key: every route can be sent one. */
+export const ANONYMOUS_ROW = 'anonymous (401)';
+
 /**
  * Per million production requests: function and authorizer billed per started ms, at the capacity measured on the
  * smallest table. Their cold starts are priced beside, not in, the per-million figure and its ratio to the floor,
@@ -89,14 +93,13 @@ export function computeBill(
     name,
     measured: () => ({ result: warm.get(name)!.fn, units: capacityAt(capacity, operation, pets) }),
   });
-  // What each line measured, read only for a function the route table still deploys.
+  // What each line measured, read only for a function the route table still deploys. A line is named for its
+  // operation, and a variant of it after a comma (costs.ts reads which route serves it from that name).
   const operations: Array<{ operation: string; name: ApiFunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
-    measuredAs('listPets', 'listPets'),
-    measuredAs('createPet', 'createPet'),
+    ...OPERATION_IDS.map((operationId) => measuredAs(operationId, operationId)),
     // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.
     measuredAs('createPet, new Idempotency-Key', 'createPet'),
-    measuredAs('getPet', 'getPet'),
-    { operation: 'anonymous (401)', name: 'listPets', measured: () => ({ result: warm.get('listPets')!.anonymous, units: zero }) },
+    { operation: ANONYMOUS_ROW, name: 'listPets', measured: () => ({ result: warm.get('listPets')!.anonymous, units: zero }) },
   ];
   return operations
     .filter(({ name }) => isDeployed(name))

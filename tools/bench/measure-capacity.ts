@@ -5,10 +5,11 @@ import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { startCapacityProxy } from './capacity-proxy';
-import { createEvent, expectedOutcome, getEvent, keyEvent, listEvent, outcomeOf } from './bench-events';
+import { expectedOutcome, keyEvent, operationBenchEvent, outcomeOf } from './bench-events';
 import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
+import { OPERATION_IDS } from '../../shared/facts/routes';
 
 /** DynamoDB capacity one request of a scenario consumed, on average, at one table size. */
 export interface CapacityRow {
@@ -44,22 +45,31 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
       }
       const times = (event: (index: number) => unknown) => Array.from({ length: settings.capacityRequests }, (_, index) => event(index));
       const replayKey = `bench-replay-${count}`;
+      const middle = pets[pets.length >> 1]!.id;
       const scenarios: Scenario[] = [
-        { scenario: 'listPets', name: 'listPets', events: times(() => listEvent()) },
-        { scenario: 'listPets ?status=available', name: 'listPets', events: times(() => listEvent({ status: 'available' })) },
-        { scenario: 'createPet', name: 'createPet', events: times(() => createEvent()) },
+        // Every operation's bench request, on a pet in the middle of the table.
+        ...OPERATION_IDS.map((operationId) => ({
+          scenario: operationId,
+          name: operationId,
+          events: times(() => operationBenchEvent(operationId, middle)),
+        })),
+        // Besides: a filtered listing, and creates with an Idempotency-Key, new and replayed.
+        {
+          scenario: 'listPets ?status=available',
+          name: 'listPets',
+          events: times(() => operationBenchEvent('listPets', middle, { query: { status: 'available' } })),
+        },
         {
           scenario: 'createPet, new Idempotency-Key',
           name: 'createPet',
-          events: times((index) => createEvent({ 'idempotency-key': `bench-${count}-${index}` })),
+          events: times((index) => operationBenchEvent('createPet', middle, { headers: { 'idempotency-key': `bench-${count}-${index}` } })),
         },
         {
           scenario: 'createPet, replayed Idempotency-Key',
           name: 'createPet',
-          before: [createEvent({ 'idempotency-key': replayKey })],
-          events: times(() => createEvent({ 'idempotency-key': replayKey })),
+          before: [operationBenchEvent('createPet', middle, { headers: { 'idempotency-key': replayKey } })],
+          events: times(() => operationBenchEvent('createPet', middle, { headers: { 'idempotency-key': replayKey } })),
         },
-        { scenario: 'getPet', name: 'getPet', events: times(() => getEvent(pets[pets.length >> 1]!.id)) },
         // A cached key costs nothing: the authorizer answers from memory.
         { scenario: 'authorizer, key not cached', name: 'authorizer', events: meteredKeys.map(keyEvent) },
       ];

@@ -114,11 +114,11 @@ describe("the bench's verdicts", () => {
     const verdicts = judgeBench(
       measurements({
         bill: [
-          { operation: 'listPets', 'log bytes': MAX_LOG_BYTES.listPets, 'to floor': MAX_TO_FLOOR.listPets },
+          { operation: 'listPets', 'log bytes': MAX_LOG_BYTES.listPets!, 'to floor': MAX_TO_FLOOR.listPets! },
           {
             operation: 'anonymous (401)',
-            'log bytes': MAX_LOG_BYTES['anonymous (401)'] + 1,
-            'to floor': MAX_TO_FLOOR['anonymous (401)'] + 0.01,
+            'log bytes': MAX_LOG_BYTES['anonymous (401)']! + 1,
+            'to floor': MAX_TO_FLOOR['anonymous (401)']! + 0.01,
           },
           { operation: 'createPet, new Idempotency-Key', 'log bytes': 5_000, 'to floor': 9 },
         ],
