@@ -5,6 +5,7 @@ import type { HttpHandler } from '../../shared/http/handler';
 import { StoreUnavailableError } from '../../shared/domain/store-errors';
 import { httpEvent, lambdaContext } from '../../tools/lambda/events';
 import { InMemoryIdempotencyStore, InMemoryPetStore } from '../helpers/in-memory-stores';
+import { routeHandlers } from '../helpers/route-handlers';
 
 // Handlers validate their configuration when their module loads, as on a Lambda cold start.
 vi.hoisted(() => {
@@ -166,13 +167,12 @@ describe('getPet', () => {
 /** The functions that answer HTTP requests: every API function but the authorizer. */
 
 describe('every route', () => {
-  /** Each route function's handler over the in-memory stores: a new one does not compile until it is added here. */
-  const handlers = {
-    listPets: () => createListPetsHandler({ store, cursorSecret: process.env.CURSOR_SECRET! }),
-    createPet: () => createCreatePetHandler({ store, idempotency: new InMemoryIdempotencyStore() }),
-    getPet: () => createGetPetHandler({ store }),
-    routeNotFound: () => routeNotFound,
-  } satisfies Record<RouteFunctionName, () => HttpHandler>;
+  /** Each route function's handler over the in-memory stores, built as its entry point exports it. */
+  let handlers: Record<RouteFunctionName, () => HttpHandler>;
+  beforeEach(async () => {
+    const built = await routeHandlers({ store, idempotency: new InMemoryIdempotencyStore(), cursorSecret: process.env.CURSOR_SECRET! });
+    handlers = Object.fromEntries(Object.entries(built).map(([name, handler]) => [name, () => handler])) as typeof handlers;
+  });
 
   it.each(ROUTE_FUNCTIONS)('%s answers 401 before anything else when the authorizer found no key', async (name) => {
     const response = await handlers[name]()(

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { ERROR_CODES } from '../../shared/facts/error-codes';
+import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
@@ -12,12 +14,17 @@ function resultOf(stdout: string): { statusCode?: number; body?: string; isAutho
   return JSON.parse(stdout.slice(stdout.indexOf('{\n')));
 }
 
-/** What each function's sample event gets on a throwaway store: a new function does not compile until its entry is written. */
+/**
+ * What each function's sample event gets on a throwaway store. An operation's (written by npm run generate) is its
+ * success, unless its path names a pet: pet 1 is in no throwaway store.
+ */
 const SAMPLE_RESULTS = {
-  listPets: { statusCode: 200 },
-  createPet: { statusCode: 201 },
-  // The pet the sample names is in no throwaway store.
-  getPet: { statusCode: 404 },
+  ...(Object.fromEntries(
+    OPERATION_IDS.map((operationId) => {
+      const { path, successStatus } = findRoute(operationId);
+      return [operationId, { statusCode: path.includes('{') ? ERROR_CODES.not_found : successStatus }];
+    }),
+  ) as Record<OperationId, ReturnType<typeof resultOf>>),
   // The sample's method is one no route serves at its path.
   routeNotFound: { statusCode: 405 },
   // invoke issues a key for the sample's placeholder.

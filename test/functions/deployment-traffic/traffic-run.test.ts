@@ -10,10 +10,11 @@ import {
 import { TRAFFIC_KEY_ID } from '../../../functions/deployment-traffic/traffic-requests';
 import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import { BAKE_MINUTES, LAMBDA_MAX_TIMEOUT_MS, TRAFFIC_INTERVAL_MS } from '../../../shared/facts/deployment';
-import type { ApiFunctionName, RouteFunctionName } from '../../../shared/facts/function-names';
+import type { ApiFunctionName } from '../../../shared/facts/function-names';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryPetStore } from '../../helpers/in-memory-stores';
 import { captureOutput } from '../../helpers/output';
+import { routeHandlers } from '../../helpers/route-handlers';
 import { METRICS } from '../../../shared/facts/metric-names';
 
 // Handlers validate their configuration when their module loads, as on a Lambda cold start.
@@ -27,10 +28,6 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   process.env.POWERTOOLS_METRICS_NAMESPACE = 'AnimalStore/test';
 });
-const { createListPetsHandler } = await import('../../../functions/list-pets');
-const { createCreatePetHandler } = await import('../../../functions/create-pet');
-const { createGetPetHandler } = await import('../../../functions/get-pet');
-const { handler: routeNotFound } = await import('../../../functions/route-not-found');
 
 const DEPLOYMENT = 'd-TRAFFIC1';
 
@@ -38,12 +35,7 @@ const DEPLOYMENT = 'd-TRAFFIC1';
 function stage(version = '7') {
   const pets = new InMemoryPetStore();
   const idempotency = new InMemoryIdempotencyStore();
-  const handlers = {
-    listPets: createListPetsHandler({ store: pets, cursorSecret: process.env.CURSOR_SECRET! }),
-    getPet: createGetPetHandler({ store: pets }),
-    createPet: createCreatePetHandler({ store: pets, idempotency }),
-    routeNotFound,
-  } satisfies Record<RouteFunctionName, unknown>;
+  const handlers = routeHandlers({ store: pets, idempotency, cursorSecret: process.env.CURSOR_SECRET! });
   const authenticate = createAuthenticator(new InMemoryApiKeyStore());
   const calls: Array<{ fn: ApiFunctionName; qualifier: string | undefined; event: any }> = [];
   const lambda: TrafficLambdaApi = {
@@ -54,7 +46,7 @@ function stage(version = '7') {
       const payload =
         fn === 'authorizer'
           ? { isAuthorized: true, context: await authenticate(event.headers.authorization) }
-          : await handlers[fn](event, lambdaContext());
+          : await (await handlers)[fn](event, lambdaContext());
       return { ExecutedVersion: version, Payload: new TextEncoder().encode(JSON.stringify(payload)) };
     },
   };
@@ -65,7 +57,7 @@ function stage(version = '7') {
       body: JSON.stringify({ name, categoryId: 1 }),
       headers: { 'content-type': 'application/json' },
     });
-    return JSON.parse((await handlers.createPet(event, lambdaContext())).body ?? 'null') as { id: number };
+    return JSON.parse((await (await handlers).createPet(event, lambdaContext())).body ?? 'null') as { id: number };
   };
   return { pets, idempotency, lambda, calls, create };
 }
