@@ -313,7 +313,7 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
       const total = apiThrottle(config);
       const perDay = caps.reduce((sum, cap) => sum + cap.perDay, 0);
       return [
-        `**${config.name}**: at most ${total.rateLimit} requests/s (burst ${total.burstLimit}), **${money(perDay)} a day**, ${money(perDay * 30)} in 30 days.`,
+        `**${config.name}**: its throttle admits at most ${total.rateLimit} requests/s (burst ${total.burstLimit}), the routes' shares below added up; **${money(perDay)} a day**, ${money(perDay * 30)} in 30 days.`,
         '',
         table(
           ['Route', 'Requests/s', 'Burst', 'Costliest request', 'Per day at the rate'],

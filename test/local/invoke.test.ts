@@ -44,6 +44,13 @@ describe('npm run invoke takes the names the README uses', () => {
     expect(resultOf(result.stdout)).toMatchObject(SAMPLE_RESULTS[name]);
   });
 
+  // The README and docs/ name none of them: they send the reader here.
+  it('lists every function it takes, by name, in its --help', async () => {
+    const result = await invoke('--help');
+    expect(result.code, result.stderr).toBe(0);
+    expect(/^ {2}<function> +(.+)$/m.exec(result.stdout)?.[1]?.split(', ')).toEqual([...API_FUNCTIONS]);
+  });
+
   it.each([
     [
       'a missing event file',
