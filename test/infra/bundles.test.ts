@@ -154,9 +154,12 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
 
   it('carries no schema that only the contract reads, which would be built at every cold start', () => {
     for (const handler of API_FUNCTIONS) {
-      // The answers' schemas, the error body's, and each operation's schemas by route.
+      // The answers' schemas, the error body's, and what only the stacks, the tools and the document read of each
+      // function: its operation's file, the catalog.
       const contractOnly = bundledSources(handler).filter((source) =>
-        /^(?:contract\/|shared\/pets\/pet-output-schemas\.ts$|shared\/http\/error-schema\.ts$)/.test(source),
+        /^(?:shared\/(?:contract|operations|catalog)\/|shared\/domain\/pets\/pet-output-schemas\.ts$|shared\/http\/error-schema\.ts$)/.test(
+          source,
+        ),
       );
       expect(contractOnly, handler).toEqual([]);
     }
