@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
+import { isOperationFile, writeOperationFiles } from './operation-files';
 import { build, type BuildFailure } from 'esbuild';
 import { FUNCTION_CATALOG } from '../shared/catalog/function-catalog';
 import { fileNameOf, FUNCTION_NAMES, type FunctionName } from '../shared/facts/function-names';
@@ -367,6 +368,13 @@ export async function createFunctionRuntime(options: {
   if (options.watch) {
     watcher = watch([join(sourceRoot, FUNCTIONS_DIR), join(sourceRoot, SHARED_DIR)], { ignoreInitial: true });
     watcher.on('all', (_event, path) => {
+      // What the functions bundle of an operation's file is written from it (npm run generate): written again here,
+      // its own change then reloads them.
+      if (isOperationFile(relative(sourceRoot, path))) {
+        writeOperationFiles(sourceRoot).catch((error: unknown) =>
+          options.onFunctionError?.({ phase: 'build', message: `${relative(sourceRoot, path)} did not load: ${messageOf(error)}` }),
+        );
+      }
       generation++;
       bundles = new Map();
       // Busy instances are stale now and end once their invocation has (release).

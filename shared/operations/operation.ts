@@ -7,7 +7,7 @@ import type { OperationVariable } from '../runtime/function-config';
  * What makes an operation what it is, stated once in its own file beside the others
  * (shared/operations/<name>-operation.ts); its handler is functions/<name>.ts. Every table that covers
  * "every operation" derives from these: the route table and the checks the functions bundle are written
- * from them by `npm run generate` (tools/generate-operations.ts), since no function bundles this folder:
+ * from them by `npm run generate` and `npm run dev` (local/operation-files.ts), since no function bundles this folder:
  * a memory size, a throttle, a permission or a sentence of the document stated here redeploys no code.
  */
 

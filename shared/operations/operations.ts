@@ -1,4 +1,4 @@
-// Written by `npm run generate` (tools/generate-operations.ts) from shared/operations/*-operation.ts: edit those.
+// Written by `npm run generate` from shared/operations/*-operation.ts: edit those, never this file.
 import { createPet } from './create-pet-operation';
 import { getPet } from './get-pet-operation';
 import { listPets } from './list-pets-operation';

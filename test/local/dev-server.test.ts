@@ -6,8 +6,10 @@ import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temp
 /** What a developer sees under `npm run dev` and `npm run invoke` while editing: each run in a checkout of its own. */
 
 const LIST_PETS = 'functions/list-pets.ts';
+const ENVIRONMENT = 'shared/facts/environment.ts';
 const FUNCTION_CONFIG = 'shared/runtime/function-config.ts';
-const ROUTE_TABLE = 'shared/facts/routes.ts';
+const LIST_PETS_OPERATION = 'shared/operations/list-pets-operation.ts';
+const GET_PET_OPERATION = 'shared/operations/get-pet-operation.ts';
 const CORS_POLICY = 'shared/http/cors-policy.ts';
 const BROWSER_ORIGIN = 'http://localhost:5173';
 /** A start, an edit or two and the requests that follow them, each edit waiting for the reload. */
@@ -92,13 +94,18 @@ describe('npm run dev, when a function fails to build or load', () => {
     'names a variable the configuration now requires and the environment lacks, and the function that refused it',
     async () => {
       await checkout.write(LIST_PETS, original);
-      const config = await checkout.read(FUNCTION_CONFIG);
-      const requiring = config.replace(
-        '  listPets: withLogsAndMetrics({',
-        '  listPets: withLogsAndMetrics({ PET_PHOTOS_BUCKET: RequiredString,',
-      );
-      expect(requiring).not.toBe(config);
-      await checkout.write(FUNCTION_CONFIG, requiring);
+      // A new variable, as a developer adds one: its name, its schema, and listPets reading it.
+      const edits = [
+        [ENVIRONMENT, 'export const ENV = {', "export const ENV = {\n  photosBucket: 'PET_PHOTOS_BUCKET',"],
+        [FUNCTION_CONFIG, 'const OPERATION_VARIABLE_SCHEMAS = {', 'const OPERATION_VARIABLE_SCHEMAS = {\n  photosBucket: RequiredString,'],
+        [LIST_PETS_OPERATION, "variables: ['petsTable',", "variables: ['photosBucket', 'petsTable',"],
+      ] as const;
+      const originals = await Promise.all(edits.map(([file]) => checkout.read(file)));
+      for (const [index, [file, from, to]] of edits.entries()) {
+        const edited = originals[index]!.replace(from, to);
+        expect(edited, file).not.toBe(originals[index]);
+        await checkout.write(file, edited);
+      }
       // Told at once, before any request, as start-up would have told it.
       await expect
         .poll(() => failureReports(server.output()).find((report) => report.phase === 'config'), { timeout: 30_000 })
@@ -115,7 +122,7 @@ describe('npm run dev, when a function fails to build or load', () => {
       expect(report).toMatchObject({ level: 'ERROR', function: 'listPets', phase: 'init' });
       expect(report.message).toContain('Invalid configuration: PET_PHOTOS_BUCKET is required');
 
-      await checkout.write(FUNCTION_CONFIG, config);
+      for (const [index, [file]] of [...edits.entries()].reverse()) await checkout.write(file, originals[index]!);
       await expect.poll(async () => (await listPets()).status, { timeout: 30_000, interval: 500 }).toBe(200);
     },
     DEV_TEST_TIMEOUT,
@@ -151,10 +158,10 @@ describe('npm run dev, when the route table or the CORS policy changes', () => {
       expect((await get(`/pets/${id}`)).status).toBe(200);
       expect((await get(`/animals/${id}`)).status).toBe(404);
 
-      const table = await checkout.read(ROUTE_TABLE);
+      const table = await checkout.read(GET_PET_OPERATION);
       const moved = table.replace("path: '/pets/{petId}'", "path: '/animals/{petId}'");
       expect(moved).not.toBe(table);
-      await checkout.write(ROUTE_TABLE, moved);
+      await checkout.write(GET_PET_OPERATION, moved);
 
       await expect.poll(async () => (await get(`/animals/${id}`)).status, { timeout: 30_000, interval: 500 }).toBe(200);
       expect((await get(`/animals/${id}`)).body).toMatchObject({ id, name: 'Moved' });

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_CATALOG } from '../../shared/catalog/function-catalog';
 import { OPERATION_CHECKS } from '../../shared/checks/operation-checks';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
+import { fileNameOf } from '../../shared/facts/function-names';
 import { OPERATION_IDS, routes } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
-import { renderOperationFiles } from '../../tools/generate-operations';
+import { isOperationFile, renderOperationFiles } from '../../local/operation-files';
 
 describe('the files written from the operations', () => {
   it('are what `npm run generate` writes from shared/operations/ now', async () => {
     for (const [path, text] of await renderOperationFiles()) {
-      const file = relative(PROJECT_ROOT, path);
-      expect(readFileSync(path, 'utf8'), `${file} is stale: run npm run generate`).toBe(text);
+      expect(readFileSync(join(PROJECT_ROOT, path), 'utf8'), `${path} is stale: run npm run generate`).toBe(text);
     }
   }, 60_000);
 
@@ -24,6 +24,17 @@ describe('the files written from the operations', () => {
       expect(OPERATION_CHECKS[operationId]).toEqual(operation.deployment);
       expect(FUNCTION_CATALOG[operationId].tables).toBe(operation.tables);
     }
+  });
+
+  it("are written again by npm run dev when an operation's file changes, and only then", () => {
+    expect(
+      Object.keys(OPERATIONS)
+        .map((name) => `shared/operations/${fileNameOf(name)}-operation.ts`)
+        .every(isOperationFile),
+    ).toBe(true);
+    expect(['shared/operations/operations.ts', 'shared/operations/operation.ts', 'shared/facts/routes.ts'].some(isOperationFile)).toBe(
+      false,
+    );
   });
 
   it('list the routes by path, then by method, so a new file does not reorder the document', () => {
