@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
+import { BASE_PATH, routes, type HttpMethod } from '../../shared/facts/routes';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -37,29 +38,40 @@ describe('unmatched routes', () => {
   });
 });
 
+/** Every method a route may have (shared/facts/routes.ts, HttpMethod). */
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods the route table serves at a path template, in its order: what `Allow` must list there. */
+function servedAt(template: string): HttpMethod[] {
+  return routes.filter((route) => route.path === template).map((route) => route.method);
+}
+
+/** Each known path, with each path parameter a pet id and, as a client may send, not one; and each method it does not serve. */
+const WRONG_METHODS = [...new Set(routes.map((route) => route.path))].flatMap((template) =>
+  [...new Set(['1', 'abc'].map((value) => BASE_PATH + template.replace(/\{\w+\}/g, value)))].flatMap((path) =>
+    METHODS.filter((method) => !servedAt(template).includes(method)).map((method) => [method, path, servedAt(template).join(', ')]),
+  ),
+);
+
 describe('wrong methods on known paths', () => {
-  it.each([
-    ['DELETE', '/v1/pets', 'GET, POST'],
-    ['PUT', '/v1/pets', 'GET, POST'],
-    ['PATCH', '/v1/pets', 'GET, POST'],
-    ['POST', '/v1/pets/1', 'GET'],
-    ['PUT', '/v1/pets/1', 'GET'],
-    ['PATCH', '/v1/pets/1', 'GET'],
-    ['DELETE', '/v1/pets/1', 'GET'],
-    ['DELETE', '/v1/pets/abc', 'GET'],
-  ])('answers %s %s with 405 method_not_allowed and Allow: %s', async (method, path, allow) => {
-    const response = await fromRoot(path, { method });
+  it('are tried on every path of the route table', () => {
+    expect(new Set(WRONG_METHODS.map(([, path]) => path)).size).toBeGreaterThanOrEqual(new Set(routes.map((route) => route.path)).size);
+  });
+
+  it.each(WRONG_METHODS)('answers %s %s with 405 method_not_allowed and Allow: %s', async (method, path, allow) => {
+    const response = await fromRoot(path!, { method });
     expect(response.headers.get('allow')).toBe(allow);
     await expectError(response, 405, 'method_not_allowed');
   });
 
   it('answers 405 even when the wrong method carries a body', async () => {
-    const response = await fromRoot('/v1/pets/1', {
-      method: 'POST',
+    const [method, path, allow] = WRONG_METHODS.find(([wrong]) => wrong === 'POST' || wrong === 'PUT')!;
+    const response = await fromRoot(path!, {
+      method,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
     });
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe(allow);
     await expectError(response, 405, 'method_not_allowed');
   });
 });
