@@ -377,12 +377,24 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
   return `${sections.join('\n')}\n`;
 }
 
+/** The functions behind the API the bench's results do not measure: a new one, until `npm run bench` has run. */
+export function unmeasuredFunctions(results: BenchResults): ApiFunctionName[] {
+  return API_FUNCTIONS.filter((name) => results.coldStarts[name] === undefined);
+}
+
 /** Synthesizes the stages without bundling (the page needs templates, not code) and renders the page. */
 export function renderCostsFromSources(): string {
+  const results = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults;
+  const unmeasured = unmeasuredFunctions(results);
+  if (unmeasured.length > 0) {
+    throw new Error(
+      `The bench's results (tools/bench/results.json) measure no ${unmeasured.join(', ')}: run npm run bench, then npm run costs.`,
+    );
+  }
   const synthesis = synthesize({ context: { 'aws:cdk:bundling-stacks': [] } });
   try {
     return renderCosts(
-      JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults,
+      results,
       synthesis.stages.map(({ config, json }) => ({ config, template: json })),
     );
   } finally {
