@@ -11,7 +11,11 @@ import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../shared/facts/environment';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
-import { routes } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, routes, type OperationId } from '../../shared/facts/routes';
+import { OPERATIONS } from '../../shared/operations/operations';
+import type { RequestParts } from '../../shared/checks/check-requests';
+import { operationEvent } from '../../tools/bench/bench-events';
+import { seedPets } from '../../tools/bench/seed';
 import { DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
 import { functionAssets } from '../../tools/lambda/function-assets';
@@ -34,6 +38,8 @@ const UNREACHABLE_STORE = 'http://127.0.0.1:9';
 const MISSING_TABLE = 'signals-missing-table';
 const CURSOR_SECRET = 'signals-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz0123';
 const UNKNOWN_PET_ID = 4_503_599_627_370_497;
+/** A query parameter no operation reads: every operation refuses it 400 invalid_parameter. */
+const UNKNOWN_QUERY_PARAMETER = 'signalsUnknown';
 /** The judged statuses whose real line stands for one a bundle cannot give: a refusal's first. */
 const REFUSALS_FIRST = [400, 404, 401, 503, 500] as const;
 /**
@@ -50,7 +56,14 @@ type Store = 'dynalite' | 'unreachable' | 'missing table';
 /** One request a bundle is run with, and the store it meets. */
 interface Probe {
   readonly store: Store;
-  readonly event: unknown;
+  readonly requestId: string;
+  /** Its event under `requestId`, every path parameter naming `petId`; made again for the warm-up. */
+  readonly event: (petId: number, requestId: string) => unknown;
+  /**
+   * Its path names a pet stored for each sending of it alone, the warm-up's included, as a request may consume
+   * its pet; otherwise one no pet has.
+   */
+  readonly storedPet?: boolean;
   /** One of the deployment traffic's requests, whose answer the signals keep in turn. */
   readonly deploymentTraffic?: true;
 }
@@ -69,9 +82,9 @@ export async function bundleSignals(
 ): Promise<BundleSignals> {
   const node = runtimeNode();
   const dynamo = await startDynalite({ port: 0 });
+  const client = createLocalClient(dynamo.endpoint);
   try {
     const tables = { pets: 'signals-pets', apiKeys: 'signals-api-keys', idempotency: 'signals-idempotency' };
-    const client = createLocalClient(dynamo.endpoint);
     await ensureTables(client, tables);
     const keys = new DynamoApiKeyStore(documentClientOver(client), tables.apiKeys);
     // A client's key, as `npm run keys` issues it (no expiry), and a key with one, as the hook's check keys have.
@@ -84,7 +97,11 @@ export async function bundleSignals(
       createdAt: new Date().toISOString(),
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
-    client.destroy();
+    let nextPetId = 1;
+    const documents = documentClientOver(client);
+    const storePet = async () => (await seedPets(documents, tables.pets, 1, nextPetId++))[0]!.id;
+    const eventOf = async (probe: Probe, requestId: string) =>
+      probe.event(probe.storedPet === true ? await storePet() : UNKNOWN_PET_ID, requestId);
 
     const assets = functionAssets(synthesis, stage);
     let warmUps = 0;
@@ -106,8 +123,8 @@ export async function bundleSignals(
           ...(store === 'missing table' ? { [ENV.petsTable]: MISSING_TABLE } : {}),
         };
         // The first request warms the instance up: its lines (a cold start's among them) are nobody's answer.
-        const events = meeting.map((probe) => probe.event);
-        const warmUp = withRequestId(events[0], `signals-warm-up-${warmUps++}`);
+        const warmUp = await eventOf(meeting[0]!, `signals-warm-up-${warmUps++}`);
+        const events = await Promise.all(meeting.map((probe) => eventOf(probe, probe.requestId)));
         const { results, stdout } = await invokeBundle(node, { taskRoot: asset.taskRoot, env, events: [warmUp, ...events] });
         const linesOf = new Map<string, string[]>();
         for (const line of stdout.split('\n').filter((text) => text.includes('"_aws"'))) {
@@ -115,7 +132,7 @@ export async function bundleSignals(
           linesOf.set(requestId, [...(linesOf.get(requestId) ?? []), line]);
         }
         meeting.forEach((probe, index) => {
-          answered.push({ probe, result: results[index + 1], lines: linesOf.get(requestIdOf(probe.event)) ?? [] });
+          answered.push({ probe, result: results[index + 1], lines: linesOf.get(probe.requestId) ?? [] });
         });
       }
       return answered;
@@ -138,69 +155,60 @@ export async function bundleSignals(
       }
     };
 
-    const create = (body: string, requestId: string) =>
-      withRequestId(
-        httpEvent({
-          method: 'POST',
-          routeKey: 'POST /v1/pets',
-          rawPath: '/v1/pets',
-          headers: { 'content-type': 'application/json' },
-          body,
-        }),
-        requestId,
-      );
-    const validCreate = (requestId: string) => create(JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' }), requestId);
-    const get = (petId: number, requestId: string) =>
-      withRequestId(
-        httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: `/v1/pets/${petId}`, pathParameters: { petId: String(petId) } }),
-        requestId,
-      );
-    const list = (query: Record<string, string>, requestId: string) =>
-      withRequestId(httpEvent({ routeKey: 'GET /v1/pets', rawPath: '/v1/pets', query }), requestId);
-    const nowhere = (requestId: string) => withRequestId(httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), requestId);
-    /** The deployment traffic's requests to a function as functions/deployment-traffic/ builds them, in turn. */
-    const traffic = (fn: ApiFunctionName, version: string, petIds: readonly number[]): Probe[] =>
+    const nowhere = (_petId: number, requestId: string) =>
+      withRequestId(httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), requestId);
+    /** The deployment traffic's requests to a function as functions/deployment-traffic/ builds them, in turn, each path naming its own pet. */
+    const traffic = (fn: ApiFunctionName, version: string, storedPet = false): Probe[] =>
       [0, 1].map((index) => ({
         store: 'dynalite',
         deploymentTraffic: true,
-        event: trafficRequest(fn, index, {
-          runId: `deployment-traffic-signals-${version}`,
-          unknownApiKey: generateApiKey(),
-          petIds,
-          unknownPetId: UNKNOWN_PET_ID,
-          now: new Date(),
-        }),
+        storedPet,
+        requestId: `traffic-${fn}-${version}-${index}`,
+        event: (petId, requestId) =>
+          withRequestId(
+            trafficRequest(fn, index, {
+              runId: `deployment-traffic-signals-${version}`,
+              unknownApiKey: generateApiKey(),
+              petIds: [petId],
+              unknownPetId: UNKNOWN_PET_ID,
+              now: new Date(),
+            }),
+            requestId,
+          ),
       }));
-
-    // The creates go first: the pets they store are the ones getPet and the deployment traffic read.
-    await pool(
-      Object.values(VERSIONS).map(
-        (version) => () =>
-          probeRoute('createPet', version, [
-            { store: 'dynalite', event: validCreate(`create-${version}`) },
-            { store: 'dynalite', event: create('{}', `invalid-create-${version}`) },
-            { store: 'unreachable', event: validCreate(`create-unreachable-${version}`) },
-            { store: 'missing table', event: validCreate(`create-missing-${version}`) },
-            ...traffic('createPet', version, []),
-          ]),
-      ),
-    );
-    const [stored] = await run('listPets', VERSIONS.new, [{ store: 'dynalite', event: list({}, 'stored-pets') }]);
-    const petIds = (JSON.parse(stored!.result.body) as { id: number }[]).map((pet) => pet.id);
-    if (petIds.length === 0) throw new Error('The create bundle stored no pet');
-    const [petId] = petIds as [number];
+    /**
+     * An operation's requests, from its file of shared/operations/: its bench request, as each store meets it, and a
+     * refusal, that request on a pet no pet has where its path names one (404), else with a query parameter no operation has (400).
+     */
+    const operationProbes = (operationId: OperationId, version: string): Probe[] => {
+      const { request } = OPERATIONS[operationId].bench;
+      const storedPet = /\{\w+\}/.test(findRoute(operationId).path);
+      const sending =
+        (parts: RequestParts) =>
+        (petId: number, requestId: string): unknown =>
+          withRequestId(operationEvent(operationId, parts, petId), requestId);
+      const refused = storedPet ? request : { ...request, query: { ...request.query, [UNKNOWN_QUERY_PARAMETER]: '1' } };
+      return [
+        { store: 'dynalite', storedPet, requestId: `${operationId}-${version}`, event: sending(request) },
+        { store: 'dynalite', requestId: `refused-${operationId}-${version}`, event: sending(refused) },
+        { store: 'unreachable', storedPet, requestId: `${operationId}-unreachable-${version}`, event: sending(request) },
+        { store: 'missing table', storedPet, requestId: `${operationId}-missing-${version}`, event: sending(request) },
+        ...traffic(operationId, version, storedPet),
+      ];
+    };
 
     const probeAuthorizer = async (version: string) => {
       // A client's key, a key with an expiry, an unknown key, none, the deployment's, and a lookup the store refuses.
-      const keyed: Probe[] = [
-        { store: 'dynalite', event: authorizerEvent(`Bearer ${clientKey}`) },
-        { store: 'dynalite', event: authorizerEvent(`Bearer ${expiringKey}`) },
-        { store: 'dynalite', event: authorizerEvent(`Bearer ${generateApiKey()}`) },
-        { store: 'dynalite', event: authorizerEvent() },
-        ...traffic('authorizer', version, []),
-        { store: 'unreachable', event: authorizerEvent(`Bearer ${generateApiKey()}`) },
+      const sent = (event: unknown) => (_petId: number, requestId: string) => withRequestId(event, requestId);
+      const keyed: Array<Omit<Probe, 'requestId'>> = [
+        { store: 'dynalite', event: sent(authorizerEvent(`Bearer ${clientKey}`)) },
+        { store: 'dynalite', event: sent(authorizerEvent(`Bearer ${expiringKey}`)) },
+        { store: 'dynalite', event: sent(authorizerEvent(`Bearer ${generateApiKey()}`)) },
+        { store: 'dynalite', event: sent(authorizerEvent()) },
+        ...traffic('authorizer', version),
+        { store: 'unreachable', event: sent(authorizerEvent(`Bearer ${generateApiKey()}`)) },
       ];
-      const probes = keyed.map((probe, index) => ({ ...probe, event: withRequestId(probe.event, `authorizer-${version}-${index}`) }));
+      const probes = keyed.map((probe, index) => ({ ...probe, requestId: `authorizer-${version}-${index}` }));
       for (const { probe, result } of await run('authorizer', version, probes)) {
         const context = (result as { context: Record<string, unknown> }).context;
         if (context.version !== version) throw new Error(`The authorizer's version ${version} answered as ${String(context.version)}`);
@@ -214,31 +222,17 @@ export async function bundleSignals(
         }
       }
     };
+    // No request waits on another's writes: each that names a pet is sent one stored for it alone.
     await pool(
       Object.values(VERSIONS).flatMap((version) => [
         () => probeAuthorizer(version),
-        () =>
-          probeRoute('listPets', version, [
-            { store: 'dynalite', event: list({}, `list-${version}`) },
-            { store: 'dynalite', event: list({ limit: '0' }, `invalid-list-${version}`) },
-            { store: 'unreachable', event: list({}, `list-unreachable-${version}`) },
-            { store: 'missing table', event: list({}, `list-missing-${version}`) },
-            ...traffic('listPets', version, petIds),
-          ]),
-        () =>
-          probeRoute('getPet', version, [
-            { store: 'dynalite', event: get(petId, `get-${version}`) },
-            { store: 'dynalite', event: get(UNKNOWN_PET_ID, `unknown-get-${version}`) },
-            { store: 'unreachable', event: get(petId, `get-unreachable-${version}`) },
-            { store: 'missing table', event: get(petId, `get-missing-${version}`) },
-            ...traffic('getPet', version, petIds),
-          ]),
+        ...OPERATION_IDS.map((operationId) => () => probeRoute(operationId, version, operationProbes(operationId, version))),
         () =>
           probeRoute('routeNotFound', version, [
-            { store: 'dynalite', event: nowhere(`nowhere-${version}`) },
+            { store: 'dynalite', requestId: `nowhere-${version}`, event: nowhere },
             // It reads no store and answers every accepted request its own 404: a request it cannot read is its only failure.
-            { store: 'dynalite', event: withoutHttp(nowhere(`unreadable-${version}`)) },
-            ...traffic('routeNotFound', version, petIds),
+            { store: 'dynalite', requestId: `unreadable-${version}`, event: (petId, requestId) => withoutHttp(nowhere(petId, requestId)) },
+            ...traffic('routeNotFound', version),
           ]),
       ]),
     );
@@ -266,6 +260,7 @@ export async function bundleSignals(
     }
     return { answers, authorizer, deploymentTraffic, deploymentTrafficCounts };
   } finally {
+    client.destroy();
     await dynamo.close();
   }
 }
@@ -376,10 +371,6 @@ function withStatus(line: string, status: number): string {
 function withRequestId<T>(event: T, requestId: string): T {
   const record = event as { requestContext: Record<string, unknown> };
   return { ...record, requestContext: { ...record.requestContext, requestId } } as T;
-}
-
-function requestIdOf(event: unknown): string {
-  return String((event as { requestContext: { requestId: string } }).requestContext.requestId);
 }
 
 function withoutHttp<T>(event: T): T {

@@ -10,11 +10,12 @@ import {
 import { TRAFFIC_KEY_ID } from '../../../functions/deployment-traffic/traffic-requests';
 import { createAuthenticator } from '../../../shared/domain/auth/authenticate';
 import { BAKE_MINUTES, LAMBDA_MAX_TIMEOUT_MS, TRAFFIC_INTERVAL_MS } from '../../../shared/facts/deployment';
-import type { ApiFunctionName } from '../../../shared/facts/function-names';
+import { FUNCTION_NAMES, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryPetStore } from '../../helpers/in-memory-stores';
 import { captureOutput } from '../../helpers/output';
 import { routeHandlers } from '../../helpers/route-handlers';
+import { ensureNoFunctionNamed } from '../../helpers/unknown-function-name';
 import { METRICS } from '../../../shared/facts/metric-names';
 
 // Handlers validate their configuration when their module loads, as on a Lambda cold start.
@@ -30,6 +31,8 @@ vi.hoisted(() => {
 });
 
 const DEPLOYMENT = 'd-TRAFFIC1';
+/** Every function's name joined: no function has it, whichever functions there are. */
+const NOT_A_FUNCTION = ensureNoFunctionNamed(FUNCTION_NAMES.join('-'));
 
 /** A stage's functions as they are, over in-memory stores, behind Lambda's Invoke; the version serving is `version`. */
 function stage(version = '7') {
@@ -195,7 +198,7 @@ describe('the deployment traffic', () => {
   it('refuses an event that is neither a bake nor a traffic run', async () => {
     const { lambda } = stage();
     await expect(
-      runDeploymentTraffic({ deploymentId: DEPLOYMENT, function: 'deletePet' }, dependencies(lambda, deployment(0))),
+      runDeploymentTraffic({ deploymentId: DEPLOYMENT, function: NOT_A_FUNCTION }, dependencies(lambda, deployment(0))),
     ).rejects.toThrow(/deploymentId, function/);
   });
 });
