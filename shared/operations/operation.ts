@@ -82,7 +82,7 @@ export interface OperationProse {
 
 /** How the benchmark measures the operation (npm run bench, docs/performance.md): on its success path. */
 export interface OperationBench {
-  /** What each iteration sends, the common case of its route; each path parameter names a pet the bench stored. */
+  /** What each iteration sends, the common case of its route; each path parameter names a pet the bench stored for that request alone. */
   readonly request: RequestParts;
   /** The most its log may write for one such request, in bytes: logs are billed by the byte (docs/costs.md). */
   readonly maxLogBytes: number;

@@ -7,10 +7,24 @@ import { unhandled } from '../../shared/runtime/unhandled';
 
 /** The request each function serves in the benchmark: the common case of its route. */
 export interface BenchRequests {
-  /** A pet that exists: every path parameter names it. */
-  readonly petId: number;
   /** A stored, unrevoked key, for the authorizer. */
   readonly apiKey: string;
+}
+
+/** Ids of the pets iterations name, far above the seeded ones (tools/bench/seed.ts counts those up from 1). */
+const ITERATION_PET_IDS_FROM = 1_000_000_000_000;
+
+/**
+ * The pet an iteration's request names, its own, so a request that consumes its pet (a delete) leaves every other
+ * request its pet: stored before the run (tools/bench/seed.ts, storeIterationPets) when the request names one.
+ */
+export function iterationPetId(index: number): number {
+  return ITERATION_PET_IDS_FROM + index;
+}
+
+/** Whether a function's bench request names a pet: its route has a path parameter. */
+export function namesPet(name: ApiFunctionName): boolean {
+  return isOperationId(name) && /\{\w+\}/.test(findRoute(name).path);
 }
 
 /** An operation's request as API Gateway hands it to the function behind the authorizer: `parts` sent, each path parameter naming `petId`. */
@@ -46,13 +60,16 @@ export function keyEvent(apiKey: string) {
 
 /**
  * The request each function serves at an iteration of the bench, by an index no other request shares
- * (BenchSetup.iterations). Each function repeats the common case of its route: an operation's is the bench request its
- * file of shared/operations/ states, every path parameter naming the bench's stored pet.
+ * (BenchSetup.iterationsFor). Each function serves the common case of its route: an operation's is the bench request its
+ * file of shared/operations/ states, every path parameter naming the iteration's own pet.
  */
 const BENCH_EVENTS: Readonly<Record<ApiFunctionName, (requests: BenchRequests, index: number) => unknown>> = {
   ...(Object.fromEntries(
-    OPERATION_IDS.map((operationId) => [operationId, (requests: BenchRequests) => operationBenchEvent(operationId, requests.petId)]),
-  ) as Record<OperationId, (requests: BenchRequests) => unknown>),
+    OPERATION_IDS.map((operationId) => [
+      operationId,
+      (_: BenchRequests, index: number) => operationBenchEvent(operationId, iterationPetId(index)),
+    ]),
+  ) as Record<OperationId, (requests: BenchRequests, index: number) => unknown>),
   routeNotFound: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }),
   authorizer: (requests) => keyEvent(requests.apiKey),
 };

@@ -11,10 +11,10 @@ import { runtimeNode } from '../lambda/lambda-runner';
 import { synthesize } from '../lambda/synth';
 import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import type { BenchSettings } from './bench-settings';
-import type { BenchRequests } from './bench-events';
+import { namesPet, type BenchRequests } from './bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from './floors';
 import { progress } from './format';
-import { seedPets } from './seed';
+import { seedPets, storeIterationPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 
 const TABLES = { pets: 'bench-pets', apiKeys: 'bench-api-keys', idempotency: 'bench-idempotency' };
@@ -39,9 +39,10 @@ export interface BenchSetup {
   issueKeys(count: number): Promise<string[]>;
   /**
    * Iteration indices (tools/bench/bench-events.ts, benchEvent) no run was handed yet, so no request a run sends was
-   * already served by another: a function and its floor never share an index.
+   * already served by another: a function and its floor never share an index. When the function's request names a pet,
+   * each index's pet is stored first.
    */
-  iterations(count: number): number[];
+  iterationsFor(name: ApiFunctionName, count: number): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -73,7 +74,7 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
       documents,
       pets,
-      requests: { petId: pets[0]!.id, apiKey },
+      requests: { apiKey },
       assets,
       productionAssets,
       local: { tables: TABLES, dynamoDbEndpoint: dynamo.endpoint, cursorSecret: CURSOR_SECRET },
@@ -86,9 +87,11 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
         }
         return keys;
       },
-      iterations(count) {
+      async iterationsFor(name, count) {
         iterated += count;
-        return Array.from({ length: count }, (_, index) => iterated - count + index);
+        const indices = Array.from({ length: count }, (_, index) => iterated - count + index);
+        if (namesPet(name)) await storeIterationPets(documents, TABLES.pets, indices);
+        return indices;
       },
       close,
     };

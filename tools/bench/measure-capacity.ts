@@ -5,7 +5,7 @@ import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { startCapacityProxy } from './capacity-proxy';
-import { expectedOutcome, keyEvent, operationBenchEvent, outcomeOf } from './bench-events';
+import { benchEvent, expectedOutcome, keyEvent, operationBenchEvent, outcomeOf } from './bench-events';
 import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
@@ -47,12 +47,16 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
       const replayKey = `bench-replay-${count}`;
       const middle = pets[pets.length >> 1]!.id;
       const scenarios: Scenario[] = [
-        // Every operation's bench request, on a pet in the middle of the table.
-        ...OPERATION_IDS.map((operationId) => ({
-          scenario: operationId,
-          name: operationId,
-          events: times(() => operationBenchEvent(operationId, middle)),
-        })),
+        // Every operation's bench request, each naming a pet of its own when its route names one.
+        ...(await Promise.all(
+          OPERATION_IDS.map(async (operationId) => ({
+            scenario: operationId,
+            name: operationId,
+            events: (
+              await bench.iterationsFor(operationId, settings.capacityRequests)
+            ).map((index) => benchEvent(operationId, bench.requests, index)),
+          })),
+        )),
         // Besides: a filtered listing, and creates with an Idempotency-Key, new and replayed.
         {
           scenario: 'listPets ?status=available',

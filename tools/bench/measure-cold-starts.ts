@@ -17,26 +17,26 @@ export interface ColdStartResults {
 }
 
 /** A function's cold starts and its floor's, over `runs` runs: each run's first request its own. */
-function coldSubjects(
+async function coldSubjects(
   bench: BenchSetup,
   name: ApiFunctionName,
   runs: number,
   build: FloorBuild = 'alike',
-): { fn: ColdSubject; floor: ColdSubject } {
+): Promise<{ fn: ColdSubject; floor: ColdSubject }> {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
-  const events = () => benchEvents(name, bench.requests, bench.iterations(runs));
+  const events = async () => benchEvents(name, bench.requests, await bench.iterationsFor(name, runs));
   const expected = expectedOutcome(name);
   return {
     fn: {
       taskRoot: asset.taskRoot,
       env,
-      events: events(),
+      events: await events(),
       expect: (result) => {
         if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
       },
     },
-    floor: { taskRoot: bench.floorOf(name, build), env, events: events(), expect: () => {} },
+    floor: { taskRoot: bench.floorOf(name, build), env, events: await events(), expect: () => {} },
   };
 }
 
@@ -44,7 +44,7 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
   const cold = new Map<ApiFunctionName, ColdStartComparison>();
   for (const name of API_FUNCTIONS) {
     progress(`cold starts: ${name} and its floor, ${settings.coldRuns} runs each`);
-    const { fn, floor } = coldSubjects(bench, name, settings.coldRuns);
+    const { fn, floor } = await coldSubjects(bench, name, settings.coldRuns);
     cold.set(name, await compareColdStarts(bench.node, fn, floor, settings.coldRuns));
   }
 
@@ -53,9 +53,9 @@ export async function measureColdStarts(bench: BenchSetup, settings: BenchSettin
     for (const name of API_FUNCTIONS.filter(issuesCommand)) {
       progress(`instructions: ${name} and its floor, built three ways, under callgrind, ${settings.instructionRuns} runs each`);
       const runs = settings.instructionRuns;
-      const floorBuilt = (build: FloorBuild) => coldSubjects(bench, name, runs, build).floor;
-      const floors = { alike: floorBuilt('alike'), esm: floorBuilt('esm'), cdkDefault: floorBuilt('cdkDefault') };
-      instructions.set(name, await compareInstructions(bench.node, coldSubjects(bench, name, runs).fn, floors, runs));
+      const floorBuilt = async (build: FloorBuild) => (await coldSubjects(bench, name, runs, build)).floor;
+      const floors = { alike: await floorBuilt('alike'), esm: await floorBuilt('esm'), cdkDefault: await floorBuilt('cdkDefault') };
+      instructions.set(name, await compareInstructions(bench.node, (await coldSubjects(bench, name, runs)).fn, floors, runs));
     }
   }
   return { cold, instructions };

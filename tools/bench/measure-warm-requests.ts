@@ -36,23 +36,23 @@ export interface WarmRequestResults {
 }
 
 /** A route function's requests, its floor's, and the function's refused (the route answers 401): one per request the runner sends. */
-function routeSubjects(
+async function routeSubjects(
   bench: BenchSetup,
   name: ApiFunctionName,
   options: WarmOptions,
-): [fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject] {
+): Promise<[fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject]> {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const sent = options.warmup + options.rounds * options.batch;
-  const events = () => benchEvents(name, bench.requests, bench.iterations(sent)) as ReturnType<typeof httpEvent>[];
-  const fnEvents = events();
+  const events = async () => benchEvents(name, bench.requests, await bench.iterationsFor(name, sent)) as ReturnType<typeof httpEvent>[];
+  const fnEvents = await events();
   const anonymous = fnEvents.map((event) => ({
     ...event,
     requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } },
   }));
   return [
     { label: name, taskRoot: asset.taskRoot, env, events: fnEvents },
-    { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: events() },
+    { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: await events() },
     { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: anonymous },
   ];
 }
@@ -82,7 +82,7 @@ export async function measureWarmRequests(
   const warm = new Map<ApiFunctionName, RouteWarmResult>();
   for (const name of ROUTE_FUNCTIONS) {
     progress(`warm: ${name} and its floor`);
-    const [fn, floor, anonymous] = await measureWarm(bench.node, routeSubjects(bench, name, settings.warm), settings.warm);
+    const [fn, floor, anonymous] = await measureWarm(bench.node, await routeSubjects(bench, name, settings.warm), settings.warm);
     expectOnly(fn!, expectedOutcome(name));
     expectOnly(anonymous!, 401);
     warm.set(name, { fn: fn!, floor: floor!, anonymous: anonymous! });
@@ -106,7 +106,8 @@ export async function measureWarmRequests(
   for (const name of countInstructions ? API_FUNCTIONS.filter(issuesCommand) : []) {
     progress(`instructions: ${name} and its floor warm, under callgrind`);
     const options = settings.instructionWarm;
-    const [fn, floor] = name === 'authorizer' ? await authorizerSubjects(bench, production, options) : routeSubjects(bench, name, options);
+    const [fn, floor] =
+      name === 'authorizer' ? await authorizerSubjects(bench, production, options) : await routeSubjects(bench, name, options);
     const { answered, ...counted } = await compareWarmInstructions(bench.node, fn!, floor!, options);
     expectOnly(answered, expectedOutcome(name));
     instructions.set(name, counted);

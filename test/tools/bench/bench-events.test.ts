@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { API_FUNCTIONS } from '../../../shared/facts/function-names';
-import { benchEvents, inTurn } from '../../../tools/bench/bench-events';
+import { findRoute, isOperationId } from '../../../shared/facts/routes';
+import { benchEvents, inTurn, iterationPetId, namesPet } from '../../../tools/bench/bench-events';
 import { compareColdStarts, type ColdSubject } from '../../../tools/bench/cold-start';
 import { measureWarm } from '../../../tools/bench/warm';
 
@@ -22,9 +23,20 @@ writeFileSync(
 const perIteration = (count: number) => inTurn(Array.from({ length: count }, (_, index) => ({ n: index })));
 
 describe("the bench's requests", () => {
-  it('are one event for every function behind the API today, repeated at every iteration as before', () => {
-    for (const name of API_FUNCTIONS) {
-      expect(benchEvents(name, { petId: 1, apiKey: 'key' }, [0, 1, 2, 3]), name).toHaveLength(1);
+  it('name a pet of their own at every iteration for an operation whose route has a path parameter', () => {
+    const named = API_FUNCTIONS.filter((name) => isOperationId(name) && findRoute(name).path.includes('{'));
+    expect(named).not.toEqual([]);
+    for (const name of named) {
+      const events = benchEvents(name, { apiKey: 'key' }, [0, 1, 2, 3]) as Array<{ pathParameters: Record<string, string> }>;
+      const pets = events.map((event) => Object.values(event.pathParameters));
+      expect(pets, name).toEqual([0, 1, 2, 3].map((index) => [String(iterationPetId(index))]));
+      expect(new Set(pets.flat()).size, name).toBe(4);
+    }
+  });
+
+  it('are one event, repeated at every iteration, for every other function behind the API', () => {
+    for (const name of API_FUNCTIONS.filter((candidate) => !namesPet(candidate))) {
+      expect(benchEvents(name, { apiKey: 'key' }, [0, 1, 2, 3]), name).toHaveLength(1);
     }
   });
 

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCapacityProxy, type CapacityProxy } from '../../../tools/bench/capacity-proxy';
 import { createLocalClient, ensureTables, startDynalite, type LocalDynamoDb } from '../../../local/dynamodb-local';
@@ -73,6 +73,49 @@ describe("the benchmark's capacity proxy, charging index entries", () => {
     const large = { ...item, id: 9, status: 'sold', statusShard: 'sold', name: 'x'.repeat(1_500) };
     await metered.send(new PutCommand({ TableName: tables.pets, Item: large }));
     expect(proxy.take()).toEqual([{ operation: 'PutItem', table: tables.pets, capacityUnits: 3 * 2, kind: 'write' }]);
+  });
+
+  it('charges a delete for its item and the entry it removes from each index the item was in', async () => {
+    await direct.send(new PutCommand({ TableName: tables.pets, Item: { ...item, id: 10, status: 'sold', statusShard: 'sold' } }));
+    proxy.take();
+    await metered.send(new DeleteCommand({ TableName: tables.pets, Key: { id: 10 } }));
+    expect(proxy.take()).toEqual([{ operation: 'DeleteItem', table: tables.pets, capacityUnits: 3, kind: 'write' }]);
+    expect((await direct.send(new GetCommand({ TableName: tables.pets, Key: { id: 10 } }))).Item).toBeUndefined();
+  });
+
+  it('charges an update one write per entry that stays under its key or enters an index, two per entry that moves', async () => {
+    await direct.send(new PutCommand({ TableName: tables.pets, Item: { ...item, id: 11 } }));
+    proxy.take();
+    // Its pets-by-creation entry changes in place and it enters pets-by-status-shard: 1 for the item, 1 for each.
+    await metered.send(
+      new UpdateCommand({
+        TableName: tables.pets,
+        Key: { id: 11 },
+        UpdateExpression: 'SET #status = :status, statusShard = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': 'sold' },
+      }),
+    );
+    // A new createdKey moves it in both indexes: each removes the old entry and puts the new.
+    await metered.send(
+      new UpdateCommand({
+        TableName: tables.pets,
+        Key: { id: 11 },
+        UpdateExpression: 'SET createdKey = :key',
+        ExpressionAttributeValues: { ':key': 'l' },
+      }),
+    );
+    expect(proxy.take()).toEqual([
+      { operation: 'UpdateItem', table: tables.pets, capacityUnits: 1 + 2, kind: 'write' },
+      { operation: 'UpdateItem', table: tables.pets, capacityUnits: 1 + 2 * 2, kind: 'write' },
+    ]);
+  });
+
+  it('charges a write that leaves an item as it was for its item alone', async () => {
+    await direct.send(new PutCommand({ TableName: tables.pets, Item: { ...item, id: 12 } }));
+    proxy.take();
+    await metered.send(new PutCommand({ TableName: tables.pets, Item: { ...item, id: 12 } }));
+    expect(proxy.take()).toEqual([{ operation: 'PutItem', table: tables.pets, capacityUnits: 1, kind: 'write' }]);
   });
 
   it('charges a put to a table without indexes for its item alone', async () => {

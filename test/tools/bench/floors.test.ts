@@ -13,9 +13,9 @@ import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../../shared/facts/environment';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { benchEvent } from '../../../tools/bench/bench-events';
+import { benchEvent, namesPet } from '../../../tools/bench/bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
-import { seedPets } from '../../../tools/bench/seed';
+import { seedPets, storeIterationPets } from '../../../tools/bench/seed';
 import { lambdaContext } from '../../../tools/lambda/events';
 import { snapshotEnv } from '../../helpers/env';
 
@@ -56,22 +56,22 @@ type Sent = { readonly operation: string; readonly input: Record<string, any> };
 
 describe("the bench's floors, run beside their functions against DynamoDB", () => {
   let dynamo: LocalDynamoDb;
+  let client: ReturnType<typeof createLocalClient>;
   let recorder: { endpoint: string; sent: Sent[]; close(): Promise<void> };
   let restoreEnv: () => void;
   let apiKey: string;
-  let petId: number;
+  let storePet: () => Promise<void>;
 
   beforeAll(async () => {
     restoreEnv = snapshotEnv();
     dynamo = await startDynalite({ port: 0 });
     recorder = await startRecorder(dynamo.endpoint);
     const stage = await prepareLocalStage(dynamo.endpoint, 'floors-test-cursor-secret-0123456789abcdef');
-    const client = createLocalClient(dynamo.endpoint);
+    client = createLocalClient(dynamo.endpoint);
     const documents = documentClientOver(client);
-    const pets = await seedPets(documents, stage[ENV.petsTable]!, 60, 1);
-    petId = pets[0]!.id;
+    await seedPets(documents, stage[ENV.petsTable]!, 60, 1);
+    storePet = () => storeIterationPets(documents, stage[ENV.petsTable]!, [0]);
     ({ apiKey } = await issueApiKey(new DynamoApiKeyStore(documents, stage[ENV.apiKeysTable]!), 'floors-test'));
-    client.destroy();
     // Both sides read their environment as their module loads, as on a cold start.
     Object.assign(process.env, stage, {
       AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
@@ -82,15 +82,20 @@ describe("the bench's floors, run beside their functions against DynamoDB", () =
 
   afterAll(async () => {
     restoreEnv?.();
+    client?.destroy();
     await recorder?.close();
     await dynamo?.close();
   });
 
-  /** What one side sent to DynamoDB and answered, serving the function's typical bench request on its own. */
+  /**
+   * What one side sent to DynamoDB and answered, serving the function's typical bench request on its own: its pet
+   * stored afresh first, so the floor meets the pet the function met even when the function consumed it.
+   */
   async function serve(module: string, name: ApiFunctionName) {
     const { handler } = (await import(module)) as { handler: (event: unknown, context: unknown) => Promise<any> };
+    if (namesPet(name)) await storePet();
     recorder.sent.length = 0;
-    const answer = await handler(benchEvent(name, { petId, apiKey }, 0), lambdaContext());
+    const answer = await handler(benchEvent(name, { apiKey }, 0), lambdaContext());
     return { sent: [...recorder.sent], answer };
   }
 
