@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
 import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temporary-checkout';
+import { routes, type Route } from '../../shared/facts/routes';
 
 /** What a developer sees under `npm run dev` and `npm run invoke` while editing: each run in a checkout of its own. */
 
@@ -147,7 +148,7 @@ describe('npm run dev, when the route table or the CORS policy changes', () => {
   };
 
   it(
-    'serves a route at its new path at once, and the old path is gone: 404, with no answer contradicting another',
+    'serves a route at its new path at once, and its method at the old path is gone, with no answer contradicting another',
     async () => {
       const created = await fetch(`${server.baseUrl}/pets`, {
         method: 'POST',
@@ -165,14 +166,24 @@ describe('npm run dev, when the route table or the CORS policy changes', () => {
 
       await expect.poll(async () => (await get(`/animals/${id}`)).status, { timeout: 30_000, interval: 500 }).toBe(200);
       expect((await get(`/animals/${id}`)).body).toMatchObject({ id, name: 'Moved' });
+      // What still serves the old path: nothing, 404; another operation's method, 405 naming it.
+      const staying = (routes as readonly Route[])
+        .filter((route) => route.path === '/pets/{petId}' && route.operationId !== 'getPet')
+        .map((route) => route.method);
       const old = await get(`/pets/${id}`);
-      expect(old).toEqual({ status: 404, body: expect.objectContaining({ code: 'not_found' }) });
-      expect(old.body.message).toContain(`No route matches GET /v1/pets/${id}`);
+      expect(old).toEqual(
+        staying.length === 0
+          ? {
+              status: 404,
+              body: expect.objectContaining({ code: 'not_found', message: expect.stringContaining(`No route matches GET /v1/pets/${id}`) }),
+            }
+          : { status: 405, body: expect.objectContaining({ code: 'method_not_allowed' }) },
+      );
       const document = (await (await fetch(server.docsUrl.replace(/\/docs$/, '/openapi.json'))).json()) as {
-        paths: Record<string, unknown>;
+        paths: Record<string, Record<string, unknown>>;
       };
-      expect(Object.keys(document.paths)).toContain('/animals/{petId}');
-      expect(Object.keys(document.paths)).not.toContain('/pets/{petId}');
+      expect(Object.keys(document.paths['/animals/{petId}'] ?? {})).toEqual(['get']);
+      expect(Object.keys(document.paths['/pets/{petId}'] ?? {})).toEqual(staying.map((method) => method.toLowerCase()));
     },
     DEV_TEST_TIMEOUT,
   );
