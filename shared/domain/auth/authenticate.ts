@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../../runtime/logger';
-import { expiryOf, isKeyLive, type ApiKeyStore } from './api-key-store';
+import { expiryOf, keyStateAt, type ApiKeyRecord, type ApiKeyStore } from './api-key-store';
 import { hashApiKey, readBearerToken } from './api-keys';
 import type { AuthorizerContext } from './authorizer-context';
 
@@ -40,9 +40,8 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     try {
       const record = await store.findByHash(keyHash);
       const matches = record !== undefined && timingSafeEqual(Buffer.from(record.keyHash, 'hex'), Buffer.from(keyHash, 'hex'));
-      const live = matches && isKeyLive(record, now());
-      verdict = live ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
-      if (live) cachedUntil = Math.min(cachedUntil, expiryOf(record));
+      verdict = matches ? judgeKey(record, now()) : { outcome: 'invalid' };
+      if (matches && verdict.outcome === 'allowed') cachedUntil = Math.min(cachedUntil, expiryOf(record));
     } catch (error) {
       // Never cache an outage: the next request should try the store again.
       logger.error('API key lookup failed', error instanceof Error ? error : String(error));
@@ -52,4 +51,12 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     cache.set(keyHash, { verdict, expiresAt: cachedUntil });
     return verdict;
   };
+}
+
+/** The verdict on a key the store holds: allowed while active; refused when revoked, expired or its expiry unreadable. */
+function judgeKey(record: ApiKeyRecord, now: number): AuthorizerContext {
+  const state = keyStateAt(record, now);
+  // Refused like any bad key, but the operator who wrote that expiry should hear why.
+  if (state === 'malformed-expiry') logger.warn('API key refused: its expiresAt is not an ISO 8601 instant', { keyId: record.keyId });
+  return state === 'active' ? { outcome: 'allowed', keyId: record.keyId } : { outcome: 'invalid' };
 }

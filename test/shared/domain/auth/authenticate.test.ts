@@ -83,10 +83,26 @@ describe('API key authentication', () => {
     expect(store.lookups).toBe(2);
   });
 
-  it('refuses a key whose expiry is not a date: an expiry it cannot read is not one it can honour', async () => {
+  it.each([
+    ['words', 'soon'],
+    ['words around a year Date.parse reads', 'junk 2099'],
+    ['a bare year', '2099'],
+    ['a date without a time', '2099-01-01'],
+    ['an instant written otherwise than the project writes one', '2099-01-01T00:00:00Z'],
+    ['a day the month does not have', '2099-02-31T00:00:00.000Z'],
+    ['a list holding a year', [2099]],
+    ['a number of milliseconds', 4_102_444_800_000],
+    ['null', null],
+  ])('refuses a key whose expiry is %s (%j): an expiry it cannot read is not one it can honour', async (_, expiresAt) => {
     const { store, authenticate, apiKey, record } = await setUp();
-    store.keys.set(record.keyHash, { ...record, expiresAt: 'soon' });
+    store.keys.set(record.keyHash, { ...record, expiresAt: expiresAt as string });
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+  });
+
+  it('accepts a key whose expiry is an instant far ahead, written as the project writes one', async () => {
+    const { store, authenticate, apiKey, record } = await setUp();
+    store.keys.set(record.keyHash, { ...record, expiresAt: '2099-01-01T00:00:00.000Z' });
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'allowed', keyId: record.keyId });
   });
 
   it('looks a key up once per cache period, not once per request', async () => {
