@@ -3,13 +3,18 @@ import { logger } from '../../runtime/logger';
 import { expiryOf, keyStateAt, type ApiKeyRecord, type ApiKeyStore } from './api-key-store';
 import { hashApiKey, readBearerToken } from './api-keys';
 import type { AuthorizerContext } from './authorizer-context';
+import { createVerdictCache } from './verdict-cache';
 
 /**
  * How long one function instance trusts a key lookup, and so the bound on revocation. API Gateway's own
  * authorizer cache cannot be used (docs/authentication.md), so this cache keeps DynamoDB off the hot path.
  */
 export const KEY_CACHE_TTL_MS = 30_000;
-const KEY_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * Accepted keys kept, and apart from them refused tokens: at most this many of each per instance, about
+ * 5 MiB in all (docs/authentication.md), of the authorizer's 256 MiB or more.
+ */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
 export interface AuthenticatorOptions {
   readonly cacheTtlMs?: number;
@@ -24,7 +29,7 @@ export type Authenticate = (authorization: string | undefined) => Promise<Author
  */
 export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOptions = {}): Authenticate {
   const { cacheTtlMs = KEY_CACHE_TTL_MS, now = Date.now } = options;
-  const cache = new Map<string, { verdict: AuthorizerContext; expiresAt: number }>();
+  const cache = createVerdictCache(KEY_CACHE_MAX_ENTRIES);
 
   return async (authorization) => {
     const token = readBearerToken(authorization);
@@ -32,8 +37,8 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
     if (token === null) return { outcome: 'invalid' };
 
     const keyHash = hashApiKey(token);
-    const cached = cache.get(keyHash);
-    if (cached && cached.expiresAt > now()) return cached.verdict;
+    const cached = cache.find(keyHash, now());
+    if (cached !== undefined) return cached;
 
     let verdict: AuthorizerContext;
     let cachedUntil = now() + cacheTtlMs;
@@ -47,8 +52,7 @@ export function createAuthenticator(store: ApiKeyStore, options: AuthenticatorOp
       logger.error('API key lookup failed', error instanceof Error ? error : String(error));
       return { outcome: 'unavailable' };
     }
-    if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(keyHash, { verdict, expiresAt: cachedUntil });
+    cache.keep(keyHash, verdict, cachedUntil);
     return verdict;
   };
 }
