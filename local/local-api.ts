@@ -23,7 +23,7 @@ import { createGateway } from './gateway';
 import { DEFAULT_HOST, listen } from './listen';
 import { originOn } from './addresses';
 import { readRequestTarget, type RefusedTarget } from './request-target';
-import { takeInTurn } from './take-in-turn';
+import { type ClientAllowance, DEFAULT_CLIENT_ALLOWANCE, takeInTurn, type TurnTaking } from './take-in-turn';
 import type { ApiFunctionName } from '../shared/facts/function-names';
 
 /** The name under which the local server registers its development key. */
@@ -65,6 +65,8 @@ export interface LocalApiOptions {
   readonly onFunctionError?: (failure: FunctionFailure) => void;
   /** Told, in one line, what start-up repaired in `dataDir`'s indexes after a crash; never called when nothing was. */
   readonly onIndexRepair?: (message: string) => void;
+  /** How long a client has to send a request, not counting the time the server holds it; Node's defaults unless given. */
+  readonly clientAllowance?: ClientAllowance;
 }
 
 export interface LocalApi {
@@ -135,22 +137,30 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       }),
       ...(options.cors ? { cors: options.cors } : {}),
     });
+    const allowance = options.clientAllowance ?? DEFAULT_CLIENT_ALLOWANCE;
+    const turns = takeInTurn((req, res) => {
+      const target = readRequestTarget(req);
+      if (typeof target === 'number') {
+        refuseTarget(res, target);
+        return;
+      }
+      serveDocs(req, res, target, () => functions.sourceModule(OPENAPI_MODULE, startOpenApi))
+        .then((served) => served || gateway(req, res, target))
+        // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
+        // been sent, else the connection goes; neither can throw, so nothing reaches the process.
+        .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
+    }, allowance);
     const server = createServer(
-      { keepAliveTimeout: 5_000 },
-      takeInTurn((req, res) => {
-        const target = readRequestTarget(req);
-        if (typeof target === 'number') {
-          refuseTarget(res, target);
-          return;
-        }
-        serveDocs(req, res, target, () => functions.sourceModule(OPENAPI_MODULE, startOpenApi))
-          .then((served) => served || gateway(req, res, target))
-          // A docs page that cannot be served (an asset unreadable) fails alone: 500 while nothing has
-          // been sent, else the connection goes; neither can throw, so nothing reaches the process.
-          .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
-      }),
+      {
+        keepAliveTimeout: 5_000,
+        headersTimeout: allowance.headersMs,
+        requestTimeout: allowance.requestMs,
+        // Node's own ratio: its default check every 30 s for its 60 s headersTimeout.
+        connectionsCheckingInterval: Math.ceil(allowance.headersMs / 2),
+      },
+      turns.listener,
     );
-    server.on('clientError', answerMalformedRequest);
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => refuseClient(turns, error, socket));
     const host = options.host ?? DEFAULT_HOST;
     const port = await listen(server, options.port, host, 'PORT', 'HOST');
     // Where the local tools call it (./addresses.ts).
@@ -234,12 +244,21 @@ const MALFORMED_REQUEST_STATUS: Readonly<Record<string, number>> = {
 
 /**
  * A request Node's parser rejects (garbage request line, invalid header characters, headers over
- * the size limit) or a connection that fails ends that connection only, never the server: Node's own
- * status when the client can still hear it, then the socket is destroyed once that is sent (or could
- * not be). ECONNRESET means the client is gone: nothing to answer.
+ * the size limit), one not sent in time, or a connection that fails ends that connection only, never
+ * the server: Node's own status when the client can still hear it, sent after the answers to the
+ * requests read before it (./take-in-turn.ts), then the socket is destroyed once that is sent (or
+ * could not be). ECONNRESET means the client is gone: nothing to answer.
  */
-function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+function refuseClient(turns: TurnTaking, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  turns.refuseInTurn(socket, { timedOut: error.code === 'ERR_HTTP_REQUEST_TIMEOUT', send: () => answerMalformedRequest(error, socket) });
+}
+
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
     socket.destroy();
     return;
   }

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoApiKeyStore } from '../shared/dynamodb/dynamo-api-key-store';
-import { isKeyLive, type ApiKeyRecord } from '../shared/domain/auth/api-key-store';
+import { inspect } from 'node:util';
+import { keyStateAt, type ApiKeyRecord } from '../shared/domain/auth/api-key-store';
 import { issueApiKey } from '../shared/domain/auth/manage-api-keys';
 import { stages } from '../infra/stages';
 import { findLocalStore, findOrExit } from '../local/addresses';
@@ -126,9 +127,17 @@ try {
   client.destroy();
 }
 
-/** Whether a key still works, as the authorizer judges it: revoked, or past its expiry (a check key's), or active. */
+/** Whether a key still works, as the authorizer judges it: revoked, past its expiry (a check key's), refused for an expiry it cannot read, or active. */
 function stateOf(record: ApiKeyRecord, now: number): string {
-  if (record.revokedAt !== undefined) return `revoked ${record.revokedAt}`;
-  if (!isKeyLive(record, now)) return `expired ${record.expiresAt}`;
-  return record.expiresAt === undefined ? 'active' : `active until ${record.expiresAt}`;
+  switch (keyStateAt(record, now)) {
+    case 'revoked':
+      return `revoked ${record.revokedAt}`;
+    case 'expired':
+      return `expired ${record.expiresAt}`;
+    case 'malformed-expiry':
+      // As stored, whatever its type: a list or a number is not mistaken for a date.
+      return `refused: malformed expiry ${inspect(record.expiresAt, { breakLength: Number.POSITIVE_INFINITY })}`;
+    case 'active':
+      return record.expiresAt === undefined ? 'active' : `active until ${record.expiresAt}`;
+  }
 }

@@ -267,6 +267,27 @@ describe('non-json-body', () => {
   });
 });
 
+describe('delay', () => {
+  it('forwards the request after a wait within delayMs, and the write happened', async () => {
+    proxy.inject({ fault: 'delay', operation: 'PutItem', table: PETS, delayMs: [200, 300], times: 1 });
+    const id = nextId++;
+    const started = performance.now();
+    const answer = await proxied.send(putPet(id));
+    expect(answer.$metadata.httpStatusCode).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+    expect(await stored(id)).toBe(true);
+    expect(proxy.requests.at(-1)).toEqual({ operation: 'PutItem', table: PETS, fault: 'delay' });
+  });
+
+  it.each([
+    ['without delayMs', { fault: 'delay' }],
+    ['with delayMs on another fault', { fault: 'throttle', delayMs: [1, 2] }],
+    ['with a longest wait below the shortest', { fault: 'delay', delayMs: [300, 200] }],
+  ] as const)('refuses a rule %s', (_, rule) => {
+    expect(() => proxy.inject(rule)).toThrow(RangeError);
+  });
+});
+
 describe('refuseConnections and acceptConnections', () => {
   it('refuses connections like an endpoint that is down, then comes back on the same endpoint', async () => {
     const endpoint = proxy.endpoint;

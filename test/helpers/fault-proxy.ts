@@ -53,7 +53,9 @@ export type Fault =
   /** Forward the request; pass DynamoDB's status and headers on, then its body one byte at a time, `DRIP_INTERVAL_MS` apart. */
   | 'drip-body'
   /** Forward the request; answer 200 with a body that is not JSON, as a broken intermediary might. */
-  | 'non-json-body';
+  | 'non-json-body'
+  /** Forward the request after a wait drawn evenly from the rule's `delayMs`: a slow store that answers. */
+  | 'delay';
 
 /** The faults that let the request through to DynamoDB and break its answer. */
 type AnswerFault = Extract<Fault, 'lose-response' | 'stall-body' | 'drip-body' | 'non-json-body'>;
@@ -73,6 +75,8 @@ export interface FaultRule {
    * `times`, so `{ every: 3, times: 2 }` hits the 3rd and 6th matching requests, then lapses.
    */
   readonly every?: number;
+  /** For 'delay' only, and required by it: the shortest and longest wait, in milliseconds. */
+  readonly delayMs?: readonly [min: number, max: number];
 }
 
 /** One request as the proxy saw it. */
@@ -216,8 +220,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
    * `every` rate is a rate of matching requests, whichever rule decides them); the first rule whose
    * turn it is decides, and only that rule's `times` is used up.
    */
-  function decide(operation: string, table: string | undefined): Fault | undefined {
-    let fault: Fault | undefined;
+  function decide(operation: string, table: string | undefined): FaultRule | undefined {
+    let fault: FaultRule | undefined;
     for (const active of rules) {
       const { rule } = active;
       if (rule.times !== undefined && active.applied >= rule.times) continue;
@@ -226,7 +230,7 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
       active.matched++;
       if (fault !== undefined || active.matched % (rule.every ?? 1) !== 0) continue;
       active.applied++;
-      fault = rule.fault;
+      fault = rule;
     }
     return fault;
   }
@@ -239,7 +243,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
     const body = Buffer.concat(chunks);
     const operation = operationOf(req.headers);
     const table = tableOf(body);
-    const fault = decide(operation, table);
+    const rule = decide(operation, table);
+    const fault = rule?.fault;
     const recorded = requests.push({ operation, ...(table === undefined ? {} : { table }), ...(fault === undefined ? {} : { fault }) }) - 1;
 
     const socket = req.socket;
@@ -260,6 +265,12 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
       case 'non-json-body':
         forward(req, res, body, fault);
         return;
+      case 'delay': {
+        const [min, max] = rule?.delayMs ?? [0, 0];
+        await new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
+        if (!socket.destroyed) forward(req, res, body, undefined);
+        return;
+      }
       case undefined: {
         const verdict = await limiter?.admit(operation, body);
         if (verdict?.throttledBy !== undefined) {
@@ -446,6 +457,12 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
       }
       if (rule.every !== undefined && !(Number.isInteger(rule.every) && rule.every >= 1)) {
         throw new RangeError(`every must be a whole number from 1, not ${rule.every}`);
+      }
+      if ((rule.fault === 'delay') !== (rule.delayMs !== undefined)) {
+        throw new RangeError("delayMs goes with the 'delay' fault, and only with it");
+      }
+      if (rule.delayMs !== undefined && !(rule.delayMs[0] >= 0 && rule.delayMs[1] >= rule.delayMs[0])) {
+        throw new RangeError(`delayMs must be [min, max] with 0 <= min <= max, not [${rule.delayMs.join(', ')}]`);
       }
       rules.push({ rule: { ...rule }, matched: 0, applied: 0 });
     },

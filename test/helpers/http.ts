@@ -156,7 +156,7 @@ export function sendPipelined(port: number, requests: readonly string[], later?:
 }
 
 /** The first complete answer in `bytes` and how many bytes it took; undefined while it is incomplete. */
-function readResponse(bytes: Buffer, toHead: boolean): { response: RawResponse; length: number } | undefined {
+export function readResponse(bytes: Buffer, toHead: boolean): { response: RawResponse; length: number } | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');

@@ -40,7 +40,7 @@ async function startHeldServer(): Promise<Held> {
       started.push(req.url ?? '');
       responses.push(res);
       if (answering) res.end(req.url);
-    }),
+    }).listener,
   );
   server.on('request', () => {
     arrived++;
@@ -150,7 +150,7 @@ describe('requests pipelined on one connection', () => {
       takeInTurn((_, res) => {
         taken++;
         res.end(answer);
-      }),
+      }).listener,
     );
     server.on('request', () => {
       arrived++;

@@ -1,6 +1,10 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, staging } from '../../infra/stages';
 import { LOCAL_TABLES } from '../../local/dynamodb-local';
+import { API_KEYS_TABLE } from '../../shared/dynamodb/api-keys-table';
+import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
+import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { runCli } from '../helpers/cli';
 import { snapshotEnv } from '../helpers/env';
 import { startFakeCloudFormation, type FakeCloudFormation } from '../helpers/fake-cloudformation';
@@ -39,6 +43,20 @@ afterAll(async () => {
 
 const keys = (args: string[], env: Record<string, string> = aws) => runCli('tools/keys.ts', args, env);
 
+/** Issues a key in the API's table, then writes its expiry as given, whatever its type, as a hand edit could. */
+async function issueKeyExpiring(expiresAt: unknown) {
+  const issued = await issueApiKey(new DynamoApiKeyStore(api.documents, LOCAL_TABLES.apiKeys), `expiring ${JSON.stringify(expiresAt)}`);
+  await api.documents.send(
+    new UpdateCommand({
+      TableName: LOCAL_TABLES.apiKeys,
+      Key: { [API_KEYS_TABLE.partitionKey]: issued.record.keyHash },
+      UpdateExpression: 'SET expiresAt = :expiresAt',
+      ExpressionAttributeValues: { ':expiresAt': expiresAt },
+    }),
+  );
+  return issued;
+}
+
 describe('npm run keys', () => {
   it('refuses to guess the store, and says what to pass', async () => {
     const result = await keys(['list'], {});
@@ -73,6 +91,29 @@ describe('npm run keys', () => {
     expect(cloudFormation.requests.at(-1)).toBe(staging.stackName);
     const apiKey = /\b(pets_[\w-]{43})\b/.exec(result.stdout)?.[1];
     expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+  });
+
+  it.each([
+    ['junk 2099', "'junk 2099'"],
+    ['2099', "'2099'"],
+    [[2099], '[ 2099 ]'],
+  ])('lists a key whose expiry is %j as refused for a malformed expiry, never active, and the API refuses it', async (expiresAt, shown) => {
+    const { apiKey, record } = await issueKeyExpiring(expiresAt);
+
+    const result = await keys(['list', '--stage', 'staging']);
+    expect(result.code, result.stderr).toBe(0);
+    const line = result.stdout.split('\n').find((candidate) => candidate.startsWith(record.keyId));
+    expect(line).toContain(`refused: malformed expiry ${shown}`);
+    expect(line).not.toContain('active');
+    expect((await api.request('/pets', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(401);
+  });
+
+  it('lists a key whose expiry is an instant ahead as active until then', async () => {
+    const { record } = await issueKeyExpiring('2099-01-01T00:00:00.000Z');
+    const result = await keys(['list', '--stage', 'staging']);
+    expect(result.stdout.split('\n').find((candidate) => candidate.startsWith(record.keyId))).toContain(
+      'active until 2099-01-01T00:00:00.000Z',
+    );
   });
 
   it("refuses a stage whose stack answers from another account than the stage's", async () => {

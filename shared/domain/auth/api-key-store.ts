@@ -15,15 +15,28 @@ export interface ApiKeyRecord {
 
 /**
  * When the key stops working by itself, in milliseconds since the epoch: never for a key without an expiry,
- * and NaN, which no time is before, for an expiry that does not parse, so it refuses the key.
+ * and NaN, which no time is before, for an expiry other than an ISO 8601 instant written as this project
+ * writes one (`toISOString`: 2026-01-31T12:00:00.000Z). `Date.parse` alone would read "junk 2099", "2099"
+ * or a list holding 2099 as a year: a key whose expiry is read loosely may outlive the one meant.
  */
 export function expiryOf(record: ApiKeyRecord): number {
-  return record.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(record.expiresAt);
+  // The store returns whatever the item holds: a number, a list or null are not strings.
+  const expiresAt: unknown = record.expiresAt;
+  if (expiresAt === undefined) return Number.POSITIVE_INFINITY;
+  if (typeof expiresAt !== 'string') return Number.NaN;
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) && new Date(at).toISOString() === expiresAt ? at : Number.NaN;
 }
 
-/** Whether the key works at `now` (milliseconds since the epoch): neither revoked nor expired. */
-export function isKeyLive(record: ApiKeyRecord, now: number): boolean {
-  return record.revokedAt === undefined && expiryOf(record) > now;
+/** Whether a key works at a moment, or why not: a closed list, the authorizer's and `npm run keys -- list`'s. */
+export type KeyState = 'active' | 'revoked' | 'expired' | 'malformed-expiry';
+
+/** The key's state at `now` (milliseconds since the epoch); an expiry that does not read as one refuses the key. */
+export function keyStateAt(record: ApiKeyRecord, now: number): KeyState {
+  if (record.revokedAt !== undefined) return 'revoked';
+  const expiry = expiryOf(record);
+  if (Number.isNaN(expiry)) return 'malformed-expiry';
+  return expiry > now ? 'active' : 'expired';
 }
 
 export interface ApiKeyStore {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../../shared/domain/auth/api-keys';
-import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../../../shared/domain/auth/authenticate';
+import { createAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from '../../../../shared/domain/auth/authenticate';
 import { issueApiKey } from '../../../../shared/domain/auth/manage-api-keys';
 import { InMemoryApiKeyStore } from '../../../helpers/in-memory-stores';
 
@@ -83,10 +83,26 @@ describe('API key authentication', () => {
     expect(store.lookups).toBe(2);
   });
 
-  it('refuses a key whose expiry is not a date: an expiry it cannot read is not one it can honour', async () => {
+  it.each([
+    ['words', 'soon'],
+    ['words around a year Date.parse reads', 'junk 2099'],
+    ['a bare year', '2099'],
+    ['a date without a time', '2099-01-01'],
+    ['an instant written otherwise than the project writes one', '2099-01-01T00:00:00Z'],
+    ['a day the month does not have', '2099-02-31T00:00:00.000Z'],
+    ['a list holding a year', [2099]],
+    ['a number of milliseconds', 4_102_444_800_000],
+    ['null', null],
+  ])('refuses a key whose expiry is %s (%j): an expiry it cannot read is not one it can honour', async (_, expiresAt) => {
     const { store, authenticate, apiKey, record } = await setUp();
-    store.keys.set(record.keyHash, { ...record, expiresAt: 'soon' });
+    store.keys.set(record.keyHash, { ...record, expiresAt: expiresAt as string });
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'invalid' });
+  });
+
+  it('accepts a key whose expiry is an instant far ahead, written as the project writes one', async () => {
+    const { store, authenticate, apiKey, record } = await setUp();
+    store.keys.set(record.keyHash, { ...record, expiresAt: '2099-01-01T00:00:00.000Z' });
+    expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'allowed', keyId: record.keyId });
   });
 
   it('looks a key up once per cache period, not once per request', async () => {
@@ -104,5 +120,62 @@ describe('API key authentication', () => {
     expect(await authenticate(`Bearer ${apiKey}`)).toEqual({ outcome: 'unavailable' });
     store.failWith = undefined;
     expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+  });
+});
+
+/** A well-formed bearer token no key has. */
+const unknownToken = (index: number) => `pets_unknown-token-${index}`;
+
+describe('the key cache', () => {
+  it(`keeps a key in use through a flood of ${2 * KEY_CACHE_MAX_ENTRIES} unknown tokens: it is looked up once`, async () => {
+    const { store, authenticate, apiKey } = await setUp();
+    const flood = 2 * KEY_CACHE_MAX_ENTRIES;
+    for (let token = 0; token < flood; token++) {
+      if (token % 100 === 0) expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+      await authenticate(`Bearer ${unknownToken(token)}`);
+    }
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+    // One lookup per unknown token, and one for the key: the flood never pushed its verdict out.
+    expect(store.lookups).toBe(flood + 1);
+  });
+
+  it(`keeps at most ${KEY_CACHE_MAX_ENTRIES} refused tokens: the least recently used is looked up again once that many newer ones came`, async () => {
+    const { store, authenticate } = await setUp();
+    for (let token = 0; token <= KEY_CACHE_MAX_ENTRIES; token++) await authenticate(`Bearer ${unknownToken(token)}`);
+    const lookups = store.lookups;
+    await authenticate(`Bearer ${unknownToken(KEY_CACHE_MAX_ENTRIES)}`);
+    expect(store.lookups).toBe(lookups);
+    expect(await authenticate(`Bearer ${unknownToken(0)}`)).toEqual({ outcome: 'invalid' });
+    expect(store.lookups).toBe(lookups + 1);
+  });
+
+  it(`keeps at most ${KEY_CACHE_MAX_ENTRIES} accepted keys, pushing out the least recently used, not the first cached`, async () => {
+    const { store, authenticate, apiKey: first } = await setUp();
+    const others = await Promise.all(Array.from({ length: KEY_CACHE_MAX_ENTRIES }, (_, index) => issueApiKey(store, `key ${index}`)));
+    const [idle, ...rest] = others.map(({ apiKey }) => apiKey);
+    await authenticate(`Bearer ${first}`);
+    await authenticate(`Bearer ${idle}`);
+    for (const [index, key] of rest.entries()) {
+      // The first key cached stays in use; the second is never used again.
+      if (index === Math.floor(rest.length / 2)) await authenticate(`Bearer ${first}`);
+      await authenticate(`Bearer ${key}`);
+    }
+    const lookups = store.lookups;
+    expect((await authenticate(`Bearer ${first}`)).outcome).toBe('allowed');
+    expect(store.lookups).toBe(lookups);
+    expect((await authenticate(`Bearer ${idle}`)).outcome).toBe('allowed');
+    expect(store.lookups).toBe(lookups + 1);
+  });
+
+  it('looks a key in constant use up again once its cache period ends, so its revocation is seen within it', async () => {
+    const { store, authenticate, apiKey, record, advance } = await setUp();
+    expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
+    await store.revoke(record.keyId, new Date());
+    const outcomes: string[] = [];
+    for (let second = 1; second <= KEY_CACHE_TTL_MS / 1_000; second++) {
+      advance(1_000);
+      outcomes.push((await authenticate(`Bearer ${apiKey}`)).outcome);
+    }
+    expect(outcomes).toEqual([...Array(KEY_CACHE_TTL_MS / 1_000 - 1).fill('allowed'), 'invalid']);
   });
 });
