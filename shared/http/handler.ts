@@ -97,10 +97,14 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  const detail = error instanceof Error ? withSourcePositions(error) : String(error);
-  if (apiError.status === 500) logger.error('Request failed', detail);
-  else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
+  if (apiError.status === 500) logger.error('Request failed', describeFailure(error));
+  else if (apiError.status > 500) logger.warn('Dependency unavailable', describeFailure(error));
   return apiError;
+}
+
+/** A logged error in source positions: only here, as mapping reads the bundle's map, which no refusal or client error needs. */
+function describeFailure(error: unknown): Error | string {
+  return error instanceof Error ? withSourcePositions(error) : String(error);
 }
 
 /** The `Link` to a deprecated operation's successor that goes with its RFC 9745 and RFC 8594 headers. */

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CfnElement } from 'aws-cdk-lib';
@@ -8,11 +9,12 @@ import { createLocalClient, startDynalite, ensureTables, type LocalDynamoDb } fr
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
-import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
+import { authorizerEvent, httpEvent, type HttpEventOptions } from '../../tools/lambda/events';
 import { functionAssets, type FunctionAsset } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
+import { serveCountingReads } from '../helpers/counted-reads';
 import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
 import { runPreTrafficChecks, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
 import { checksFor } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
@@ -233,6 +235,42 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
     // The map read when the error is logged (shared/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
     expect(invocation.stderr).toContain('shared/dynamodb/dynamo-pet-store.ts');
+  });
+
+  it('reads its source map only for an error it logs: a 401, a 400 and a 404 leave it unread, a 500 is logged in our sources', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'animal-store-map-reads-'));
+    try {
+      copyFileSync(join(taskRoot('getPet'), 'index.js'), join(root, 'index.js'));
+      const map = serveCountingReads(join(root, 'index.js.map'), readFileSync(join(taskRoot('getPet'), 'index.js.map')));
+      // Its table missing, a read is a 500.
+      const env = { ...environment('getPet'), LAMBDA_TASK_ROOT: root, [ENV.petsTable]: `${tables.pets}-missing` };
+      const get = (petId: string, options: HttpEventOptions = {}) =>
+        httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: `/v1/pets/${petId}`, pathParameters: { petId }, ...options });
+      const refused = get('1', { authorizer: { outcome: 'missing' } });
+      try {
+        const answered = await invokeBundle(node, {
+          taskRoot: root,
+          env,
+          events: [refused, get('1', { query: { status: 'sold' } }), get('abc')],
+        });
+        expect(answered.results.map((result) => result.statusCode)).toEqual([401, 400, 404]);
+        expect(map.reads()).toBe(0);
+        const failed = await invokeBundle(node, { taskRoot: root, env, events: [refused, get('1')] });
+        expect(failed.results.map((result) => result.statusCode)).toEqual([401, 500]);
+        expect(map.reads()).toBe(1);
+        const [logged] = failed.stderr
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { message: string; error?: { stack: string } });
+        expect(logged?.message).toBe('Request failed');
+        expect(logged?.error?.stack).toContain('shared/dynamodb/dynamo-pet-store.ts');
+        expect(logged?.error?.stack).not.toContain('index.js:');
+      } finally {
+        await map.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
   describe('under the pre-traffic hook', () => {
     const DEPLOYMENT = 'd-BUNDLECHECK';
