@@ -4,7 +4,6 @@ import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
 import { runWithDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { countAnswer, countColdStart } from '../runtime/metrics';
-import { withSourcePositions } from '../runtime/stack-traces';
 import { ERROR_CODES } from '../facts/error-codes';
 import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationId } from '../facts/routes';
 import { deprecationHeaderValues } from './deprecation-headers';
@@ -97,14 +96,10 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  if (apiError.status === 500) logger.error('Request failed', describeFailure(error));
-  else if (apiError.status > 500) logger.warn('Dependency unavailable', describeFailure(error));
+  const detail = error instanceof Error ? error : String(error);
+  if (apiError.status === 500) logger.error('Request failed', detail);
+  else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
   return apiError;
-}
-
-/** A logged error in source positions: only here, as mapping reads the bundle's map, which no refusal or client error needs. */
-function describeFailure(error: unknown): Error | string {
-  return error instanceof Error ? withSourcePositions(error) : String(error);
 }
 
 /** The `Link` to a deprecated operation's successor that goes with its RFC 9745 and RFC 8594 headers. */
