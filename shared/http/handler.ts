@@ -4,7 +4,6 @@ import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
 import { runWithDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { countAnswer, countColdStart } from '../runtime/metrics';
-import { withSourcePositions } from '../runtime/stack-traces';
 import { ERROR_CODES } from '../facts/error-codes';
 import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationId } from '../facts/routes';
 import { deprecationHeaderValues } from './deprecation-headers';
@@ -97,7 +96,7 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  const detail = error instanceof Error ? withSourcePositions(error) : String(error);
+  const detail = error instanceof Error ? error : String(error);
   if (apiError.status === 500) logger.error('Request failed', detail);
   else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
   return apiError;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { LEVELS, levelFromEnvironment, type LogLevel } from './log-level';
 import { writeLine } from './output';
+import { mapStackToSources } from './stack-traces';
 import { SERVICE_NAME } from '../facts/service';
 
 /**
@@ -23,16 +24,18 @@ export interface LogContext {
 /** What an entry may carry besides its message: an error, a note, or keys of its own. */
 export type LogExtra = Error | string | Readonly<Record<string, unknown>>;
 
-/** An error as a log value: its name, where it was thrown, message, stack, and its cause. */
+/** An error as a log value: its name, where it was thrown, message, stack, and its cause, in source positions. */
 function serializeError(error: Error): Record<string, unknown> {
+  // Mapped only here, as the entry is written: no error that goes unlogged has the bundle's map read.
+  const stack = typeof error.stack === 'string' ? mapStackToSources(error.stack) : error.stack;
   // The first frame, `at fn (path:line:column)` or `at path:line:column`, as `path:line`.
-  const frame = /(?:\(|at )([^()\s]+):(\d+):\d+\)?$/.exec(error.stack?.split('\n')[1] ?? '');
+  const frame = /(?:\(|at )([^()\s]+):(\d+):\d+\)?$/.exec(stack?.split('\n')[1] ?? '');
   const location = frame ? `${frame[1]}:${frame[2]}` : '';
   return {
     name: error.name,
     location,
     message: error.message,
-    stack: error.stack,
+    stack,
     ...(error.cause instanceof Error ? { cause: serializeError(error.cause) } : error.cause === undefined ? {} : { cause: error.cause }),
   };
 }

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Stack traces in the original sources, paid for only when an error is logged: `--enable-source-maps`
- * would read the map at every cold start (docs/observability.md, "Stack traces"). In a bundle this
- * module's URL is the bundle's, with its map beside it; under tsx traces are already the sources'.
+ * would read the map at every cold start (docs/observability.md, "Stack traces"). The logger maps each
+ * error it writes, in every function. In a bundle this module's URL is the bundle's, with its map beside
+ * it; under tsx traces are already the sources'.
  */
 const bundleUrl = import.meta.url;
 const bundlePath = bundleUrl.startsWith('file:') ? fileURLToPath(bundleUrl) : bundleUrl;
@@ -32,14 +33,13 @@ function escapeRegExp(text: string): string {
 const FRAME = new RegExp(`(?:${escapeRegExp(bundleUrl)}|${escapeRegExp(bundlePath)}):(\\d+):(\\d+)`, 'g');
 
 /**
- * The error with its stack's bundle positions replaced by source positions
- * (`shared/domain/pets/pet-operations.ts:42:11`), for the logger to print. Returns anything else unchanged.
+ * A stack with its bundle positions replaced by source positions (`shared/domain/pets/pet-operations.ts:42:11`),
+ * for the logger to print; unchanged where there is no map.
  */
-export function withSourcePositions<T>(error: T): T {
-  if (!(error instanceof Error) || typeof error.stack !== 'string') return error;
+export function mapStackToSources(stack: string): string {
   const map = loadSourceMap();
-  if (map === null) return error;
-  error.stack = error.stack.replace(FRAME, (frame, line: string, column: string) => {
+  if (map === null) return stack;
+  return stack.replace(FRAME, (frame, line: string, column: string) => {
     const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
       originalSource?: string;
       originalLine?: number;
@@ -48,5 +48,4 @@ export function withSourcePositions<T>(error: T): T {
     if (entry.originalSource === undefined) return frame;
     return `${entry.originalSource}:${entry.originalLine! + 1}:${entry.originalColumn! + 1}`;
   });
-  return error;
 }

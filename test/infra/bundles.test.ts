@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CfnElement } from 'aws-cdk-lib';
@@ -8,13 +9,14 @@ import { createLocalClient, startDynalite, ensureTables, type LocalDynamoDb } fr
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
-import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
+import { authorizerEvent, httpEvent, type HttpEventOptions } from '../../tools/lambda/events';
 import { functionAssets, type FunctionAsset } from '../../tools/lambda/function-assets';
 import { invokeBundle, runtimeNode, type Invocation } from '../../tools/lambda/lambda-runner';
 import type { SynthesizedStage } from '../../tools/lambda/synth';
 import { synthesizedApp, type SharedSynthesis } from '../helpers/synthesized-app';
+import { serveCountingReads } from '../helpers/counted-reads';
 import { preTrafficHookTimeoutMs } from '../../functions/pre-traffic-hook/hook-time-budget';
-import { runPreTrafficChecks, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
+import { runPreTrafficChecks, type CodeDeployApi, type LambdaApi } from '../../functions/pre-traffic-hook/pre-traffic-run';
 import { checksFor } from '../../functions/pre-traffic-hook/pre-traffic-expectations';
 
 import { generateApiKey } from '../../shared/domain/auth/api-keys';
@@ -29,6 +31,15 @@ import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/fa
  * DynamoDB (dynalite). A bundling mistake (a missing module, a broken banner,
  * a missing environment variable) fails here rather than on the first production request.
  */
+
+/** The error logged with `message` among a bundle's log lines, as the logger wrote it. */
+function loggedError(output: string, message: string): { stack: string } | undefined {
+  const entries = output
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { message?: string; error?: { stack: string } });
+  return entries.find((entry) => entry.message === message)?.error;
+}
 
 /** A generous ceiling, so an accidental dependency (the whole SDK, a second copy of it) gets noticed. */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -177,6 +188,16 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     ]);
   });
 
+  it("logs the authorizer's failed key lookup in our sources", async () => {
+    const invocation = await invoke('authorizer', [authorizerEvent(`Bearer ${apiKey}`)], undefined, {
+      [ENV.apiKeysTable]: `${tables.apiKeys}-missing`,
+    });
+    expect(invocation.results).toEqual([{ isAuthorized: true, context: { outcome: 'unavailable', version: '$LATEST' } }]);
+    const logged = loggedError(invocation.stderr, 'API key lookup failed');
+    expect(logged?.stack).toContain('shared/dynamodb/dynamo-api-key-store.ts');
+    expect(logged?.stack).not.toContain('index.js:');
+  });
+
   it('lets the create bundle store pets', async () => {
     const { results } = await invoke('createPet', [
       createEvent({ name: 'Rex', categoryId: 1, status: 'available' }),
@@ -234,6 +255,38 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     // The map read when the error is logged (shared/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
     expect(invocation.stderr).toContain('shared/dynamodb/dynamo-pet-store.ts');
   });
+
+  it('reads its source map only for an error it logs: a 401, a 400 and a 404 leave it unread, a 500 is logged in our sources', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'animal-store-map-reads-'));
+    try {
+      copyFileSync(join(taskRoot('getPet'), 'index.js'), join(root, 'index.js'));
+      const map = serveCountingReads(join(root, 'index.js.map'), readFileSync(join(taskRoot('getPet'), 'index.js.map')));
+      // Its table missing, a read is a 500.
+      const env = { ...environment('getPet'), LAMBDA_TASK_ROOT: root, [ENV.petsTable]: `${tables.pets}-missing` };
+      const get = (petId: string, options: HttpEventOptions = {}) =>
+        httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: `/v1/pets/${petId}`, pathParameters: { petId }, ...options });
+      const refused = get('1', { authorizer: { outcome: 'missing' } });
+      try {
+        const answered = await invokeBundle(node, {
+          taskRoot: root,
+          env,
+          events: [refused, get('1', { query: { status: 'sold' } }), get('abc')],
+        });
+        expect(answered.results.map((result) => result.statusCode)).toEqual([401, 400, 404]);
+        expect(map.reads()).toBe(0);
+        const failed = await invokeBundle(node, { taskRoot: root, env, events: [refused, get('1')] });
+        expect(failed.results.map((result) => result.statusCode)).toEqual([401, 500]);
+        expect(map.reads()).toBe(1);
+        const logged = loggedError(failed.stderr, 'Request failed');
+        expect(logged?.stack).toContain('shared/dynamodb/dynamo-pet-store.ts');
+        expect(logged?.stack).not.toContain('index.js:');
+      } finally {
+        await map.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
   describe('under the pre-traffic hook', () => {
     const DEPLOYMENT = 'd-BUNDLECHECK';
     const EVENT = { DeploymentId: DEPLOYMENT, LifecycleEventHookExecutionId: 'bundle-check-hook-execution' };
@@ -288,12 +341,18 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       expect(lambda.queued).toEqual([]);
     });
 
-    it("runs the hook's own bundle: it finds what the deployment moves, checks that version and reports to CodeDeploy", async () => {
+    const trafficName = `${config.stackName}-DeploymentTraffic`;
+
+    /** The hook's asset directory and its resource in the template. */
+    function hookAsset() {
       const hook = stage.stack.preTrafficChecks.function;
       const resource = stage.json.Resources[stage.stack.getLogicalId(hook.node.defaultChild as CfnElement)]!;
-      const hookRoot = join(synthesis.outdir, resource.Metadata!['aws:asset:path']);
-      expect(readdirSync(hookRoot).sort()).toEqual(['index.js', 'index.js.map']);
+      return { hookRoot: join(synthesis.outdir, resource.Metadata!['aws:asset:path']), resource };
+    }
 
+    /** Runs the hook's own bundle on EVENT, CodeDeploy's and Lambda's APIs served by `codeDeploy` and `lambda`. */
+    async function invokeHookBundle(codeDeploy: CodeDeployApi, lambda: LambdaApi): Promise<Invocation> {
+      const { hookRoot, resource } = hookAsset();
       // The template's environment, each function's reference resolved to its deployed name.
       const names = new Map(
         API_FUNCTIONS.map((fn) => [
@@ -302,7 +361,6 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         ]),
       );
       names.set(stage.stack.getLogicalId(stage.stack.apiKeysTable.table.node.defaultChild as CfnElement), tables.apiKeys);
-      const trafficName = `${config.stackName}-DeploymentTraffic`;
       names.set(stage.stack.getLogicalId(stage.stack.deploymentTraffic.function.node.defaultChild as CfnElement), trafficName);
       const resolve = (value: unknown): string => {
         if (typeof value === 'string') return value;
@@ -317,9 +375,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         ]),
       );
 
-      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName('authorizer'), targetVersion: '2' }]);
-      const lambda = bundleLambda();
-      const aws = await serveAwsApis(codeDeploy.api, lambda.api);
+      const aws = await serveAwsApis(codeDeploy, lambda);
       try {
         const env = {
           PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -339,9 +395,17 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         for (const line of `${invocation.stdout}\n${invocation.stderr}`.split('\n').filter(Boolean)) {
           expect(() => JSON.parse(line), line).not.toThrow();
         }
+        return invocation;
       } finally {
         await aws.close();
       }
+    }
+
+    it("runs the hook's own bundle: it finds what the deployment moves, checks that version and reports to CodeDeploy", async () => {
+      expect(readdirSync(hookAsset().hookRoot).sort()).toEqual(['index.js', 'index.js.map']);
+      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName('authorizer'), targetVersion: '2' }]);
+      const lambda = bundleLambda();
+      await invokeHookBundle(codeDeploy.api, lambda.api);
       // Every check of the new version, each passed, so the old one is asked nothing; then the canary's traffic run starts.
       const key = { apiKey: 'k', keyId: 'k' };
       const checks = checksFor('authorizer', {
@@ -356,6 +420,18 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
       expect(lambda.queued.map((call) => [call.functionName, call.event])).toEqual([
         [trafficName, { deploymentId: DEPLOYMENT, function: 'authorizer' }],
       ]);
+    });
+
+    it("logs in our sources the error that kept the hook's checks from running", async () => {
+      const codeDeploy = fakeCodeDeploy(DEPLOYMENT, [{ functionName: deployedName('authorizer'), targetVersion: '2' }], {
+        failing: 'listDeploymentTargets',
+      });
+      const lambda = bundleLambda();
+      const invocation = await invokeHookBundle(codeDeploy.api, lambda.api);
+      expect(codeDeploy.reports).toEqual([{ ...EVENT_IDS, status: 'Failed' }]);
+      const logged = loggedError(invocation.stderr, 'The pre-traffic checks could not run');
+      expect(logged?.stack).toContain('functions/pre-traffic-hook/pre-traffic-run.ts');
+      expect(logged?.stack).not.toContain('index.js:');
     });
   });
 });
