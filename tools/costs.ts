@@ -377,18 +377,21 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
   return `${sections.join('\n')}\n`;
 }
 
-/** The functions behind the API the bench's results do not measure: a new one, until `npm run bench` has run. */
+/** The functions behind the API the bench's results do not measure: a new one, until `npm run bench -- --record` has run. */
 export function unmeasuredFunctions(results: BenchResults): ApiFunctionName[] {
   return API_FUNCTIONS.filter((name) => results.coldStarts[name] === undefined);
 }
 
-/** Synthesizes the stages without bundling (the page needs templates, not code) and renders the page. */
-export function renderCostsFromSources(): string {
-  const results = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults;
+/**
+ * Synthesizes the stages without bundling (the page needs templates, not code) and renders the page from the
+ * recorded results, or from another results file (a test's copy).
+ */
+export function renderCostsFromSources(resultsPath = RESULTS_PATH): string {
+  const results = JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;
   const unmeasured = unmeasuredFunctions(results);
   if (unmeasured.length > 0) {
     throw new Error(
-      `The bench's results (tools/bench/results.json) measure no ${unmeasured.join(', ')}: run npm run bench, then npm run costs.`,
+      `The bench's results (tools/bench/results.json) measure no ${unmeasured.join(', ')}: run npm run bench -- --record, which renders docs/costs.md too.`,
     );
   }
   const synthesis = synthesize({ context: { 'aws:cdk:bundling-stacks': [] } });

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import type { WarmOptions } from './warm';
 
 /** How many samples each section of `npm run bench` takes. */
@@ -19,12 +20,24 @@ export interface BenchSettings {
 }
 
 export interface BenchOptions {
-  /** A smoke run of the same code paths, with too few samples for the verdicts to mean much. */
+  /** A smoke run of the same code paths: too few samples to judge anything, so it gives no verdict. */
   readonly quick: boolean;
   /** Counts cold starts' and warm requests' instructions under valgrind (tools/bench/instructions.ts), which the verdicts need. */
   readonly countInstructions: boolean;
+  /** Writes the committed tools/bench/results.json and renders docs/costs.md from it; otherwise the results go where git ignores them. */
+  readonly record: boolean;
   readonly settings: BenchSettings;
 }
+
+export const BENCH_USAGE = `Usage: npm run bench [-- --instructions] [--quick | --record]
+
+  --instructions  count instructions under valgrind: the cold-start and warm verdicts need it
+  --quick         a smoke run with too few samples to judge: prints the figures, gives no verdict, exits 0
+                  (writes tools/bench/results-quick.json, which git ignores)
+  --record        record a full run: writes tools/bench/results.json and renders docs/costs.md from it
+                  (without it, a full run writes tools/bench/results-last.json, which git ignores)
+
+Exits 1 when a full run's verdict fails, 2 on a wrong command line.`;
 
 const FULL: BenchSettings = {
   coldRuns: 61,
@@ -44,7 +57,28 @@ const QUICK: BenchSettings = {
   capacityRequests: 3,
 };
 
-export function readBenchOptions(argv: readonly string[]): BenchOptions {
-  const quick = argv.includes('--quick');
-  return { quick, countInstructions: argv.includes('--instructions'), settings: quick ? QUICK : FULL };
+/**
+ * The options of `npm run bench`, from its arguments after the script's (process.argv.slice(2)). Throws on an
+ * unknown option, and on --record with --quick: the committed results, and the page priced from them, are a full run's.
+ */
+export function readBenchOptions(args: readonly string[]): BenchOptions & { readonly help: boolean } {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: 'boolean', default: false },
+      instructions: { type: 'boolean', default: false },
+      record: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.quick && values.record) throw new Error('--record records a full run: a quick one has too few samples to be priced from.');
+  return {
+    quick: values.quick,
+    countInstructions: values.instructions,
+    record: values.record,
+    help: values.help,
+    settings: values.quick ? QUICK : FULL,
+  };
 }

@@ -1,7 +1,7 @@
 import { ANONYMOUS_ROW, type BillRow } from './bill';
 import type { FloorBuild } from './floors';
 import type { MemoryChoice } from './memory-sizing';
-import type { JudgedRatio } from './statistics';
+import { type JudgedRatio, rounded } from './statistics';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
@@ -139,4 +139,39 @@ export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
     ...memory,
   ];
   return { coldStart, warm, bill, capacity, memory, all };
+}
+
+/** What a run concludes: its verdict, its exit code and the lines that end its report. */
+export interface BenchOutcome {
+  /** 'none' for a quick run, which is never judged; 'fail' when a verdict failed or was refused. */
+  readonly verdict: 'none' | 'pass' | 'fail';
+  readonly exitCode: 0 | 1;
+  readonly summary: readonly string[];
+}
+
+/**
+ * A full run's verdicts decide its exit code. A quick run has none (undefined): its few samples cannot support a
+ * verdict either way, so it exits 0 having judged nothing, whatever its figures read.
+ */
+export function outcomeOf(verdicts: readonly Verdict[] | undefined): BenchOutcome {
+  if (verdicts === undefined) {
+    return {
+      verdict: 'none',
+      exitCode: 0,
+      summary: ['No verdict: a quick run judges nothing. Its samples are too few to pass or fail a goal; run without --quick to judge.'],
+    };
+  }
+  const failed = verdicts.filter((verdict) => !verdict.pass);
+  return {
+    verdict: failed.length === 0 ? 'pass' : 'fail',
+    exitCode: failed.length === 0 ? 0 : 1,
+    summary: [
+      `Verdicts: ${verdicts.length - failed.length} of ${verdicts.length} pass.`,
+      ...failed.map((verdict) =>
+        verdict.refused
+          ? `  REFUSED ${verdict.what}: ${verdict.value}, its runs ${verdict.spread} apart, ${rounded(Math.abs(verdict.limit - verdict.value))} from ${verdict.limit}`
+          : `  FAIL ${verdict.what}: ${verdict.value} > ${verdict.limit}`,
+      ),
+    ],
+  };
 }

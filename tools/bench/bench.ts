@@ -1,6 +1,6 @@
 import { stages } from '../../infra/stages';
 import { API_FUNCTIONS } from '../../shared/facts/function-names';
-import { readBenchOptions } from './bench-settings';
+import { BENCH_USAGE, readBenchOptions } from './bench-settings';
 import { setUpBench } from './bench-setup';
 import { computeBill } from './bill';
 import { valgrindInstalled } from './instructions';
@@ -9,14 +9,17 @@ import { measureColdStarts } from './measure-cold-starts';
 import { measureWarmRequests } from './measure-warm-requests';
 import { chooseMemory, measuredCostOf } from './memory-sizing';
 import { printReport } from './report';
-import { writeResults } from './results-file';
-import { judgeBench } from './bench-verdicts';
+import { resultsOf, saveResults } from './results-file';
+import { judgeBench, outcomeOf } from './bench-verdicts';
+import { showUsage, usageFailure } from '../command-line';
+import { messageOf } from '../../shared/runtime/error-message';
 
 // `npm run bench`: each function as `cdk synth` builds it, run by the Lambda runtime's Node against dynalite beside
 // its floor (tools/bench/floors/): the same SDK client and the commands it issues, built alike. Ratios to the floor in
-// instructions are the verdicts (--instructions); times are this machine's and only context.
+// instructions are the verdicts (--instructions); times are this machine's and only context. A quick run judges
+// nothing. Only --record writes the committed results (and docs/costs.md from them): any other run leaves the tree as it was.
 
-const options = readBenchOptions(process.argv);
+const options = readOptions();
 const { settings } = options;
 if (options.countInstructions && !valgrindInstalled()) {
   console.error('bench: --instructions counts instructions with valgrind, which is not installed (apt-get install valgrind).');
@@ -31,17 +34,30 @@ try {
 
   const memory = chooseMemory(stages, API_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
   const bill = computeBill(warmRequests, coldStarts.cold, capacity, settings.petCounts[0]!);
-  const verdicts = judgeBench({
-    instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,
-    bill,
-    capacityIndependentOfTableSize: settings.petCounts.length > 1 ? capacityIndependentOfTableSize(capacity) : undefined,
-    memory,
-  });
+  // A quick run's samples support no verdict, so it is not judged at all.
+  const verdicts = options.quick
+    ? undefined
+    : judgeBench({
+        instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,
+        bill,
+        capacityIndependentOfTableSize: settings.petCounts.length > 1 ? capacityIndependentOfTableSize(capacity) : undefined,
+        memory,
+      });
 
   const report = { options, nodeVersion: bench.nodeVersion, coldStarts, warmRequests, capacity, memory, bill, verdicts };
   printReport(report);
-  console.log(`Wrote ${writeResults(report)}.`);
-  process.exitCode = verdicts.all.every((verdict) => verdict.pass) ? 0 : 1;
+  console.log(`Wrote ${saveResults(resultsOf(report), options).join(' and ')}.`);
+  process.exitCode = outcomeOf(verdicts?.all).exitCode;
 } finally {
   await bench.close();
+}
+
+function readOptions() {
+  try {
+    const read = readBenchOptions(process.argv.slice(2));
+    if (read.help) showUsage(BENCH_USAGE);
+    return read;
+  } catch (error) {
+    return usageFailure(BENCH_USAGE)(messageOf(error));
+  }
 }

@@ -11,7 +11,7 @@ import type { WarmRequestResults } from './measure-warm-requests';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
 import { PRICES } from './prices';
 import { ratio, rounded } from './statistics';
-import { type BenchVerdicts, MAX_COLD_RATIO, MAX_WARM_RATIO, mark, type Verdict } from './bench-verdicts';
+import { type BenchVerdicts, MAX_COLD_RATIO, MAX_WARM_RATIO, mark, outcomeOf, type Verdict } from './bench-verdicts';
 
 export interface BenchReport {
   readonly options: BenchOptions;
@@ -21,13 +21,14 @@ export interface BenchReport {
   readonly capacity: readonly CapacityRow[];
   readonly memory: readonly MemoryChoice[];
   readonly bill: readonly BillRow[];
-  readonly verdicts: BenchVerdicts;
+  /** Undefined for a quick run: it is not judged. */
+  readonly verdicts: BenchVerdicts | undefined;
 }
 
-/** Prints the bench's tables to stdout, each with a line saying what it measured, then the verdicts. */
+/** Prints the bench's tables to stdout, each with a line saying what it measured, then the verdicts, if judged. */
 export function printReport(report: BenchReport): void {
   const { quick } = report.options;
-  console.log(`\nAnimal store benchmark${quick ? ' (--quick: a smoke run, too few samples for verdicts to mean much)' : ''}`);
+  console.log(`\nAnimal store benchmark${quick ? ' (--quick: a smoke run with too few samples to judge; figures only, no verdict)' : ''}`);
   console.log(`Functions run by Node ${report.nodeVersion} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, against dynalite.`);
   console.log(
     'Floors: tools/bench/floors/, the stock SDK client sending what each function sends, built as the functions are ' +
@@ -38,16 +39,16 @@ export function printReport(report: BenchReport): void {
   printCapacity(report);
   printMemory(report);
   printBill(report);
-  const failed = report.verdicts.all.filter((verdict) => !verdict.pass);
-  console.log(`\nVerdicts: ${report.verdicts.all.length - failed.length} of ${report.verdicts.all.length} pass.`);
-  for (const verdict of failed) {
-    if (verdict.refused) {
-      console.log(
-        `  REFUSED ${verdict.what}: ${verdict.value}, its runs ${verdict.spread} apart, ${rounded(Math.abs(verdict.limit - verdict.value))} from ${verdict.limit}`,
-      );
-    } else console.log(`  FAIL ${verdict.what}: ${verdict.value} > ${verdict.limit}`);
+  console.log('');
+  for (const line of outcomeOf(report.verdicts?.all).summary) console.log(line);
+  if (!quick && !report.options.countInstructions) {
+    console.log('Cold starts and warm requests are judged in instructions: run with --instructions.');
   }
-  if (!report.options.countInstructions) console.log('Cold starts and warm requests are judged in instructions: run with --instructions.');
+}
+
+/** A ratio with its spread, and its mark when the run was judged. */
+function judgedRatio(verdict: Verdict | undefined, ratio: number, spread: number): string {
+  return `${ratio} ±${spread.toFixed(3)}${verdict ? ` ${mark(verdict)}` : ''}`;
 }
 
 function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
@@ -74,7 +75,6 @@ function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
 
   if (instructions.size > 0) {
     const millions = (count: number) => (count / 1e6).toFixed(1);
-    const judged = (verdict: Verdict, spread: number) => `${verdict.value} ±${spread.toFixed(3)} ${mark(verdict)}`;
     console.log(
       `Instructions per cold start, counted by callgrind (median of ${options.settings.instructionRuns}, V8's random start-up work left out), ` +
         `against the floor built three ways: as ES modules (judged ≤ ${MAX_COLD_RATIO.esm}×), as NodejsFunction does by default ` +
@@ -84,16 +84,16 @@ function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
     console.table(
       [...instructions].map(([name, c]) => {
         const { alike, esm, cdkDefault } = c.floors;
-        const verdict = verdicts.coldStart.get(name)!;
+        const verdict = verdicts?.coldStart.get(name);
         const extra = (part: keyof InstructionComparison['function']) => c.function[part] - alike.floor[part];
         const share = (instructionCount: number) => `${((instructionCount / alike.floor.total) * 100).toFixed(1)} %`;
         return {
           function: name,
           million: millions(c.function.total),
           'floors: ESM · CDK · alike': `${millions(esm.floor.total)} · ${millions(cdkDefault.floor.total)} · ${millions(alike.floor.total)}`,
-          'to ESM': judged(verdict.esm, esm.spread),
-          'to CDK': judged(verdict.cdkDefault, cdkDefault.spread),
-          'to alike': `${alike.ratio} ±${alike.spread.toFixed(3)}`,
+          'to ESM': judgedRatio(verdict?.esm, esm.ratio, esm.spread),
+          'to CDK': judgedRatio(verdict?.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
+          'to alike': judgedRatio(undefined, alike.ratio, alike.spread),
           'parsing on load': share(extra('loadParse')),
           'compiling on first run': share(extra('firstRunCompile')),
           GC: share(extra('gc')),
@@ -158,8 +158,8 @@ function printWarmRequests({ options, warmRequests, verdicts }: BenchReport): vo
       function: name,
       thousand: thousands(c.function),
       floor: thousands(c.floor),
-      ratio: `${c.ratio} ±${c.spread.toFixed(3)}`,
-      [`≤ ${MAX_WARM_RATIO}`]: mark(verdicts.warm.get(name)!),
+      ratio: judgedRatio(undefined, c.ratio, c.spread),
+      ...(verdicts ? { [`≤ ${MAX_WARM_RATIO}`]: mark(verdicts.warm.get(name)!) } : {}),
     })),
   );
 }
@@ -174,7 +174,7 @@ function printCapacity({ capacity, verdicts }: BenchReport): void {
       writeUnits: rounded(row.writeUnits),
     })),
   );
-  if (verdicts.capacity) console.log(`Capacity independent of the table size: ${verdicts.capacity.pass ? 'yes' : 'NO'}`);
+  if (verdicts?.capacity) console.log(`Capacity independent of the table size: ${verdicts.capacity.pass ? 'yes' : 'NO'}`);
 }
 
 function printMemory({ memory, verdicts }: BenchReport): void {
@@ -196,7 +196,7 @@ function printMemory({ memory, verdicts }: BenchReport): void {
         ),
         cheapest: cheapest?.memoryMiB ?? 'none',
         configured,
-        verdict: mark(verdicts.memory[index]!),
+        ...(verdicts ? { verdict: mark(verdicts.memory[index]!) } : {}),
       };
     }),
   );

@@ -1,13 +1,27 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { COSTS_PATH, renderCostsFromSources } from '../costs';
+import type { BenchOptions } from './bench-settings';
 import { PRICES } from './prices';
 import type { BenchReport } from './report';
 
-/** tools/bench/results.json, for docs/performance.md and comparing runs (results-quick.json with --quick: not committed). */
-export function writeResults(report: BenchReport): string {
+/** The folder the bench's results files are in. */
+export const RESULTS_DIR = import.meta.dirname;
+
+/**
+ * Where a run's results go. Only a recorded run writes the committed results.json, which docs/costs.md is priced from:
+ * any other run writes a file git ignores, so running the bench leaves the tree as it was.
+ */
+export function resultsFileOf(options: Pick<BenchOptions, 'quick' | 'record'>): string {
+  if (options.quick) return 'results-quick.json';
+  return options.record ? 'results.json' : 'results-last.json';
+}
+
+/** What a results file holds: a quick run's has no verdicts, since it was not judged. */
+export function resultsOf(report: BenchReport): object {
   const { coldStarts, warmRequests } = report;
-  const results = {
+  return {
     quick: report.options.quick,
     settings: report.options.settings,
     machine: { runtime: report.nodeVersion, cpus: cpus().length, cpu: cpus()[0]?.model },
@@ -27,9 +41,22 @@ export function writeResults(report: BenchReport): string {
     })),
     bill: report.bill,
     prices: PRICES,
-    verdicts: report.verdicts.all,
+    ...(report.verdicts ? { verdicts: report.verdicts.all } : {}),
   };
-  const file = join(import.meta.dirname, report.options.quick ? 'results-quick.json' : 'results.json');
+}
+
+/**
+ * Writes the results where resultsFileOf says. Recording also renders docs/costs.md from them, in this process, so
+ * the page is never stale against the results it was priced from. Returns the files written.
+ */
+export function saveResults(
+  results: object,
+  options: Pick<BenchOptions, 'quick' | 'record'>,
+  paths: { readonly dir: string; readonly costs: string } = { dir: RESULTS_DIR, costs: COSTS_PATH },
+): string[] {
+  const file = join(paths.dir, resultsFileOf(options));
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  return file;
+  if (!options.record) return [file];
+  writeFileSync(paths.costs, renderCostsFromSources(file));
+  return [file, paths.costs];
 }
