@@ -33,9 +33,9 @@ export const BENCH_USAGE = `Usage: npm run bench [-- --instructions] [--quick | 
 
   --instructions  count instructions under valgrind: the cold-start and warm verdicts need it
   --quick         a smoke run with too few samples to judge: prints the figures, gives no verdict, exits 0
-                  (writes tools/bench/results-quick.json, which git ignores)
+                  (writes results-quick.json in tools/bench/, which git ignores)
   --record        record a full run: writes tools/bench/results.json and renders docs/costs.md from it
-                  (without it, a full run writes tools/bench/results-last.json, which git ignores)
+                  (without it, a full run writes results-last.json in tools/bench/, which git ignores)
 
 Exits 1 when a full run's verdict fails, 2 on a wrong command line.`;
 
