@@ -244,7 +244,7 @@ export function renderCosts(results: BenchResults, stages: readonly StageTemplat
     '',
     '## Per million requests',
     '',
-    "Production's functions at their configured memory (arm64), priced from what `npm run bench` last measured: each",
+    "Production's functions at their configured memory (arm64), priced from what `npm run bench -- --record` last recorded: each",
     "function's billed duration, the DynamoDB capacity each request consumed, and the log bytes it wrote. Every request",
     'runs the authorizer and a route function, an anonymous one included (it is refused by the route, with our 401).',
     'Data transfer out is left out: a full page of 100 pets is about 20 KB,',
