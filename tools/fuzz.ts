@@ -7,13 +7,29 @@ import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzReque
 import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine } from './command-line';
 
-// `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) for as long as you like, against a fresh in-memory
-// local API; a failure prints the shrunk case as a curl command for `npm start`.
-const usage = 'Usage: npm run fuzz -- [--runs N] [--seed S]';
-const { values } = parseCommandLine({ options: { runs: { type: 'string', default: '100000' }, seed: { type: 'string' } } }, usage);
-const runs = Number(values.runs);
+// `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) against a fresh in-memory local API, for a few minutes
+// or as many cases as asked; a failure prints the shrunk case as a curl command for `npm start`, and its functions' lines.
+const DEFAULT_MINUTES = 3;
+const usage = `Usage: npm run fuzz -- [--minutes M] [--runs N] [--seed S]
+
+  --minutes M  stop after M minutes (${DEFAULT_MINUTES} unless --runs is given); with --runs, whichever comes first
+  --runs N     stop after N cases
+  --seed S     the seed of a run to repeat (printed by every run)`;
+const { values } = parseCommandLine(
+  {
+    options: {
+      minutes: { type: 'string' },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  },
+  usage,
+);
+const runs = values.runs === undefined ? undefined : Number(values.runs);
+const minutes = values.minutes !== undefined ? Number(values.minutes) : runs === undefined ? DEFAULT_MINUTES : undefined;
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
-if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed)) {
+if ((runs !== undefined && (!Number.isInteger(runs) || runs < 1)) || (minutes !== undefined && !(minutes > 0)) || !Number.isInteger(seed)) {
   process.stderr.write(`${usage}\n`);
   process.exit(2);
 }
@@ -24,16 +40,21 @@ if (refusals.length > 0) {
   process.exit(2);
 }
 
-// The functions' logs and metric lines would drown the report.
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// Metric lines say nothing of a failure; the functions' logs are kept per case, printed only for the failing one.
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-const api = await startLocalApi({ port: 0, dynamoDbPort: 0 });
+let caseLines: string[] = [];
+/** The lines of the last case that failed: once shrinking ends, the shrunk counterexample's. */
+let failingLines: string[] = [];
+const api = await startLocalApi({ port: 0, dynamoDbPort: 0, output: (_stream, line) => caseLines.push(line) });
 const client = documentClientOver(createLocalClient(api.dynamoDbEndpoint));
 const started = performance.now();
 let done = 0;
 /** How often each status came back: a run that never reached a 201 or a 404 proved little. */
 const statuses = new Map<number, number>();
-process.stdout.write(`Fuzzing ${api.baseUrl} with ${runs} cases, seed ${seed}\n`);
+const limits = [runs !== undefined && `${runs} cases`, minutes !== undefined && `${minutes} minutes`].filter(Boolean);
+process.stdout.write(
+  `Fuzzing ${api.baseUrl} for ${limits.join(' or ')}${limits.length > 1 ? ', whichever comes first' : ''}, seed ${seed}\n`,
+);
 const progress = setInterval(() => {
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(`  ${done} cases in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s)\n`);
@@ -42,12 +63,23 @@ const progress = setInterval(() => {
 const result = await fc.check(
   fc.asyncProperty(requestArbitrary(), async (request: FuzzRequest) => {
     done++;
-    const before = await newestPetId(client);
-    const answer = await send(api.baseUrl, api.apiKey, request);
-    statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-    await checkCase(client, request, answer, before);
+    caseLines = [];
+    try {
+      const before = await newestPetId(client);
+      const answer = await send(api.baseUrl, api.apiKey, request);
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      await checkCase(client, request, answer, before);
+    } catch (error) {
+      failingLines = caseLines;
+      throw error;
+    }
   }),
-  { seed, numRuns: runs, endOnFailure: false },
+  {
+    seed,
+    numRuns: runs ?? Number.MAX_SAFE_INTEGER,
+    ...(minutes === undefined ? {} : { interruptAfterTimeLimit: minutes * 60_000, markInterruptAsFailure: false }),
+    endOnFailure: false,
+  },
 );
 clearInterval(progress);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -61,6 +93,7 @@ if (result.failed) {
     `\nFAILED after ${result.numRuns} cases (${seconds} s), seed ${seed}, path ${result.counterexamplePath}: ` +
       `${messageOf(result.errorInstance)}\n\n` +
       `Shrunk counterexample:\n${JSON.stringify({ ...request, body: request.body?.toString('utf8') }, null, 2)}\n\n` +
+      `Its functions' lines:\n${failingLines.map((line) => `  ${line}\n`).join('') || '  (none)\n'}\n` +
       `Reproduce against npm start (API_KEY: the printed key):\n  ${curlFor(request)}\n`,
   );
   process.exit(1);
@@ -70,6 +103,6 @@ const seen = [...statuses]
   .map(([status, count]) => `${status}×${count}`)
   .join(' ');
 process.stdout.write(
-  `\n${result.numRuns} cases held in ${seconds} s, seed ${seed}; the server ${alive ? 'is still up' : 'is DOWN'}.\nStatuses: ${seen}\n`,
+  `\n${result.numRuns} cases held in ${seconds} s${result.interrupted ? ' (the time limit)' : ''}, seed ${seed}; the server ${alive ? 'is still up' : 'is DOWN'}.\nStatuses: ${seen}\n`,
 );
 process.exit(alive ? 0 : 1);

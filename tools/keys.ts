@@ -11,13 +11,25 @@ import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine, showUsage, usageFailure } from './command-line';
 import { findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
 
+/** The columns of `keys list`, in order: its lines and its usage are both made from them. */
+const LIST_COLUMNS: readonly {
+  readonly heading: string;
+  readonly value: (record: ApiKeyRecord, now: number) => string;
+  readonly width?: number;
+}[] = [
+  { heading: 'id', value: (record) => record.keyId },
+  { heading: 'created', value: (record) => record.createdAt },
+  { heading: 'state (active, revoked, expired or refused)', value: (record, now) => stateOf(record, now), width: 38 },
+  { heading: 'name', value: (record) => record.name },
+];
+
 // `npm run keys`: the store is always named (--local, --stage or --table), never guessed: a key in the wrong
 // store silently fails, or works where it should not.
 const usage = `Usage: npm run keys -- <command> <where> [options]
 
 Commands:
   create --name <name>   issue a key; it is printed once and stored only as a hash
-  list                   list keys (id, name, created, revoked), never the keys themselves
+  list                   list keys (${LIST_COLUMNS.map((column) => column.heading).join(', ')}), never the keys themselves
   revoke <keyId>         revoke a key; the API rejects it within 60 seconds
 
 Where (exactly one):
@@ -103,7 +115,8 @@ try {
       const records = await store.list();
       if (records.length === 0) process.stdout.write(`No keys in ${where}.\n`);
       for (const record of records) {
-        process.stdout.write(`${record.keyId}  ${record.createdAt}  ${stateOf(record, Date.now()).padEnd(38)}  ${record.name}\n`);
+        const now = Date.now();
+        process.stdout.write(`${LIST_COLUMNS.map((column) => column.value(record, now).padEnd(column.width ?? 0)).join('  ')}\n`);
       }
       break;
     }

@@ -7,6 +7,7 @@ import { isExampleDomain, isPlaceholderAccount } from '../infra/placeholders';
 import { PROJECT_ROOT as ROOT } from '../shared/facts/project-layout';
 import { BASE_PATH } from '../shared/facts/routes';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../local/listen';
+import { originOn } from '../local/addresses';
 
 // `npm run openapi`: openapi.json from the route table and schemas, and the types a client generates from it
 // (used by test/client). Commit both; a test fails when either is stale.
@@ -17,8 +18,11 @@ export function renderOpenApiDocument(): string {
   return `${JSON.stringify(buildOpenApiDocument(openApiServers()), null, 2)}\n`;
 }
 
-/** `npm start`'s default address, as it binds it: `localhost` may resolve to ::1 first. */
-const LOCAL_ORIGIN = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+/**
+ * `npm start`'s default address as its banner, the README and the document it serves name it: `localhost`, which
+ * curl, browsers and Node's fetch try over IPv4 as well as IPv6, so it answers where the server binds 127.0.0.1.
+ */
+const LOCAL_ORIGIN = originOn(DEFAULT_HOST, DEFAULT_PORT);
 
 /** `npm start` first, so a generated client's default base URL answers; then each stage with a real URL, the last promoted first. */
 export function openApiServers(stageList: readonly StageConfig[] = stages): OpenApiServer[] {

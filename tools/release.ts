@@ -1,4 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
@@ -113,23 +116,43 @@ function appCommand(root: string): string {
   return (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { app: string }).app;
 }
 
+/**
+ * What the operator sees of one line the CDK CLI writes while it synthesizes: its bundling as the function's name,
+ * nothing of its temporary output path or its hint to name a stack (the release prints its own), anything else as it is.
+ */
+export function translateCdkLine(line: string): string | undefined {
+  const bundling = /^Bundling asset [^/]+\/(.+?)(?:\/Function)?\/Code\/Stage\.\.\.$/.exec(line);
+  if (bundling) return `  bundling ${bundling[1]!.replace(/^Functions\//, '')}`;
+  if (/^Successfully synthesized to |^Supply a stack id |^\s*$/.test(line)) return undefined;
+  return line;
+}
+
 /** Runs the project's own CDK CLI as `npx cdk synth --quiet` would, into `outdir`. */
-function synthesize(root: string, outdir: string, emergency: boolean): void {
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'cdk'), synthArguments(outdir, emergency, appCommand(root)), {
+async function synthesize(root: string, outdir: string, emergency: boolean): Promise<void> {
+  const child = spawn(join(root, 'node_modules', '.bin', 'cdk'), synthArguments(outdir, emergency, appCommand(root)), {
     cwd: root,
-    encoding: 'utf8',
-    // Its progress and warnings reach the operator as they come; its stdout is collected, for a failure.
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     // Collected, so the CLI sees no terminal and checks no registry for a newer version; said outright too.
     env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
   });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout ?? '');
-    throw new Refusal(`cdk synth failed (exit ${result.status ?? result.signal}); nothing was released.`);
+  // Its progress and warnings reach the operator as they come, in the release's words; all of it, as it was, on a failure.
+  const said: string[] = [];
+  const relay = (input: Readable) =>
+    createInterface({ input }).on('line', (line) => {
+      said.push(line);
+      const shown = translateCdkLine(line);
+      if (shown !== undefined) process.stderr.write(`${shown}\n`);
+    });
+  relay(child.stdout);
+  relay(child.stderr);
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) {
+    process.stderr.write(`What cdk synth said:\n${said.map((line) => `  ${line}\n`).join('')}`);
+    throw new Refusal(`cdk synth failed (exit ${code ?? signal}); nothing was released.`);
   }
 }
 
-function makeRelease(root: string, emergency: boolean): ReleaseManifest {
+async function makeRelease(root: string, emergency: boolean): Promise<ReleaseManifest & { readonly seconds: string }> {
   const commit = git(root, ['rev-parse', 'HEAD']);
   if (git(root, ['status', '--porcelain']) !== '') {
     throw new Refusal(
@@ -146,12 +169,15 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
     );
   }
 
-  process.stdout.write(`Synthesizing ${commit} into ${RELEASES_DIR}/${name}/ (about a minute)...\n`);
+  process.stdout.write(
+    `Synthesizing ${commit} into ${RELEASES_DIR}/${name}/: cdk synth bundles every function, then checks the templates...\n`,
+  );
+  const started = performance.now();
   const madeReleases = mkdirSync(releases, { recursive: true }) !== undefined;
   // Synthesized beside its final place, then renamed: an interrupted synthesis never looks like a release.
   const partial = join(releases, `.${name}.partial-${process.pid}`);
   try {
-    synthesize(root, partial, emergency);
+    await synthesize(root, partial, emergency);
     const assembly = new CloudAssembly(partial);
     const disagreeing = assembly.stacks.flatMap((stack) => {
       const disagreements = templateDisagreements(stack.template as TemplateJson, emergency);
@@ -185,7 +211,7 @@ function makeRelease(root: string, emergency: boolean): ReleaseManifest {
     };
     writeFileSync(join(partial, RELEASE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(partial, target);
-    return manifest;
+    return { ...manifest, seconds: ((performance.now() - started) / 1000).toFixed(1) };
   } finally {
     rmSync(partial, { recursive: true, force: true });
     // A refusal leaves the tree as found: releases/ too, when this run made it and it holds nothing.
@@ -207,7 +233,7 @@ function listReleases(root: string): string[] {
     });
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values: options } = parseCommandLine(
     { options: { list: { type: 'boolean' }, emergency: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } },
     usage,
@@ -218,7 +244,7 @@ function main(): void {
     for (const line of listReleases(root)) process.stdout.write(`${line}\n`);
     return;
   }
-  const release = makeRelease(root, options.emergency === true);
+  const release = await makeRelease(root, options.emergency === true);
   const advice = release.emergency
     ? [
         'EMERGENCY release: every function moves at once and CodeDeploy ignores the alarms. Check the stack for stored',
@@ -227,7 +253,7 @@ function main(): void {
     : ['Deploy it, staging first, smoke-test, then production; to roll back later, deploy an earlier release the same way:'];
   process.stdout.write(
     [
-      `Released commit ${release.commit} as ${RELEASES_DIR}/${release.name}/ (${release.stacks.map((stack) => stack.stackName).join(', ')}).`,
+      `Released commit ${release.commit} as ${RELEASES_DIR}/${release.name}/ (${release.stacks.map((stack) => stack.stackName).join(', ')}), synthesized and checked in ${release.seconds} s.`,
       ...advice,
       ...release.deploy.map((command) => `  ${command}`),
       ...(release.emergency ? [`Way back: ${WAY_BACK}.`] : []),
@@ -236,10 +262,10 @@ function main(): void {
   );
 }
 
-// Run as `npm run release`; imported by tests, it only lends synthArguments and templateDisagreements.
+// Run as `npm run release`; imported by tests, it only lends synthArguments, templateDisagreements and translateCdkLine.
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   try {
-    main();
+    await main();
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     process.stderr.write(`Refusing to release: ${error.message}\n`);

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { OPENAPI_PATH } from '../../tools/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
@@ -43,6 +45,15 @@ describe('the Host header', () => {
     const answer = await raw(GET('/openapi.json', `Host: 127.0.0.1:${api.port}\r\n`));
     expect(answer.status).toBe(200);
     expect((JSON.parse(answer.body) as { servers: Array<{ url: string }> }).servers[0]!.url).toBe(`http://127.0.0.1:${api.port}/v1`);
+  });
+
+  it('names the server served at localhost as the committed openapi.json names npm start: by localhost, the port aside', async () => {
+    const answer = await raw(GET('/openapi.json', `Host: localhost:${api.port}\r\n`));
+    const served = new URL((JSON.parse(answer.body) as { servers: Array<{ url: string }> }).servers[0]!.url);
+    const committed = new URL((JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as { servers: Array<{ url: string }> }).servers[0]!.url);
+    expect(served.port).toBe(String(api.port));
+    served.port = committed.port;
+    expect(served.href).toBe(committed.href);
   });
 });
 

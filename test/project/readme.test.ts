@@ -7,6 +7,8 @@ import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { LISTING } from '../../shared/facts/listing';
 import { OPERATION_IDS } from '../../shared/facts/routes';
 import { anchorsOf, proseLines, sectionOf } from '../helpers/markdown';
+import { DEFAULT_DYNAMODB_PORT } from '../../local/dynamodb-local';
+import { DEFAULT_PORT } from '../../local/listen';
 
 /**
  * The README is the front door and docs/ the rooms behind it: the README opens with what a fresh machine
@@ -68,6 +70,14 @@ describe('the README', () => {
       .map((line) => line.replace(/#.*$/, '').trim())
       .filter(Boolean);
     expect(commands).toEqual(['npm install && npm start', 'npm test']);
+  });
+
+  it("names the settings that move npm start's two ports, with their defaults, where it says how to start the API", () => {
+    const calling = sectionOf(readme, 'Calling the API').join('\n');
+    expect(calling).toContain(
+      `\`npm start\` listens on port ${DEFAULT_PORT} and runs its embedded DynamoDB on port ${DEFAULT_DYNAMODB_PORT}`,
+    );
+    expect(calling).toMatch(/`PORT` and `DYNAMODB_PORT`/);
   });
 });
 

@@ -116,6 +116,17 @@ describe('npm run keys', () => {
     );
   });
 
+  it('lists the columns in its usage that a list line has, in their order', async () => {
+    const { record } = await issueKeyExpiring('2099-01-01T00:00:00.000Z');
+    const help = await keys(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(
+      /^ {2}list +list keys \(id, created, state \(active, revoked, expired or refused\), name\), never the keys themselves$/m,
+    );
+    const line = (await keys(['list', '--stage', 'staging'])).stdout.split('\n').find((candidate) => candidate.startsWith(record.keyId));
+    expect(line?.split(/ {2,}/)).toEqual([record.keyId, record.createdAt, 'active until 2099-01-01T00:00:00.000Z', record.name]);
+  });
+
   it("refuses a stage whose stack answers from another account than the stage's", async () => {
     const result = await keys(['list', '--stage', 'production']);
     expect(result.code).toBe(2);

@@ -114,9 +114,21 @@ describe('npm run release', () => {
     );
   });
 
-  it('passes on what the CDK CLI says while it synthesizes, and it says no warning', () => {
-    expect(first.stderr).toContain('Bundling asset');
+  it('shows each function as the CDK CLI bundles it, in its own words, and the CLI says no warning', () => {
+    expect(first.stderr).toMatch(/^ {2}bundling listPets$/m);
     expect(`${first.stdout}\n${first.stderr}`.split('\n').filter((line) => /warn/i.test(line))).toEqual([]);
+  });
+
+  it("never prints the CDK CLI's temporary output path, its hint to supply a stack id, or its own bundling lines", () => {
+    const output = `${first.stdout}\n${first.stderr}`;
+    expect(output).not.toContain('.partial-');
+    expect(output).not.toContain('Supply a stack id');
+    expect(output).not.toContain('Bundling asset');
+  });
+
+  it('says how long synthesis took, as measured, never a fixed guess', () => {
+    expect(first.stdout).not.toContain('about a minute');
+    expect(first.stdout).toMatch(/, synthesized and checked in \d+\.\d s\.$/m);
   });
 
   it('prints the command that deploys the release to each stage, by its name', () => {
@@ -211,6 +223,7 @@ describe('npm run release, when what release.json would say is not what the temp
     const before = treeState(checkout);
     const refused = await release(checkout, [], { HOME: home });
     expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('What cdk synth said:');
     expect(refused.stderr).toContain(
       'The context key "emergency" is set; remove it from ~/.cdk.json, cdk.json, cdk.context.json or --context',
     );

@@ -11,6 +11,8 @@ import { LIST_LIMIT, MAX_CURSOR_LENGTH, MAX_ID, NAME_MAX_LENGTH } from '../../..
 import { BASE_PATH, findRoute, routes, type Route } from '../../../shared/facts/routes';
 import { isExampleDomain, PLACEHOLDER_ACCOUNTS } from '../../../infra/placeholders';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
+import { originOn } from '../../../local/addresses';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../../local/listen';
 import { expectDocumentedResponse } from '../../helpers/contract';
 
 const committed = readFileSync(OPENAPI_PATH, 'utf8');
@@ -142,10 +144,18 @@ describe('openapi.json', () => {
     expect(new URL(first.url).port).not.toBe('');
   });
 
-  it('names no server at an example host or with a variable left in its URL: every one answers as written', () => {
+  it('names npm start at the address its banner prints and the README gives', () => {
+    const [first] = document.servers;
+    expect(first.url).toBe(`${originOn(DEFAULT_HOST, DEFAULT_PORT)}${BASE_PATH}`);
+    expect(first.url).toBe('http://localhost:3000/v1');
+    expect(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')).toContain(`BASE=${first.url}\n`);
+  });
+
+  it('names no server at an example host (but npm start at localhost) or with a variable left in its URL: every one answers as written', () => {
     const urls: string[] = document.servers.map((server: { url: string }) => server.url);
     expect(urls.filter((url) => url.includes('{'))).toEqual([]);
-    expect(urls.filter((url) => isExampleDomain(new URL(url).hostname))).toEqual([]);
+    const hosts = urls.map((url) => new URL(url).hostname).filter((host) => host !== 'localhost');
+    expect(hosts.filter((host) => isExampleDomain(host))).toEqual([]);
   });
 
   it('gives every operation an example response, but a 204, which has no body to show', () => {
