@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { RequestParts } from '../shared/checks/check-requests';
 import { fileNameOf } from '../shared/facts/function-names';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
-import { BASE_PATH, type HttpMethod } from '../shared/facts/routes';
+import { pathNaming, routeKey as routeKeyOf, type HttpMethod } from '../shared/facts/routes';
 import type { AnyOperation, OperationRoute } from '../shared/operations/operation';
 
 // From each shared/operations/<name>-operation.ts, the files that list every operation: `npm run generate`
@@ -124,10 +124,9 @@ function checkTable(found: readonly Found[]): string {
  */
 function sampleEvent({ route, bench }: AnyOperation): string {
   const request: RequestParts = bench.request;
-  const rawPath = BASE_PATH + route.path.replace(/\{\w+\}/g, '1');
-  const routeKey = `${route.method} ${BASE_PATH}${route.path}`;
+  const { rawPath, pathParameters = {} } = pathNaming(route, '1');
+  const routeKey = routeKeyOf(route);
   const query = request.query ?? {};
-  const pathParameters = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, '1']));
   const host = 'abc123.execute-api.eu-west-1.amazonaws.com';
   const event = {
     version: '2.0',

@@ -1,7 +1,7 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import type { HttpEvent } from '../http/handler';
-import { BASE_PATH, routeKey, type Route } from '../facts/routes';
+import { pathNaming, routeKey, type Route } from '../facts/routes';
 
 /**
  * The events the pre-traffic checks and the deployment traffic hand a function directly, shaped as API Gateway's payload format 2.0. No check
@@ -26,13 +26,7 @@ export interface RouteRequest {
 
 /** Where a request to a route goes, with every path parameter of its template naming `value` (a pet's id). */
 export function routeTarget(route: Route, value: string): Pick<RouteRequest, 'routeKey' | 'method' | 'rawPath' | 'pathParameters'> {
-  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
-  return {
-    routeKey: routeKey(route),
-    method: route.method,
-    rawPath: BASE_PATH + route.path.replace(/\{\w+\}/g, encodeURIComponent(value)),
-    ...(names.length > 0 ? { pathParameters: Object.fromEntries(names.map((name) => [name, value])) } : {}),
-  };
+  return { routeKey: routeKey(route), method: route.method, ...pathNaming(route, value) };
 }
 
 /** A request a route's function receives behind the authorizer (or, without `caller`, in front of none). */

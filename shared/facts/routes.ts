@@ -79,7 +79,7 @@ export const AUTHORIZER_SETTINGS = {
 export const preflightRoute = { path: '/{proxy+}', routeKey: 'OPTIONS /{proxy+}' } as const;
 
 /** The API Gateway route key (`GET /v1/pets`) of a route. */
-export function routeKey(route: Route): string {
+export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
   return `${route.method} ${BASE_PATH}${route.path}`;
 }
 
@@ -107,6 +107,23 @@ function templatePattern(template: string): RegExp {
     })
     .join('/');
   return new RegExp(`^${source}$`);
+}
+
+/** The names of a path template's parameters, in order: none for a path that names no pet. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
+}
+
+/**
+ * A route's raw path under BASE_PATH with every path parameter naming `value` (encoded), and those parameters
+ * as API Gateway hands them over (none when it has none).
+ */
+export function pathNaming(route: Pick<Route, 'path'>, value: string): { rawPath: string; pathParameters?: Record<string, string> } {
+  const names = pathParameterNames(route.path);
+  return {
+    rawPath: BASE_PATH + route.path.replace(/\{\w+\}/g, encodeURIComponent(value)),
+    ...(names.length > 0 ? { pathParameters: Object.fromEntries(names.map((name) => [name, value])) } : {}),
+  };
 }
 
 /** Finds the route for a method and raw path, as API Gateway does, with decoded path parameters. */

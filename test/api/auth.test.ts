@@ -5,7 +5,16 @@ import { createAuthenticator, KEY_CACHE_TTL_MS } from '../../shared/domain/auth/
 import type { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey, revokeKeysNamed } from '../../shared/domain/auth/manage-api-keys';
 import { schemasOf } from '../../shared/catalog/function-catalog';
-import { allowedMethods, BASE_PATH, routeKey, routes, type HttpMethod, type RequestPart, type Route } from '../../shared/facts/routes';
+import {
+  allowedMethods,
+  BASE_PATH,
+  pathParameterNames,
+  routeKey,
+  routes,
+  type HttpMethod,
+  type RequestPart,
+  type Route,
+} from '../../shared/facts/routes';
 import { DEV_KEY_NAME } from '../../local/local-api';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
@@ -88,10 +97,6 @@ function fillPath(template: string, value: (name: string) => string = (name) => 
   return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(value(name)));
 }
 
-function pathParameterNames(route: Route): string[] {
-  return [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-}
-
 /** A request as sent from the server root: its label, path and query, and fetch options. */
 type Probe = [label: string, target: string, init: RequestInit];
 
@@ -156,7 +161,7 @@ describe('the anonymous probes', () => {
   it.each(routes.map((route) => [routeKey(route), route] as const))('call %s with values its schemas accept', (_, route: Route) => {
     const schemas = schemasOf(route.operationId);
     if (schemas.path) {
-      const parameters = Object.fromEntries(pathParameterNames(route).map((name) => [name, VALID_PATH_VALUES[name]]));
+      const parameters = Object.fromEntries(pathParameterNames(route.path).map((name) => [name, VALID_PATH_VALUES[name]]));
       expect(v.safeParse(schemas.path, parameters).success, `VALID_PATH_VALUES for ${route.path}`).toBe(true);
     }
     if (schemas.body) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
-import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 import { ANONYMOUS_ROW } from '../../tools/bench/bill';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
@@ -39,7 +39,7 @@ async function benchRequest(operationId: OperationId): Promise<Response> {
   const { method, path } = findRoute(operationId);
   const { query, headers, body } = OPERATIONS[operationId].bench.request;
   const search = query === undefined ? '' : `?${new URLSearchParams(query)}`;
-  const petId = path.includes('{') ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
+  const petId = pathParameterNames(path).length > 0 ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
   return api.request(`${path.replace(/\{\w+\}/g, String(petId))}${search}`, { method, headers, body });
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchDocumented } from '../helpers/contract';
 import { expectError } from '../helpers/http';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { BASE_PATH, routes, type HttpMethod } from '../../shared/facts/routes';
+import { pathNaming, routes, type HttpMethod } from '../../shared/facts/routes';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -48,7 +48,7 @@ function servedAt(template: string): HttpMethod[] {
 
 /** Each known path, with each path parameter a pet id and, as a client may send, not one; and each method it does not serve. */
 const WRONG_METHODS = [...new Set(routes.map((route) => route.path))].flatMap((template) =>
-  [...new Set(['1', 'abc'].map((value) => BASE_PATH + template.replace(/\{\w+\}/g, value)))].flatMap((path) =>
+  [...new Set(['1', 'abc'].map((value) => pathNaming({ path: template }, value).rawPath))].flatMap((path) =>
     METHODS.filter((method) => !servedAt(template).includes(method)).map((method) => [method, path, servedAt(template).join(', ')]),
   ),
 );

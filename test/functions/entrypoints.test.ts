@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_HANDLER } from '../../shared/http/handler';
-import { BASE_PATH, routeKey, routes, type Route } from '../../shared/facts/routes';
+import { BASE_PATH, pathNaming, routeKey, routes, type Route } from '../../shared/facts/routes';
 import { API_FUNCTIONS, fileNameOf, FUNCTION_NAMES } from '../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
@@ -83,7 +83,7 @@ describe.each(httpFunctions)('the function %s', (name) => {
   ])('answers 401 unauthorized to a request with %s', async (_, verdict) => {
     const route = routes.find((candidate) => fileNameOf(candidate.operationId) === name) as Route | undefined;
     // routeNotFound serves whatever no route matched; an unknown path stands for all of them.
-    const rawPath = route ? BASE_PATH + route.path.replace(/\{\w+\}/g, '1') : `${BASE_PATH}/nowhere`;
+    const rawPath = route ? pathNaming(route, '1').rawPath : `${BASE_PATH}/nowhere`;
     const method = route?.method ?? 'GET';
     const event = httpEvent({
       method,

@@ -11,7 +11,7 @@ import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../shared/facts/environment';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
-import { findRoute, OPERATION_IDS, routes, type OperationId } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, pathParameterNames, routes, type OperationId } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 import type { RequestParts } from '../../shared/checks/check-requests';
 import { operationEvent } from '../../tools/bench/bench-events';
@@ -182,7 +182,7 @@ export async function bundleSignals(
      */
     const operationProbes = (operationId: OperationId, version: string): Probe[] => {
       const { request } = OPERATIONS[operationId].bench;
-      const storedPet = /\{\w+\}/.test(findRoute(operationId).path);
+      const storedPet = pathParameterNames(findRoute(operationId).path).length > 0;
       const sending =
         (parts: RequestParts) =>
         (petId: number, requestId: string): unknown =>

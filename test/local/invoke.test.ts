@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/facts/function-names';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { ERROR_CODES } from '../../shared/facts/error-codes';
-import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { CLOSED_PORT } from '../helpers/http';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
@@ -22,7 +22,7 @@ const SAMPLE_RESULTS = {
   ...(Object.fromEntries(
     OPERATION_IDS.map((operationId) => {
       const { path, successStatus } = findRoute(operationId);
-      return [operationId, { statusCode: path.includes('{') ? ERROR_CODES.not_found : successStatus }];
+      return [operationId, { statusCode: pathParameterNames(path).length > 0 ? ERROR_CODES.not_found : successStatus }];
     }),
   ) as Record<OperationId, ReturnType<typeof resultOf>>),
   // The sample's method is one no route serves at its path.

@@ -1,7 +1,15 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
 import type { RequestParts } from '../../shared/checks/check-requests';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import { BASE_PATH, findRoute, isOperationId, OPERATION_IDS, routeKey, type OperationId } from '../../shared/facts/routes';
+import {
+  findRoute,
+  isOperationId,
+  OPERATION_IDS,
+  pathNaming,
+  pathParameterNames,
+  routeKey,
+  type OperationId,
+} from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 import { unhandled } from '../../shared/runtime/unhandled';
 
@@ -24,20 +32,13 @@ export function iterationPetId(index: number): number {
 
 /** Whether a function's bench request names a pet: its route has a path parameter. */
 export function namesPet(name: ApiFunctionName): boolean {
-  return isOperationId(name) && /\{\w+\}/.test(findRoute(name).path);
+  return isOperationId(name) && pathParameterNames(findRoute(name).path).length > 0;
 }
 
 /** An operation's request as API Gateway hands it to the function behind the authorizer: `parts` sent, each path parameter naming `petId`. */
 export function operationEvent(operationId: OperationId, parts: RequestParts, petId: number) {
   const route = findRoute(operationId);
-  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
-  return httpEvent({
-    method: route.method,
-    routeKey: routeKey(route),
-    rawPath: BASE_PATH + route.path.replace(/\{\w+\}/g, String(petId)),
-    ...(names.length > 0 ? { pathParameters: Object.fromEntries(names.map((name) => [name, String(petId)])) } : {}),
-    ...parts,
-  });
+  return httpEvent({ method: route.method, routeKey: routeKey(route), ...pathNaming(route, String(petId)), ...parts });
 }
 
 /** An operation's bench request (its file of shared/operations/), with more headers or query parameters. */
