@@ -365,16 +365,28 @@ export async function createFunctionRuntime(options: {
   // chokidar rather than fs.watch, which silently stops reporting a file that an editor's atomic save
   // (a temporary file renamed over it) replaces.
   let watcher: FSWatcher | undefined;
+  // What the functions bundle of an operation's file is written from it (npm run generate): written again on each
+  // save, one writing at a time and once more after a save during one, so an earlier, slower writing never lands last.
+  let writing: Promise<void> | undefined;
+  let savedSince = false;
+  const writeGenerated = (file: string): void => {
+    savedSince = true;
+    writing ??= (async () => {
+      while (savedSince) {
+        savedSince = false;
+        await writeOperationFiles(sourceRoot).catch((error: unknown) =>
+          options.onFunctionError?.({ phase: 'build', message: `${file} did not load: ${messageOf(error)}` }),
+        );
+      }
+    })().finally(() => {
+      writing = undefined;
+    });
+  };
   if (options.watch) {
     watcher = watch([join(sourceRoot, FUNCTIONS_DIR), join(sourceRoot, SHARED_DIR)], { ignoreInitial: true });
     watcher.on('all', (_event, path) => {
-      // What the functions bundle of an operation's file is written from it (npm run generate): written again here,
-      // its own change then reloads them.
-      if (isOperationFile(relative(sourceRoot, path))) {
-        writeOperationFiles(sourceRoot).catch((error: unknown) =>
-          options.onFunctionError?.({ phase: 'build', message: `${relative(sourceRoot, path)} did not load: ${messageOf(error)}` }),
-        );
-      }
+      // Its own change then reloads the functions.
+      if (isOperationFile(relative(sourceRoot, path))) writeGenerated(relative(sourceRoot, path));
       generation++;
       bundles = new Map();
       // Busy instances are stale now and end once their invocation has (release).
@@ -451,6 +463,8 @@ export async function createFunctionRuntime(options: {
     async close() {
       closed = true;
       await watcher?.close();
+      // A writing of the generated files in progress ends whole.
+      await writing;
       for (const pool of pools.values()) for (const next of pool.waiting.splice(0)) next(undefined);
       await Promise.all([...workers].map((worker) => worker.terminate()));
       await rm(buildDir, { recursive: true, force: true });
