@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
-import { isOperationFile, writeOperationFiles } from './operation-files';
+import { isOperationFile, OPERATIONS_DIR, writeOperationFiles } from './operation-files';
 import { build, type BuildFailure } from 'esbuild';
 import { FUNCTION_CATALOG } from '../shared/catalog/function-catalog';
 import { fileNameOf, FUNCTION_NAMES, type FunctionName } from '../shared/facts/function-names';
@@ -382,18 +382,26 @@ export async function createFunctionRuntime(options: {
       writing = undefined;
     });
   };
+  let operationsWatcher: FSWatcher | undefined;
   if (options.watch) {
     watcher = watch([join(sourceRoot, FUNCTIONS_DIR), join(sourceRoot, SHARED_DIR)], { ignoreInitial: true });
-    watcher.on('all', (_event, path) => {
-      // Its own change then reloads the functions.
+    // An operation's file is read once its save has finished: a save seen half-written (an empty file) may bring no
+    // further event, and the generated files would stay as the save before left them. Their own change reloads.
+    operationsWatcher = watch(join(sourceRoot, OPERATIONS_DIR), {
+      ignoreInitial: true,
+      awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 },
+    });
+    operationsWatcher.on('all', (_event, path) => {
       if (isOperationFile(relative(sourceRoot, path))) writeGenerated(relative(sourceRoot, path));
+    });
+    watcher.on('all', (_event, path) => {
       generation++;
       bundles = new Map();
       // Busy instances are stale now and end once their invocation has (release).
       for (const pool of pools.values()) for (const instance of pool.idle.splice(0)) void instance.worker.terminate();
       options.onReload?.(relative(sourceRoot, path));
     });
-    await new Promise<void>((ready) => watcher!.once('ready', ready));
+    await Promise.all([watcher, operationsWatcher].map((each) => new Promise<void>((ready) => each.once('ready', ready))));
   }
 
   async function invokeOnce(name: string, event: unknown): Promise<unknown> {
@@ -462,7 +470,7 @@ export async function createFunctionRuntime(options: {
     },
     async close() {
       closed = true;
-      await watcher?.close();
+      await Promise.all([watcher?.close(), operationsWatcher?.close()]);
       // A writing of the generated files in progress ends whole.
       await writing;
       for (const pool of pools.values()) for (const next of pool.waiting.splice(0)) next(undefined);

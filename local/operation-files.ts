@@ -15,6 +15,9 @@ import type { AnyOperation, OperationRoute } from '../shared/operations/operatio
 // pre-traffic hook and the deployment traffic bundle them), and each sample event (local/events/).
 // test/local/operation-files.test.ts fails when any is stale.
 
+/** The folder of the operations' files, relative to a source root. */
+export const OPERATIONS_DIR = 'shared/operations';
+
 /** Whether a path, relative to the source root, is an operation's file. */
 export function isOperationFile(path: string): boolean {
   return /^shared\/operations\/[^/]+-operation\.ts$/.test(path);
@@ -41,7 +44,7 @@ interface Found {
  */
 async function findOperations(sourceRoot: string): Promise<Found[]> {
   const found: Found[] = [];
-  const folder = join(sourceRoot, 'shared/operations');
+  const folder = join(sourceRoot, OPERATIONS_DIR);
   for (const file of readdirSync(folder).sort()) {
     const base = OPERATION_FILE.exec(file)?.[1];
     if (base === undefined) continue;
