@@ -41,16 +41,21 @@ export function operationEvent(operationId: OperationId, parts: RequestParts, pe
   return httpEvent({ method: route.method, routeKey: routeKey(route), ...pathNaming(route, String(petId)), ...parts });
 }
 
-/** An operation's bench request (its file of shared/operations/), with more headers or query parameters. */
+/** An operation's bench request (its file of shared/operations/), with more headers or query parameters, or another body. */
 export function operationBenchEvent(
   operationId: OperationId,
   petId: number,
-  extra: { readonly headers?: Record<string, string>; readonly query?: Record<string, string> } = {},
+  extra: { readonly headers?: Record<string, string>; readonly query?: Record<string, string>; readonly body?: string } = {},
 ) {
   const { request } = OPERATIONS[operationId].bench;
   return operationEvent(
     operationId,
-    { ...request, headers: { ...request.headers, ...extra.headers }, query: { ...request.query, ...extra.query } },
+    {
+      ...request,
+      headers: { ...request.headers, ...extra.headers },
+      query: { ...request.query, ...extra.query },
+      ...(extra.body === undefined ? {} : { body: extra.body }),
+    },
     petId,
   );
 }

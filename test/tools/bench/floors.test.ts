@@ -13,7 +13,8 @@ import { documentClientOver } from '../../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../../shared/facts/environment';
 import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
-import { benchEvent, namesPet } from '../../../tools/bench/bench-events';
+import { ANSWER_CLASSES, type AnswerStep } from '../../../tools/bench/answer-classes';
+import { benchEvent, namesPet, outcomeOf } from '../../../tools/bench/bench-events';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
 import { seedPets, storeIterationPets } from '../../../tools/bench/seed';
 import { lambdaContext } from '../../../tools/lambda/events';
@@ -57,7 +58,7 @@ type Sent = { readonly operation: string; readonly input: Record<string, any> };
 describe("the bench's floors, run beside their functions against DynamoDB", () => {
   let dynamo: LocalDynamoDb;
   let client: ReturnType<typeof createLocalClient>;
-  let recorder: { endpoint: string; sent: Sent[]; close(): Promise<void> };
+  let recorder: Recorder;
   let restoreEnv: () => void;
   let apiKey: string;
   let storePet: () => Promise<void>;
@@ -91,17 +92,58 @@ describe("the bench's floors, run beside their functions against DynamoDB", () =
    * What one side sent to DynamoDB and answered, serving the function's typical bench request on its own: its pet
    * stored afresh first, so the floor meets the pet the function met even when the function consumed it.
    */
-  async function serve(module: string, name: ApiFunctionName) {
+  async function serve(module: string, name: ApiFunctionName, event: unknown = benchEvent(name, { apiKey }, 0)) {
     const { handler } = (await import(module)) as { handler: (event: unknown, context: unknown) => Promise<any> };
     if (namesPet(name)) await storePet();
     recorder.sent.length = 0;
-    const answer = await handler(benchEvent(name, { apiKey }, 0), lambdaContext());
+    const answer = await handler(event, lambdaContext());
     return { sent: [...recorder.sent], answer };
   }
 
+  const functionModule = (name: ApiFunctionName) => join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(name)}.ts`);
+  const floorModule = (name: ApiFunctionName) => join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`);
+  /** What it answered: an HTTP body, none for a 204, or the authorizer's context. */
+  const bodyOf = (answer: any): string | undefined =>
+    answer.body ?? (answer.context === undefined ? undefined : JSON.stringify(answer.context));
+  const parsed = (text: string | undefined) => (text === undefined ? undefined : JSON.parse(text));
+
+  const steps = ANSWER_CLASSES.flatMap((answerClass) =>
+    answerClass.steps.map((step: AnswerStep) => [`${answerClass.id}: ${step.name}`, answerClass.store, step] as const),
+  );
+
+  it.each(steps)(
+    "of the answer class %s get the answer the function gives, sending the same calls, and the answer is the class's",
+    async (_, store, step) => {
+      recorder.refuse = store === 'unreachable';
+      try {
+        const fn = await serve(functionModule(step.name), step.name, step.event(0));
+        const floor = await serve(floorModule(step.name), step.name, step.event(0));
+        expect(outcomeOf(fn.answer)).toBe(step.outcome);
+        expect(outcomeOf(floor.answer)).toBe(step.outcome);
+        // Against a store that refuses every connection, as many attempts: the floor's client retries as the design's does.
+        expect(floor.sent).toEqual(fn.sent);
+        expect(parsed(bodyOf(floor.answer))).toEqual(parsed(bodyOf(fn.answer)));
+        expect(bodyOf(floor.answer)?.length).toBe(bodyOf(fn.answer)?.length);
+      } finally {
+        recorder.refuse = false;
+      }
+    },
+  );
+
+  it('meet a store that refuses every connection with each attempt the design makes', async () => {
+    recorder.refuse = true;
+    try {
+      const unreachable = steps.find(([, store]) => store === 'unreachable')!;
+      const { sent } = await serve(floorModule(unreachable[2].name), unreachable[2].name, unreachable[2].event(0));
+      expect(sent.length).toBeGreaterThan(1);
+    } finally {
+      recorder.refuse = false;
+    }
+  });
+
   it.each(API_FUNCTIONS)('of %s sends the parameters its function sends and answers the same body', async (name) => {
-    const fn = await serve(join(PROJECT_ROOT, FUNCTIONS_DIR, `${fileNameOf(name)}.ts`), name);
-    const floor = await serve(join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`), name);
+    const fn = await serve(functionModule(name), name);
+    const floor = await serve(floorModule(name), name);
 
     if (name === 'createPet') {
       // A new pet each: the item's values are drawn at random, its attributes and their types are the design's.
@@ -117,19 +159,23 @@ describe("the bench's floors, run beside their functions against DynamoDB", () =
       expect(withoutId(floor.answer.body)).toEqual(withoutId(fn.answer.body));
     } else {
       expect(floor.sent).toEqual(fn.sent);
-      // What it answered: an HTTP body, none for a 204, or the authorizer's context.
-      const body = (answer: any): string | undefined =>
-        answer.body ?? (answer.context === undefined ? undefined : JSON.stringify(answer.context));
-      const parsed = (text: string | undefined) => (text === undefined ? undefined : JSON.parse(text));
-      expect(parsed(body(floor.answer))).toEqual(parsed(body(fn.answer)));
-      expect(body(floor.answer)?.length).toBe(body(fn.answer)?.length);
+      expect(parsed(bodyOf(floor.answer))).toEqual(parsed(bodyOf(fn.answer)));
+      expect(bodyOf(floor.answer)?.length).toBe(bodyOf(fn.answer)?.length);
     }
     expect(floor.answer.statusCode).toBe(fn.answer.statusCode);
   });
 });
 
+interface Recorder {
+  readonly endpoint: string;
+  readonly sent: Sent[];
+  /** While set, each request is kept and its connection dropped unanswered: a store the client cannot reach. */
+  refuse: boolean;
+  close(): Promise<void>;
+}
+
 /** A proxy in front of DynamoDB that keeps each request's operation and parameters. */
-async function startRecorder(target: string) {
+async function startRecorder(target: string): Promise<Recorder> {
   const upstream = new URL(target);
   const sent: Sent[] = [];
   const server = createServer(async (incoming, outgoing) => {
@@ -137,6 +183,10 @@ async function startRecorder(target: string) {
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     sent.push({ operation: String(incoming.headers['x-amz-target']).split('.').pop()!, input: JSON.parse(body.toString('utf8')) });
+    if (recorder.refuse) {
+      incoming.socket.destroy();
+      return;
+    }
     const forwarded = request(
       { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => {
@@ -148,13 +198,15 @@ async function startRecorder(target: string) {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return {
+  const recorder: Recorder = {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     sent,
+    refuse: false,
     close: async () => {
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
     },
   };
+  return recorder;
 }

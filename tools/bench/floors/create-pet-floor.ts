@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { answer, documentClient, required } from './floor';
+import { answer, answerError, documentClient, refusal, required } from './floor';
 
 const client = documentClient();
 const tableName = required('PETS_TABLE_NAME');
 const shards = Number(required('PETS_WRITE_SHARDS'));
 
 /**
- * createPet's floor: the body parsed as it comes, one conditional PutItem of the item the function writes
+ * createPet's floor: the body parsed as it comes, its name checked, one conditional PutItem of the item the function writes
  * (the pet, its listing shard's index keys, a 128-bit creation token) under a random id, the pet answered.
  */
 export const handler = async (event: APIGatewayProxyEventV2) => {
-  const pet = { ...JSON.parse(event.body ?? '{}'), id: Number(randomBytes(8).readBigUInt64BE() % BigInt(Number.MAX_SAFE_INTEGER)) + 1 };
+  const refused = refusal(event);
+  if (refused) return refused;
+  const body = JSON.parse(event.body ?? '{}');
+  if (typeof body.name !== 'string') return answerError(400, 'invalid_parameter', 'name is required.');
+  const pet = { ...body, id: Number(randomBytes(8).readBigUInt64BE() % BigInt(Number.MAX_SAFE_INTEGER)) + 1 };
   const createdAt = new Date().toISOString();
   const shard = pet.id % shards;
   const suffix = shard === 0 ? '' : `#${shard}`;

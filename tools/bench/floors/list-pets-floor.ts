@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { answer, documentClient, petOf, required } from './floor';
+import { answer, answerError, documentClient, petOf, refusal, required } from './floor';
 
 const client = documentClient();
 const tableName = required('PETS_TABLE_NAME');
@@ -10,8 +10,14 @@ const WANTED = 21;
 /** Each shard's likely share of them, as the store's first round asks (shared/dynamodb/newest-first.ts). */
 const perShard = shards === 1 ? WANTED : Math.min(WANTED, Math.ceil(WANTED / shards + 2 * Math.sqrt(WANTED / shards) + 1));
 
-/** listPets' floor: the Queries of one page, newest first, one per listing shard, the answers sorted together. */
+/** listPets' floor: `limit` checked, then the Queries of one page, newest first, one per listing shard, the answers sorted together. */
 export const handler = async (event: APIGatewayProxyEventV2) => {
+  const refused = refusal(event);
+  if (refused) return refused;
+  const limit = event.queryStringParameters?.limit;
+  if (limit !== undefined && !(/^[1-9]\d{0,2}$/.test(limit) && Number(limit) <= 100)) {
+    return answerError(400, 'invalid_parameter', 'limit must be an integer from 1 to 100.');
+  }
   const status = event.queryStringParameters?.status;
   const [partitionKey, indexName] = status === undefined ? ['collection', 'pets-by-creation'] : ['statusShard', 'pets-by-status-shard'];
   const answers = await Promise.all(

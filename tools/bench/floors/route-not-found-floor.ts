@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { answer } from './floor';
+import { answerError, refusal } from './floor';
 
-/** The fallback's floor: it issues no command, so its floor is an answer and nothing else. */
+/** The fallback's floor: it issues no command, so its floor is the refusal or the answer and nothing else. */
 export const handler = async (event: APIGatewayProxyEventV2) =>
-  answer(404, { code: 'not_found', message: `No route matches ${event.requestContext.http.method} ${event.rawPath}.`, status: 404 });
+  refusal(event) ?? answerError(404, 'not_found', `No route matches ${event.requestContext.http.method} ${event.rawPath}.`);
