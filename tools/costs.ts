@@ -3,12 +3,14 @@ import { resolve } from 'node:path';
 import { apiThrottle, production, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
-import { ANONYMOUS_ROW, COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
+import { ANSWER_CLASSES, type AnswerClass, answeredByEveryRoute, billRowOf, routeStepOf } from './bench/answer-classes';
+import { type AnswerWarmResults, COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
 import type { ColdStartComparison } from './bench/cold-start';
 import { dollars } from './bench/format';
 import type { CapacityRow } from './bench/measure-capacity';
 import type { AuthorizerWarmResult, RouteWarmResult } from './bench/measure-warm-requests';
 import { PRICE_LIST, PRICES } from './bench/prices';
+import type { WarmResult } from './bench/warm';
 import { resourcesOfType, synthesize, type CfnTemplate } from './lambda/synth';
 import { API_FUNCTIONS, type ApiFunctionName } from '../shared/facts/function-names';
 import { BAKE_MINUTES, CANARY_MINUTES, TRAFFIC_INTERVAL_MS } from '../shared/facts/deployment';
@@ -21,8 +23,10 @@ const RESULTS_PATH = resolve(PROJECT_ROOT, 'tools/bench/results.json');
 export interface BenchResults {
   readonly settings: { readonly petCounts: readonly number[] };
   readonly coldStarts: Record<string, ColdStartComparison>;
-  readonly warm: Record<string, RouteWarmResult>;
+  readonly warm: Record<string, RouteWarmResult & { readonly anonymous?: WarmResult }>;
   readonly authorizer: Record<string, AuthorizerWarmResult>;
+  /** Each answer class's functions served warm (tools/bench/answer-classes.ts); absent from results recorded before the classes were. */
+  readonly answers?: Record<string, readonly WarmResult[]>;
   readonly capacity: readonly CapacityRow[];
 }
 
@@ -65,7 +69,9 @@ const PROBE_RUN = {
  * refusal, which any route can be sent. The costliest is what a flood on that route costs.
  */
 function serves(route: ThrottledRoute, row: BillRow): boolean {
-  return row.operation === ANONYMOUS_ROW || row.operation.split(',')[0] === route;
+  const answerClass = (ANSWER_CLASSES as readonly AnswerClass[]).find((candidate) => billRowOf(candidate) === row.operation);
+  if (answerClass !== undefined) return answeredByEveryRoute(answerClass) || routeStepOf(answerClass).name === route;
+  return row.operation.split(',')[0] === route;
 }
 
 /** The bill per million requests in production, computed from the bench's measurements at today's prices. */
@@ -73,7 +79,18 @@ export function billFrom(results: BenchResults): BillRow[] {
   const warm = new Map(Object.entries(results.warm)) as Map<ApiFunctionName, RouteWarmResult>;
   const authorizer = new Map(Object.entries(results.authorizer));
   const cold = new Map(Object.entries(results.coldStarts)) as Map<ApiFunctionName, ColdStartComparison>;
-  return computeBill({ warm, authorizer }, cold, results.capacity, results.settings.petCounts[0]!);
+  return computeBill({ warm, authorizer, answers: answersOf(results) }, cold, results.capacity, results.settings.petCounts[0]!);
+}
+
+/**
+ * The answer classes' warm results. Results recorded before every class was measured hold the anonymous request
+ * alone, as the authorizer's answer without a key and listPets' refusal.
+ */
+function answersOf(results: BenchResults): AnswerWarmResults {
+  if (results.answers !== undefined) return new Map(Object.entries(results.answers));
+  const refused = results.warm.listPets?.anonymous;
+  const missing = results.authorizer[production.name]?.missing;
+  return new Map(refused === undefined || missing === undefined ? [] : [['anonymous', [missing, refused]]]);
 }
 
 /** Each function's cold start in production, beyond its typical request warm (the authorizer's with a cached key). */

@@ -3,24 +3,29 @@ import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
 import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
-import { ANONYMOUS_ROW } from '../../tools/bench/bill';
+import { type AnswerClassId, billRowOf, ANSWER_CLASSES, unknownKey } from '../../tools/bench/answer-classes';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
-import { startTestApi, type TestApi } from '../helpers/local-api';
+import { CLOSED_PORT } from '../helpers/http';
+import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 
 // What a request costs in CloudWatch Logs at production's settings, counted as the bill counts it: the
 // lines its two functions write, Lambda's own (none at WARN) and API Gateway's access log line.
 
 let api: TestApi;
+/** The same API, its route functions' DynamoDB a closed port: a store outage behind a working authorizer. */
+let outage: TestApi;
 let output: CapturedOutput;
 
 beforeAll(async () => {
   // From the start, so the warm-up's lines stay out of the test run's output; each request's are found by its id.
   output = captureOutput({ silent: true });
-  api = await startTestApi({
+  const productionSettings = { [ENV.logLevel]: production.logLevel, [ENV.metricsDisabled]: 'false' };
+  api = await startTestApi({ systemLogLevel: 'WARN', functionEnvironment: () => productionSettings });
+  outage = await startTestApi({
     systemLogLevel: 'WARN',
-    functionEnvironment: () => ({ [ENV.logLevel]: production.logLevel, [ENV.metricsDisabled]: 'false' }),
+    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }, productionSettings),
   });
   // Every function warm: a cold start's own metric line is not a request's.
   for (const send of Object.values(REQUESTS)) await (await send()).arrayBuffer();
@@ -29,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   output?.stop();
   await api?.close();
+  await outage?.close();
 });
 
 /**
@@ -43,10 +49,28 @@ async function benchRequest(operationId: OperationId): Promise<Response> {
   return api.request(`${path.replace(/\{\w+\}/g, String(petId))}${search}`, { method, headers, body });
 }
 
+let unknownKeys = 0;
+/** Each answer class's request (tools/bench/answer-classes.ts), as a client sends it. */
+const ANSWER_REQUESTS: Readonly<Record<AnswerClassId, () => Promise<Response>>> = {
+  'createPet, invalid body': () =>
+    api.request('/pets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ categoryId: 3, status: 'available' }),
+    }),
+  'listPets, invalid limit': () => api.request('/pets?limit=0'),
+  anonymous: () => api.request('/pets', { anonymous: true }),
+  // A new key each time, as the authorizer keeps its refusals.
+  'unknown key': () => api.request('/pets', { headers: { authorization: `Bearer ${unknownKey(unknownKeys++)}` } }),
+  'getPet, no such pet': () => api.request('/pets/9000000000000'),
+  'unmatched route': () => api.request('/nowhere'),
+  'store unavailable': () => outage.request('/pets/1'),
+};
+
 /** Each budgeted bill row's request. */
 const REQUESTS: Readonly<Record<string, () => Promise<Response>>> = {
   ...Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, () => benchRequest(operationId)])),
-  [ANONYMOUS_ROW]: () => api.request('/pets', { anonymous: true }),
+  ...Object.fromEntries(ANSWER_CLASSES.map((answerClass) => [billRowOf(answerClass), ANSWER_REQUESTS[answerClass.id]])),
 };
 
 /** Bytes CloudWatch Logs ingests for one request: each of its lines and its newline. */
@@ -65,7 +89,9 @@ describe('log bytes per request, at production settings', () => {
   });
 
   it.each(Object.keys(MAX_LOG_BYTES))('%s writes no more than its budget', async (row) => {
-    const { bytes, lines } = await logBytesOf(REQUESTS[row]!);
+    const { status, bytes, lines } = await logBytesOf(REQUESTS[row]!);
+    const answerClass = ANSWER_CLASSES.find((candidate) => billRowOf(candidate) === row);
+    if (answerClass !== undefined) expect(status).toBe(answerClass.status);
     expect(bytes, lines.join('\n')).toBeLessThanOrEqual(MAX_LOG_BYTES[row]!);
   });
 

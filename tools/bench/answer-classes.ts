@@ -33,6 +33,11 @@ export interface AnswerClass {
   readonly store: StoreUse;
   /** The most log bytes one such request may cost (tools/bench/bill.ts): its functions' lines and the access log's. */
   readonly maxLogBytes: number;
+  /**
+   * Whether its cost is judged against the bill's floor (HTTP API, two invocations, its DynamoDB units), as the
+   * successes' are; otherwise it is priced only.
+   */
+  readonly judgeCost: boolean;
 }
 
 /** A pet id no request stores: far above the seeded pets and the iterations' own (tools/bench/bench-events.ts). */
@@ -66,7 +71,9 @@ export const ANSWER_CLASSES = [
       },
     ],
     store: 'untouched',
-    maxLogBytes: 700,
+    // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
+    maxLogBytes: 1_000,
+    judgeCost: true,
   },
   {
     id: 'listPets, invalid limit',
@@ -75,7 +82,9 @@ export const ANSWER_CLASSES = [
     floor: '`limit` checked, the 400 Error body',
     steps: [{ name: 'listPets', event: () => operationBenchEvent('listPets', 0, { query: { limit: '0' } }), outcome: 400 }],
     store: 'untouched',
-    maxLogBytes: 700,
+    // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
+    maxLogBytes: 1_000,
+    judgeCost: true,
   },
   {
     id: 'anonymous',
@@ -88,6 +97,7 @@ export const ANSWER_CLASSES = [
     ],
     store: 'untouched',
     maxLogBytes: 700,
+    judgeCost: true,
   },
   {
     id: 'unknown key',
@@ -100,6 +110,7 @@ export const ANSWER_CLASSES = [
     ],
     store: 'read',
     maxLogBytes: 700,
+    judgeCost: true,
   },
   {
     id: 'getPet, no such pet',
@@ -108,7 +119,9 @@ export const ANSWER_CLASSES = [
     floor: 'one GetItem that finds nothing, the 404 Error body',
     steps: [{ name: 'getPet', event: () => operationBenchEvent('getPet', MISSING_PET_ID), outcome: 404 }],
     store: 'read',
-    maxLogBytes: 700,
+    // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
+    maxLogBytes: 1_000,
+    judgeCost: true,
   },
   {
     id: 'unmatched route',
@@ -118,6 +131,7 @@ export const ANSWER_CLASSES = [
     steps: [{ name: 'routeNotFound', event: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), outcome: 404 }],
     store: 'untouched',
     maxLogBytes: 700,
+    judgeCost: true,
   },
   {
     id: 'store unavailable',
@@ -126,8 +140,10 @@ export const ANSWER_CLASSES = [
     floor: "one GetItem through the design's client (3 attempts, 1 s each) against a closed port, the 503 Error body",
     steps: [{ name: 'getPet', event: () => operationBenchEvent('getPet', iterationPetId(0)), outcome: 503 }],
     store: 'unreachable',
-    // The outage's WARN line, which names the failed call.
-    maxLogBytes: 2_500,
+    // The outage's WARN line, with the failed call's stack and cause, and its Answers metric line.
+    maxLogBytes: 3_000,
+    // Its duration is the design's attempts and their backoff, which the bill's floor, having no duration, leaves out.
+    judgeCost: false,
   },
 ] as const satisfies readonly AnswerClass[];
 

@@ -1,4 +1,5 @@
-import { ANONYMOUS_ROW, type BillRow } from './bill';
+import { ANSWER_CLASSES, type AnswerClass, billRowOf } from './answer-classes';
+import type { BillRow } from './bill';
 import type { FloorBuild } from './floors';
 import type { MemoryChoice } from './memory-sizing';
 import { type JudgedRatio, rounded } from './statistics';
@@ -6,18 +7,20 @@ import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 
+const CLASSES: readonly AnswerClass[] = ANSWER_CLASSES;
+
 /**
  * The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access
- * log's. An operation's is its file's (shared/operations/); a refusal writes only the access log's line.
+ * log's. An operation's is its file's (shared/operations/), an answer class's its entry's (tools/bench/answer-classes.ts).
  */
 export const MAX_LOG_BYTES: Readonly<Record<string, number>> = {
   ...Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, OPERATIONS[operationId].bench.maxLogBytes])),
-  [ANONYMOUS_ROW]: 700,
+  ...Object.fromEntries(CLASSES.map((answerClass) => [billRowOf(answerClass), answerClass.maxLogBytes])),
 };
 
-/** The most each operation's request, and a refusal, may cost as a ratio to its floor: HTTP API, two invocations and the request's DynamoDB units. */
+/** The most each operation's request, and each answer class judged so, may cost as a ratio to its floor: HTTP API, two invocations and the request's DynamoDB units. */
 export const MAX_TO_FLOOR: Readonly<Record<string, number>> = Object.fromEntries(
-  [...OPERATION_IDS, ANONYMOUS_ROW].map((row) => [row, 1.35]),
+  [...OPERATION_IDS, ...CLASSES.filter((answerClass) => answerClass.judgeCost).map(billRowOf)].map((row) => [row, 1.35]),
 );
 
 /**
@@ -69,6 +72,11 @@ export interface JudgedMeasurements {
     | {
         readonly cold: ReadonlyMap<ApiFunctionName, { readonly floors: Readonly<Record<ColdReference, JudgedRatio>> }>;
         readonly warm: ReadonlyMap<ApiFunctionName, JudgedRatio>;
+        /** Each answer class's functions added up (tools/bench/measure-answer-classes.ts), judged at the same limits. */
+        readonly answers: ReadonlyMap<
+          string,
+          { readonly cold: { readonly floors: Readonly<Record<ColdReference, JudgedRatio>> }; readonly warm: JudgedRatio }
+        >;
       }
     | undefined;
   readonly bill: ReadonlyArray<Pick<BillRow, 'operation' | 'log bytes' | 'to floor'>>;
@@ -85,6 +93,8 @@ export interface BenchVerdicts {
   readonly coldStart: ReadonlyMap<ApiFunctionName, Readonly<Record<ColdReference, Verdict>>>;
   /** In instructions per request, with --instructions: each route function's, then the authorizer's with a new key. */
   readonly warm: ReadonlyMap<ApiFunctionName, Verdict>;
+  /** Each answer class, cold against each reference build and warm, in instructions, with --instructions: empty without. */
+  readonly answers: ReadonlyMap<string, { readonly cold: Readonly<Record<ColdReference, Verdict>>; readonly warm: Verdict }>;
   /** The bill's rows with a budget: log bytes, then the ratio to the floor. */
   readonly bill: readonly Verdict[];
   readonly capacity: Verdict | undefined;
@@ -94,24 +104,27 @@ export interface BenchVerdicts {
   readonly all: readonly Verdict[];
 }
 
-/** Only functions that issue a command are measured in instructions: routeNotFound's floor only answers. A verdict measured more than once may be refused (judge). */
+/**
+ * Only functions that issue a command are measured in instructions as successes: routeNotFound's floor only answers.
+ * Answer classes are judged at the successes' limits. A verdict measured more than once may be refused (judge).
+ */
 export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
   const builds = Object.keys(MAX_COLD_RATIO) as ColdReference[];
-  const coldStart = new Map(
-    [...(measured.instructions?.cold ?? [])].map(([name, { floors }]) => [
-      name,
-      Object.fromEntries(
-        builds.map((build) => {
-          const { ratio, spread } = floors[build];
-          return [build, judge(`cold start instructions ${name} to ${COLD_REFERENCE_NAMES[build]}`, ratio, MAX_COLD_RATIO[build], spread)];
-        }),
-      ) as Record<ColdReference, Verdict>,
-    ]),
-  );
-  const warm = new Map(
-    [...(measured.instructions?.warm ?? [])].map(([name, { ratio, spread }]) => [
-      name,
-      judge(`warm instructions ${name}`, ratio, MAX_WARM_RATIO, spread),
+  const judgeCold = (subject: string, floors: Readonly<Record<ColdReference, JudgedRatio>>) =>
+    Object.fromEntries(
+      builds.map((build) => {
+        const { ratio, spread } = floors[build];
+        return [build, judge(`cold start instructions ${subject} to ${COLD_REFERENCE_NAMES[build]}`, ratio, MAX_COLD_RATIO[build], spread)];
+      }),
+    ) as Record<ColdReference, Verdict>;
+  const judgeWarm = (subject: string, { ratio, spread }: JudgedRatio) =>
+    judge(`warm instructions ${subject}`, ratio, MAX_WARM_RATIO, spread);
+  const coldStart = new Map([...(measured.instructions?.cold ?? [])].map(([name, { floors }]) => [name, judgeCold(name, floors)]));
+  const warm = new Map([...(measured.instructions?.warm ?? [])].map(([name, counted]) => [name, judgeWarm(name, counted)]));
+  const answers = new Map(
+    [...(measured.instructions?.answers ?? [])].map(([id, { cold, warm: counted }]) => [
+      id,
+      { cold: judgeCold(`the answer ${id}`, cold.floors), warm: judgeWarm(`the answer ${id}`, counted) },
     ]),
   );
   const budgeted = (budgets: Readonly<Record<string, number>>, what: string, value: (row: JudgedMeasurements['bill'][number]) => number) =>
@@ -134,11 +147,12 @@ export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
   const all = [
     ...[...coldStart.values()].flatMap((verdicts) => builds.map((build) => verdicts[build])),
     ...warm.values(),
+    ...[...answers.values()].flatMap((verdicts) => [...builds.map((build) => verdicts.cold[build]), verdicts.warm]),
     ...bill,
     ...(capacity ? [capacity] : []),
     ...memory,
   ];
-  return { coldStart, warm, bill, capacity, memory, all };
+  return { coldStart, warm, answers, bill, capacity, memory, all };
 }
 
 /** What a run concludes: its verdict, its exit code and the lines that end its report. */

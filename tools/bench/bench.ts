@@ -5,6 +5,7 @@ import { setUpBench } from './bench-setup';
 import { computeBill } from './bill';
 import { valgrindInstalled } from './instructions';
 import { capacityIndependentOfTableSize, measureCapacity } from './measure-capacity';
+import { measureAnswerClasses } from './measure-answer-classes';
 import { measureColdStarts } from './measure-cold-starts';
 import { measureWarmRequests } from './measure-warm-requests';
 import { chooseMemory, measuredCostOf } from './memory-sizing';
@@ -30,21 +31,24 @@ const bench = await setUpBench(settings);
 try {
   const coldStarts = await measureColdStarts(bench, settings, options.countInstructions);
   const warmRequests = await measureWarmRequests(bench, settings, options.countInstructions);
+  const answers = await measureAnswerClasses(bench, settings, options.countInstructions);
   const capacity = await measureCapacity(bench, settings);
 
   const memory = chooseMemory(stages, API_FUNCTIONS, (name, stage) => measuredCostOf(coldStarts, warmRequests, name, stage));
-  const bill = computeBill(warmRequests, coldStarts.cold, capacity, settings.petCounts[0]!);
+  const bill = computeBill({ ...warmRequests, answers: answers.warm }, coldStarts.cold, capacity, settings.petCounts[0]!);
   // A quick run's samples support no verdict, so it is not judged at all.
   const verdicts = options.quick
     ? undefined
     : judgeBench({
-        instructions: options.countInstructions ? { cold: coldStarts.instructions, warm: warmRequests.instructions } : undefined,
+        instructions: options.countInstructions
+          ? { cold: coldStarts.instructions, warm: warmRequests.instructions, answers: answers.instructions }
+          : undefined,
         bill,
         capacityIndependentOfTableSize: settings.petCounts.length > 1 ? capacityIndependentOfTableSize(capacity) : undefined,
         memory,
       });
 
-  const report = { options, nodeVersion: bench.nodeVersion, coldStarts, warmRequests, capacity, memory, bill, verdicts };
+  const report = { options, nodeVersion: bench.nodeVersion, coldStarts, warmRequests, answers, capacity, memory, bill, verdicts };
   printReport(report);
   console.log(`Wrote ${saveResults(resultsOf(report), options).join(' and ')}.`);
   process.exitCode = outcomeOf(verdicts?.all).exitCode;

@@ -10,6 +10,7 @@ import { PRICES } from './prices';
 import type { WarmResult } from './warm';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
+import { ANSWER_CLASSES, type AnswerClass, authorizerStepOf, billRowOf, routeStepOf } from './answer-classes';
 
 /** What a million requests of one operation cost in production, part by part. */
 export interface BillRow {
@@ -71,42 +72,67 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
   return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
 }
 
-/** The bill row of a request refused for want of a valid key: every route can be sent one. */
-export const ANONYMOUS_ROW = 'anonymous (401)';
+/** The bill row of a request refused for want of a key: every route can be sent one. */
+export const ANONYMOUS_ROW = billRowOf(ANSWER_CLASSES.find((answerClass) => answerClass.id === 'anonymous')!);
+
+/** Each answer class's functions served its request warm, in the class's order (tools/bench/measure-answer-classes.ts). */
+export type AnswerWarmResults = ReadonlyMap<string, readonly WarmResult[]>;
 
 /**
  * Per million production requests: function and authorizer billed per started ms, at the capacity measured on the
- * smallest table. Their cold starts are priced beside, not in, the per-million figure and its ratio to the floor,
- * which are measured: how often a function starts cold depends on traffic, and COLD_START_RATE is an assumption.
+ * smallest table; then a row for each answer class measured. Their cold starts are priced beside, not in, the
+ * per-million figure and its ratio to the floor, which are measured: how often a function starts cold depends on
+ * traffic, and COLD_START_RATE is an assumption.
  */
 export function computeBill(
-  { warm, authorizer }: Pick<WarmRequestResults, 'warm' | 'authorizer'>,
+  { warm, authorizer, answers }: Pick<WarmRequestResults, 'warm' | 'authorizer'> & { readonly answers: AnswerWarmResults },
   cold: ReadonlyMap<ApiFunctionName, ColdStartComparison>,
   capacity: readonly CapacityRow[],
   pets: number,
 ): BillRow[] {
   const productionAuthorizer = authorizer.get(production.name)!;
   const zero = { readUnits: 0, writeUnits: 0 };
-  // The function's warm result and its capacity scenario of the same name.
+  type Measured = { result: WarmResult; auth: WarmResult; units: typeof zero };
+  // The function's warm result and its capacity scenario of the same name, behind a cached key.
   const measuredAs = (operation: string, name: ApiFunctionName) => ({
     operation,
     name,
-    measured: () => ({ result: warm.get(name)!.fn, units: capacityAt(capacity, operation, pets) }),
+    measured: (): Measured => ({
+      result: warm.get(name)!.fn,
+      auth: productionAuthorizer.cached,
+      units: capacityAt(capacity, operation, pets),
+    }),
   });
+  // A class's route function, and its authorizer when the verdict is the class's, else one holding the key cached;
+  // the capacity its scenario of the same name consumed, when it reads a table.
+  const answerRow = (answerClass: AnswerClass, results: readonly WarmResult[]) => {
+    const operation = billRowOf(answerClass);
+    const authorizerStep = authorizerStepOf(answerClass);
+    return {
+      operation,
+      name: routeStepOf(answerClass).name as ApiFunctionName,
+      measured: (): Measured => ({
+        result: results.at(-1)!,
+        auth: authorizerStep === undefined ? productionAuthorizer.cached : results[answerClass.steps.indexOf(authorizerStep)]!,
+        units: answerClass.store === 'read' ? capacityAt(capacity, operation, pets) : zero,
+      }),
+    };
+  };
   // What each line measured, read only for a function the route table still deploys. A line is named for its
   // operation, and a variant of it after a comma (costs.ts reads which route serves it from that name).
-  const operations: Array<{ operation: string; name: ApiFunctionName; measured: () => { result: WarmResult; units: typeof zero } }> = [
+  const operations: Array<{ operation: string; name: ApiFunctionName; measured: () => Measured }> = [
     ...OPERATION_IDS.map((operationId) => measuredAs(operationId, operationId)),
     // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.
     measuredAs('createPet, new Idempotency-Key', 'createPet'),
-    { operation: ANONYMOUS_ROW, name: 'listPets', measured: () => ({ result: warm.get('listPets')!.anonymous, units: zero }) },
+    ...(ANSWER_CLASSES as readonly AnswerClass[]).flatMap((answerClass) => {
+      const results = answers.get(answerClass.id);
+      return results === undefined ? [] : [answerRow(answerClass, results)];
+    }),
   ];
   return operations
     .filter(({ name }) => isDeployed(name))
     .map(({ operation, name, measured }) => {
-      const { result, units } = measured();
-      const anonymous = operation.startsWith('anonymous');
-      const auth = anonymous ? productionAuthorizer.missing : productionAuthorizer.cached;
+      const { result, auth, units } = measured();
       const api = PRICES.httpApiPerMillionRequests;
       const invocations = 2 * PRICES.lambdaPerMillionInvocations;
       const duration = durationCost(name, billedMs(name, result)) + durationCost('authorizer', billedMs('authorizer', auth));

@@ -22,11 +22,13 @@ export interface InstructionCount {
   readonly gc: number;
 }
 
-export interface InstructionComparison {
+export interface InstructionComparison<TBuild extends FloorBuild = FloorBuild> {
   /** Medians of the runs, component by component. */
   readonly function: InstructionCount;
-  /** Against each build of its floor (tools/bench/floors.ts): the floor's medians, and the ratio of the totals. */
-  readonly floors: Readonly<Record<FloorBuild, { readonly floor: InstructionCount } & JudgedRatio>>;
+  /** Against each build of its floor counted (tools/bench/floors.ts): the floor's medians, and the ratio of the totals. */
+  readonly floors: Readonly<Record<TBuild, { readonly floor: InstructionCount } & JudgedRatio>>;
+  /** Each run's total, by side: what a request meeting several functions cold adds up (tools/bench/measure-answer-classes.ts). */
+  readonly runTotals: Readonly<Record<'function' | TBuild, readonly number[]>>;
 }
 
 /**
@@ -47,14 +49,14 @@ export function valgrindInstalled(): boolean {
 
 /**
  * Each run in a fresh process serving its first request, as tools/bench/cold-start.ts does, but under callgrind: the
- * function, then each of its floors.
+ * function, then each of the floors given.
  */
-export async function compareInstructions(
+export async function compareInstructions<TBuild extends FloorBuild>(
   node: string,
   fn: ColdSubject,
-  floors: Readonly<Record<FloorBuild, ColdSubject>>,
+  floors: Readonly<Record<TBuild, ColdSubject>>,
   runs: number,
-): Promise<InstructionComparison> {
+): Promise<InstructionComparison<TBuild>> {
   const work = mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
   try {
     // invokeBundle starts "node runner.mjs …" with exactly the environment it is given: the
@@ -79,10 +81,15 @@ export async function compareInstructions(
       return { total: of('total'), loadParse: of('loadParse'), firstRunCompile: of('firstRunCompile'), gc: of('gc') };
     };
     const totals = (which: string) => counts[which]!.map((count) => count.total);
-    const against = (build: FloorBuild) => ({ floor: medians(counts[build]!), ...judgedRatio(totals('function'), totals(build)) });
+    const against = (build: TBuild) => ({ floor: medians(counts[build]!), ...judgedRatio(totals('function'), totals(build)) });
+    const builds = Object.keys(floors) as TBuild[];
     return {
       function: medians(counts.function!),
-      floors: { alike: against('alike'), esm: against('esm'), cdkDefault: against('cdkDefault') },
+      floors: Object.fromEntries(builds.map((build) => [build, against(build)])) as InstructionComparison<TBuild>['floors'],
+      runTotals: Object.fromEntries(['function', ...builds].map((which) => [which, totals(which)])) as Record<string, number[]> as Record<
+        'function' | TBuild,
+        number[]
+      >,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

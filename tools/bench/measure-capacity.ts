@@ -10,6 +10,7 @@ import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
+import { ANSWER_CLASSES, type AnswerClass, billRowOf } from './answer-classes';
 
 /** DynamoDB capacity one request of a scenario consumed, on average, at one table size. */
 export interface CapacityRow {
@@ -95,6 +96,20 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         const consumed = (kind: string) =>
           units.filter((entry) => entry.kind === kind).reduce((total, entry) => total + entry.capacityUnits, 0) / events.length;
         capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
+      }
+      // Each answer class that reads a table: what its functions consumed together, under the row's name in the bill.
+      for (const answerClass of (ANSWER_CLASSES as readonly AnswerClass[]).filter((candidate) => candidate.store === 'read')) {
+        const units = { read: 0, write: 0 };
+        for (const step of answerClass.steps) {
+          const asset = bench.productionAssets.get(step.name)!;
+          const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
+          const invocation = await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events: times(step.event) });
+          for (const result of invocation.results) {
+            if (outcomeOf(result) !== step.outcome) throw new Error(`${answerClass.id}, ${step.name}, answered ${JSON.stringify(result)}`);
+          }
+          for (const entry of proxy.take()) units[entry.kind as 'read' | 'write'] += entry.capacityUnits / settings.capacityRequests;
+        }
+        capacity.push({ scenario: billRowOf(answerClass), pets: count, readUnits: units.read, writeUnits: units.write });
       }
       await deletePets(bench, created);
     }

@@ -1,5 +1,5 @@
 import { production, type StageConfig, stages } from '../../infra/stages';
-import { authorizerEvent, type httpEvent } from '../lambda/events';
+import { authorizerEvent } from '../lambda/events';
 import { API_FUNCTIONS, ROUTE_FUNCTIONS } from '../../shared/facts/function-names';
 import { issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
@@ -13,8 +13,6 @@ import type { ApiFunctionName } from '../../shared/facts/function-names';
 export interface RouteWarmResult {
   readonly fn: WarmResult;
   readonly floor: WarmResult;
-  /** The same route answering 401 without touching DynamoDB: a line of the bill. */
-  readonly anonymous: WarmResult;
 }
 
 export interface AuthorizerWarmResult {
@@ -35,25 +33,19 @@ export interface WarmRequestResults {
   readonly instructions: ReadonlyMap<ApiFunctionName, WarmInstructionComparison>;
 }
 
-/** A route function's requests, its floor's, and the function's refused (the route answers 401): one per request the runner sends. */
+/** A route function's requests and its floor's: one per request the runner sends. */
 async function routeSubjects(
   bench: BenchSetup,
   name: ApiFunctionName,
   options: WarmOptions,
-): Promise<[fn: WarmSubject, floor: WarmSubject, anonymous: WarmSubject]> {
+): Promise<[fn: WarmSubject, floor: WarmSubject]> {
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const sent = options.warmup + options.rounds * options.batch;
-  const events = async () => benchEvents(name, bench.requests, await bench.iterationsFor(name, sent)) as ReturnType<typeof httpEvent>[];
-  const fnEvents = await events();
-  const anonymous = fnEvents.map((event) => ({
-    ...event,
-    requestContext: { ...event.requestContext, authorizer: { lambda: { outcome: 'missing' } } },
-  }));
+  const events = async () => benchEvents(name, bench.requests, await bench.iterationsFor(name, sent));
   return [
-    { label: name, taskRoot: asset.taskRoot, env, events: fnEvents },
+    { label: name, taskRoot: asset.taskRoot, env, events: await events() },
     { label: `${name} floor`, taskRoot: bench.floorOf(name), env, events: await events() },
-    { label: `${name} anonymous`, taskRoot: asset.taskRoot, env, events: anonymous },
   ];
 }
 
@@ -82,10 +74,9 @@ export async function measureWarmRequests(
   const warm = new Map<ApiFunctionName, RouteWarmResult>();
   for (const name of ROUTE_FUNCTIONS) {
     progress(`warm: ${name} and its floor`);
-    const [fn, floor, anonymous] = await measureWarm(bench.node, await routeSubjects(bench, name, settings.warm), settings.warm);
+    const [fn, floor] = await measureWarm(bench.node, await routeSubjects(bench, name, settings.warm), settings.warm);
     expectOnly(fn!, expectedOutcome(name));
-    expectOnly(anonymous!, 401);
-    warm.set(name, { fn: fn!, floor: floor!, anonymous: anonymous! });
+    warm.set(name, { fn: fn!, floor: floor! });
   }
 
   const authorizer = new Map<string, AuthorizerWarmResult>();
@@ -115,8 +106,8 @@ export async function measureWarmRequests(
   return { warm, authorizer, instructions };
 }
 
-/** A benchmark of error answers would measure the wrong path: every request must have been answered as intended. */
-function expectOnly(result: WarmResult, outcome: number | string): void {
+/** A benchmark of other answers would measure the wrong path: every request must have been answered as intended. */
+export function expectOnly(result: WarmResult, outcome: number | string): void {
   const answered = Object.keys(result.statuses);
   if (answered.length !== 1 || answered[0] !== String(outcome)) {
     throw new Error(`${result.label} was answered ${JSON.stringify(result.statuses)}, not only ${outcome}`);

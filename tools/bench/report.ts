@@ -8,6 +8,8 @@ import type { InstructionComparison, WindowCounts } from './instructions';
 import type { CapacityRow } from './measure-capacity';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
+import type { AnswerClassResults } from './measure-answer-classes';
+import { ANSWER_CLASSES, type AnswerClass } from './answer-classes';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
 import { PRICES } from './prices';
 import { ratio, rounded } from './statistics';
@@ -18,6 +20,7 @@ export interface BenchReport {
   readonly nodeVersion: string;
   readonly coldStarts: ColdStartResults;
   readonly warmRequests: WarmRequestResults;
+  readonly answers: AnswerClassResults;
   readonly capacity: readonly CapacityRow[];
   readonly memory: readonly MemoryChoice[];
   readonly bill: readonly BillRow[];
@@ -36,6 +39,7 @@ export function printReport(report: BenchReport): void {
   );
   printColdStarts(report);
   printWarmRequests(report);
+  printAnswerClasses(report);
   printCapacity(report);
   printMemory(report);
   printBill(report);
@@ -161,6 +165,48 @@ function printWarmRequests({ options, warmRequests, verdicts }: BenchReport): vo
       ratio: judgedRatio(undefined, c.ratio, c.spread),
       ...(verdicts ? { [`≤ ${MAX_WARM_RATIO}`]: mark(verdicts.warm.get(name)!) } : {}),
     })),
+  );
+}
+
+function printAnswerClasses({ options, answers, verdicts }: BenchReport): void {
+  const classes: readonly AnswerClass[] = ANSWER_CLASSES;
+  console.log(
+    '\nAnswer classes besides the successes (tools/bench/answer-classes.ts): each function the request meets, served it warm, ' +
+      `${options.settings.warm.rounds} rounds of ${options.settings.warm.batch} (against a closed port, ${options.settings.unreachableWarm.rounds} of ${options.settings.unreachableWarm.batch}).`,
+  );
+  console.table(
+    classes.map((answerClass) => {
+      const results = answers.warm.get(answerClass.id as never) ?? [];
+      return {
+        answer: `${answerClass.id} (${answerClass.status})`,
+        functions: answerClass.steps.map((step) => step.name).join(' + '),
+        'p50 ms': results.map((result) => ms(result.p50Ms, 3)).join(' + '),
+        'CPU µs': results.map((result) => ms(result.cpuUsPerRequest, 0)).join(' + '),
+        'log B/req': results.map((result) => Math.round(result.logBytesPerRequest)).join(' + '),
+      };
+    }),
+  );
+  if (answers.instructions.size === 0) return;
+  console.log(
+    `Their instructions, each function's added up: cold (median of ${options.settings.answerInstructionRuns} runs, a fresh instance of each ` +
+      `function serving the request first) against the floor built as ES modules (judged ≤ ${MAX_COLD_RATIO.esm}×) and as NodejsFunction does ` +
+      `(≤ ${MAX_COLD_RATIO.cdkDefault}×); warm against the floor built alike (≤ ${MAX_WARM_RATIO}×), as the successes.`,
+  );
+  const millions = (count: number) => (count / 1e6).toFixed(1);
+  console.table(
+    [...answers.instructions].map(([id, counted]) => {
+      const verdict = verdicts?.answers.get(id);
+      const { esm, cdkDefault } = counted.cold.floors;
+      return {
+        answer: id,
+        'cold million': millions(counted.cold.function),
+        'floors: ESM · CDK': `${millions(esm.floor)} · ${millions(cdkDefault.floor)}`,
+        'to ESM': judgedRatio(verdict?.cold.esm, esm.ratio, esm.spread),
+        'to CDK': judgedRatio(verdict?.cold.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
+        'warm thousand / floor': `${(counted.warm.function / 1e3).toFixed(0)} / ${(counted.warm.floor / 1e3).toFixed(0)}`,
+        'warm ratio': judgedRatio(verdict?.warm, counted.warm.ratio, counted.warm.spread),
+      };
+    }),
   );
 }
 

@@ -20,17 +20,24 @@ export function resultsFileOf(options: Pick<BenchOptions, 'quick' | 'record'>): 
 
 /** What a results file holds: a quick run's has no verdicts, since it was not judged. */
 export function resultsOf(report: BenchReport): object {
-  const { coldStarts, warmRequests } = report;
+  const { coldStarts, warmRequests, answers } = report;
   return {
     quick: report.options.quick,
     settings: report.options.settings,
     machine: { runtime: report.nodeVersion, cpus: cpus().length, cpu: cpus()[0]?.model },
     coldStarts: Object.fromEntries(coldStarts.cold),
     ...(report.options.countInstructions
-      ? { instructions: { cold: Object.fromEntries(coldStarts.instructions), warm: Object.fromEntries(warmRequests.instructions) } }
+      ? {
+          instructions: {
+            cold: Object.fromEntries(coldStarts.instructions),
+            warm: Object.fromEntries(warmRequests.instructions),
+            answers: Object.fromEntries(answers.instructions),
+          },
+        }
       : {}),
     warm: Object.fromEntries(warmRequests.warm),
     authorizer: Object.fromEntries(warmRequests.authorizer),
+    answers: Object.fromEntries(answers.warm),
     capacity: report.capacity,
     memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
       stage,

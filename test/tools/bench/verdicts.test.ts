@@ -11,6 +11,7 @@ import {
   type JudgedMeasurements,
 } from '../../../tools/bench/bench-verdicts';
 import type { JudgedRatio } from '../../../tools/bench/statistics';
+import { ANSWER_CLASSES, type AnswerClass, billRowOf } from '../../../tools/bench/answer-classes';
 
 const ratios = (entries: Array<[ApiFunctionName, number, spread?: number]>) =>
   new Map(entries.map(([name, ratio, spread = 0]) => [name, { ratio, spread }]));
@@ -41,6 +42,12 @@ function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasur
         ['listPets', 1],
         ['authorizer', 1],
       ]),
+      answers: new Map([
+        [
+          'anonymous',
+          { cold: { floors: { esm: { ratio: 0.9, spread: 0 }, cdkDefault: { ratio: 1, spread: 0 } } }, warm: { ratio: 1, spread: 0 } },
+        ],
+      ]),
     },
     bill: [
       { operation: 'listPets', 'log bytes': 525, 'to floor': 1.2 },
@@ -58,7 +65,7 @@ describe("the bench's verdicts", () => {
       ['listPets', MAX_COLD_RATIO],
       ['createPet', { ...MAX_COLD_RATIO, esm: MAX_COLD_RATIO.esm + 0.001 }],
     ]);
-    const verdicts = judgeBench(measurements({ instructions: { cold, warm: new Map() } }));
+    const verdicts = judgeBench(measurements({ instructions: { cold, warm: new Map(), answers: new Map() } }));
     expect(Object.values(verdicts.coldStart.get('listPets')!).map((verdict) => verdict.pass)).toEqual([true, true]);
     expect(verdicts.coldStart.get('createPet')).toEqual({
       esm: {
@@ -80,7 +87,7 @@ describe("the bench's verdicts", () => {
       ['getPet', MAX_WARM_RATIO],
       ['authorizer', MAX_WARM_RATIO + 0.001],
     ]);
-    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm } }));
+    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm, answers: new Map() } }));
     expect(verdicts.warm.get('getPet')?.pass).toBe(true);
     expect(verdicts.warm.get('authorizer')).toMatchObject({ what: 'warm instructions authorizer', pass: false });
   });
@@ -91,7 +98,7 @@ describe("the bench's verdicts", () => {
       ['getPet', 1.05, 0.051],
       ['authorizer', 1.12, 0.03],
     ]);
-    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm } }));
+    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm, answers: new Map() } }));
     expect(verdicts.warm.get('listPets')).toEqual({
       what: 'warm instructions listPets',
       value: 1.05,
@@ -104,9 +111,37 @@ describe("the bench's verdicts", () => {
     expect(mark(verdicts.warm.get('getPet')!)).toBe('REFUSED');
   });
 
+  it('judge every answer class at the limits of the successes, cold against each reference build and warm', () => {
+    const judged = (esm: number, cdkDefault: number, warm: number) => ({
+      cold: { floors: { esm: { ratio: esm, spread: 0 }, cdkDefault: { ratio: cdkDefault, spread: 0 } } },
+      warm: { ratio: warm, spread: 0 },
+    });
+    const answers = new Map(
+      ANSWER_CLASSES.map(({ id }, index) =>
+        index === 0
+          ? [id, judged(MAX_COLD_RATIO.esm + 0.001, MAX_COLD_RATIO.cdkDefault, MAX_WARM_RATIO + 0.001)]
+          : [id, judged(MAX_COLD_RATIO.esm, MAX_COLD_RATIO.cdkDefault, MAX_WARM_RATIO)],
+      ),
+    );
+    const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm: new Map(), answers } }));
+    const [beyond, ...within] = ANSWER_CLASSES.map(({ id }) => verdicts.answers.get(id)!);
+    expect([beyond!.cold.esm.pass, beyond!.cold.cdkDefault.pass, beyond!.warm.pass]).toEqual([false, true, false]);
+    expect(beyond!.warm.what).toBe(`warm instructions the answer ${ANSWER_CLASSES[0].id}`);
+    for (const verdict of within)
+      expect([verdict.cold.esm.pass, verdict.cold.cdkDefault.pass, verdict.warm.pass]).toEqual([true, true, true]);
+    expect(verdicts.all.filter((verdict) => !verdict.pass)).toHaveLength(2);
+  });
+
+  it("budget the log bytes of every answer class, and its cost unless its duration is the design's retries", () => {
+    for (const answerClass of ANSWER_CLASSES as readonly AnswerClass[]) {
+      expect(MAX_LOG_BYTES[billRowOf(answerClass)], answerClass.id).toBeGreaterThan(0);
+      expect(MAX_TO_FLOOR[billRowOf(answerClass)], answerClass.id).toBe(answerClass.store === 'unreachable' ? undefined : 1.35);
+    }
+  });
+
   it('take no cold or warm verdict without instruction counts: time on a shared machine cannot settle one', () => {
     const verdicts = judgeBench(measurements({ instructions: undefined }));
-    expect([verdicts.coldStart.size, verdicts.warm.size]).toEqual([0, 0]);
+    expect([verdicts.coldStart.size, verdicts.warm.size, verdicts.answers.size]).toEqual([0, 0, 0]);
     expect(verdicts.all.length).toBeGreaterThan(0);
   });
 
@@ -162,6 +197,9 @@ describe("the bench's verdicts", () => {
       "cold start instructions authorizer to NodejsFunction's default build of its floor",
       'warm instructions listPets',
       'warm instructions authorizer',
+      'cold start instructions the answer anonymous to its ES-module floor',
+      "cold start instructions the answer anonymous to NodejsFunction's default build of its floor",
+      'warm instructions the answer anonymous',
       'log bytes listPets',
       'cost to floor listPets',
       'capacity independent of table size',
