@@ -39,12 +39,13 @@ export function resultsOf(report: BenchReport): object {
     authorizer: Object.fromEntries(warmRequests.authorizer),
     answers: Object.fromEntries(answers.warm),
     capacity: report.capacity,
-    memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
+    memory: report.memory.map(({ stage, name, estimates, cheapest, configured, stands }) => ({
       stage,
       function: name,
       estimates,
       cheapest: cheapest?.memoryMiB,
       configured,
+      stands,
     })),
     bill: report.bill,
     prices: PRICES,
