@@ -132,11 +132,21 @@ describe("the bench's verdicts", () => {
     expect(verdicts.all.filter((verdict) => !verdict.pass)).toHaveLength(2);
   });
 
-  it("budget the log bytes of every answer class, and its cost unless its duration is the design's retries", () => {
-    for (const answerClass of ANSWER_CLASSES as readonly AnswerClass[]) {
-      expect(MAX_LOG_BYTES[billRowOf(answerClass)], answerClass.id).toBeGreaterThan(0);
-      expect(MAX_TO_FLOOR[billRowOf(answerClass)], answerClass.id).toBe(answerClass.store === 'unreachable' ? undefined : 1.35);
-    }
+  it("fail every answer class's bill row beyond its log budget, and beyond its cost budget but the outage's, which is priced only", () => {
+    const classes = ANSWER_CLASSES as readonly AnswerClass[];
+    const bill = classes.map((answerClass) => ({
+      operation: billRowOf(answerClass),
+      'log bytes': answerClass.maxLogBytes + 1,
+      'to floor': (answerClass.maxToFloor ?? 1.35) + 0.01,
+    }));
+    const verdicts = judgeBench(measurements({ bill }));
+    expect(verdicts.bill.filter((verdict) => verdict.pass)).toEqual([]);
+    expect(verdicts.bill.map(({ what }) => what)).toEqual([
+      ...classes.map((answerClass) => `log bytes ${billRowOf(answerClass)}`),
+      ...classes
+        .filter((answerClass) => answerClass.store !== 'unreachable')
+        .map((answerClass) => `cost to floor ${billRowOf(answerClass)}`),
+    ]);
   });
 
   it('take no cold or warm verdict without instruction counts: time on a shared machine cannot settle one', () => {
