@@ -145,7 +145,8 @@ export const ANSWER_CLASSES = [
     store: 'unreachable',
     // The outage's WARN line, with the failed call's stack and cause, and its Answers metric line.
     maxLogBytes: 3_000,
-    // Its duration is the design's attempts and their backoff, which the bill's floor, having no duration, leaves out.
+    // Its price is mostly its WARN line, which an outage must leave and its log budget bounds: against a floor that
+    // logs nothing, a ratio would only restate it.
     maxToFloor: undefined,
   },
 ] as const satisfies readonly AnswerClass[];

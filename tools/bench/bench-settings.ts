@@ -18,12 +18,6 @@ export interface BenchSettings {
    * fewest that give a spread, as a class is up to two functions and counts are steady to about 0.1 %.
    */
   readonly answerInstructionRuns: number;
-  /**
-   * Warm requests of an answer class that meets an unreachable store, natively and under callgrind: fewer, as each
-   * waits out the client's backoff between its attempts (300 ms), which costs no instructions.
-   */
-  readonly unreachableWarm: WarmOptions;
-  readonly unreachableInstructionWarm: WarmOptions;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */
   readonly petCounts: readonly number[];
   /** Requests per capacity scenario, at each table size. */
@@ -56,8 +50,6 @@ const FULL: BenchSettings = {
   warm: { rounds: 400, batch: 5, warmup: 300 },
   instructionWarm: { rounds: 3, batch: 200, warmup: 300 },
   answerInstructionRuns: 3,
-  unreachableWarm: { rounds: 40, batch: 5, warmup: 30 },
-  unreachableInstructionWarm: { rounds: 3, batch: 20, warmup: 30 },
   petCounts: [1_000, 100_000],
   capacityRequests: 5,
 };
@@ -68,8 +60,6 @@ const QUICK: BenchSettings = {
   warm: { rounds: 16, batch: 5, warmup: 50 },
   instructionWarm: { rounds: 3, batch: 100, warmup: 300 },
   answerInstructionRuns: 3,
-  unreachableWarm: { rounds: 8, batch: 5, warmup: 10 },
-  unreachableInstructionWarm: { rounds: 3, batch: 10, warmup: 10 },
   petCounts: [1_000],
   capacityRequests: 3,
 };

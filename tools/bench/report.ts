@@ -172,7 +172,7 @@ function printAnswerClasses({ options, answers, verdicts }: BenchReport): void {
   const classes: readonly AnswerClass[] = ANSWER_CLASSES;
   console.log(
     '\nAnswer classes besides the successes (tools/bench/answer-classes.ts): each function the request meets, served it warm, ' +
-      `${options.settings.warm.rounds} rounds of ${options.settings.warm.batch} (against a closed port, ${options.settings.unreachableWarm.rounds} of ${options.settings.unreachableWarm.batch}).`,
+      `${options.settings.warm.rounds} rounds of ${options.settings.warm.batch} after ${options.settings.warm.warmup}.`,
   );
   console.table(
     classes.map((answerClass) => {
