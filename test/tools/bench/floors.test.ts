@@ -15,6 +15,7 @@ import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../../shared
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { ANSWER_CLASSES, type AnswerStep } from '../../../tools/bench/answer-classes';
 import { benchEvent, namesPet, outcomeOf } from '../../../tools/bench/bench-events';
+import { issuesCommand } from '../../../tools/bench/bench-functions';
 import { buildFloors, FLOOR_BUILDS, type FloorBuild } from '../../../tools/bench/floors';
 import { seedPets, storeIterationPets } from '../../../tools/bench/seed';
 import { lambdaContext } from '../../../tools/lambda/events';
@@ -49,6 +50,20 @@ describe("the bench's floors", () => {
     });
     const ours = Object.keys(metafile.inputs).filter((input) => !/^(?:node_modules\/|tools\/bench\/floors\/)/.test(input));
     expect(ours).toEqual([]);
+  });
+
+  it.each(API_FUNCTIONS.filter((name) => !issuesCommand(name)))('of %s, which calls nothing, load no AWS SDK', async (name) => {
+    const { metafile } = await build({
+      entryPoints: [join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`)],
+      absWorkingDir: PROJECT_ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    expect(Object.keys(metafile.inputs).filter((input) => /node_modules\/@(?:aws-sdk|smithy)\//.test(input))).toEqual([]);
   });
 });
 

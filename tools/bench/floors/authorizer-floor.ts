@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { documentClient, required } from './floor';
+import { documentClient } from './floor-client';
+import { required } from './floor';
 
 const client = documentClient();
 const tableName = required('API_KEYS_TABLE_NAME');

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { answer, answerError, documentClient, refusal, required } from './floor';
+import { documentClient } from './floor-client';
+import { answer, answerError, refusal, required } from './floor';
 
 const client = documentClient();
 const tableName = required('PETS_TABLE_NAME');

@@ -1,25 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { ConfiguredRetryStrategy } from '@smithy/util-retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 
 // What every floor shares, and only npm packages besides: a floor is the design's calls through the stock SDK
 // client, so nothing of the project's code may reach it (test/tools/bench/floors.test.ts). What a floor is:
-// docs/performance.md, "What it measures".
-
-/**
- * The stock document client, marshalling as the functions' does (undefined attributes dropped), with the design's
- * attempts and their timeouts (shared/dynamodb/dynamodb-client.ts): 3 attempts of at most 1 s, 100 then 200 ms apart.
- * A failing store costs what its retries cost, so a floor retrying otherwise would measure another policy.
- */
-export function documentClient(): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    retryStrategy: new ConfiguredRetryStrategy(3, (retry) => 100 * 2 ** (retry - 1)),
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 1_000, throwOnRequestTimeout: true }),
-  });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
+// docs/performance.md, "What it measures". The client is floor-client.ts's, so a floor that calls nothing loads no SDK.
 
 /** What every floor answers with: a status and a JSON body, the least any API function must do with its command's result. */
 export function answer(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResultV2 {

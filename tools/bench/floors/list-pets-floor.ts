@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { answer, answerError, documentClient, petOf, refusal, required } from './floor';
+import { documentClient } from './floor-client';
+import { answer, answerError, petOf, refusal, required } from './floor';
 
 const client = documentClient();
 const tableName = required('PETS_TABLE_NAME');
