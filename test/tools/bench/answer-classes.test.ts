@@ -106,3 +106,12 @@ describe("the bill's answer classes", () => {
     expect(rows.filter((row) => CLASSES.some((answerClass) => billRowOf(answerClass) === row))).toEqual(['anonymous (401)']);
   });
 });
+
+describe("docs/performance.md's table of answers", () => {
+  it('has a row for every answer class, by the name of its bill row, and no other', () => {
+    const page = readFileSync(join(PROJECT_ROOT, 'docs/performance.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Every answer against its floor'));
+    const rows = [...section.matchAll(/^\| ([^|]+? \(\d{3}\)) \|/gm)].map((match) => match[1]);
+    expect(rows).toEqual(CLASSES.map(billRowOf));
+  });
+});
