@@ -33,11 +33,6 @@ export interface AnswerClass {
   readonly store: StoreUse;
   /** The most log bytes one such request may cost (tools/bench/bill.ts): its functions' lines and the access log's. */
   readonly maxLogBytes: number;
-  /**
-   * The most it may cost as a ratio to the bill's floor (HTTP API, two invocations, its DynamoDB units), as the
-   * successes' 1.35; undefined where it is priced only.
-   */
-  readonly maxToFloor: number | undefined;
 }
 
 /** A pet id no request stores: far above the seeded pets and the iterations' own (tools/bench/bench-events.ts). */
@@ -73,8 +68,6 @@ export const ANSWER_CLASSES = [
     store: 'untouched',
     // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
     maxLogBytes: 1_000,
-    // Its Answers line is about a sixth of the floor's price in logs.
-    maxToFloor: 1.4,
   },
   {
     id: 'listPets, invalid limit',
@@ -85,8 +78,6 @@ export const ANSWER_CLASSES = [
     store: 'untouched',
     // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
     maxLogBytes: 1_000,
-    // Its Answers line is about a sixth of the floor's price in logs.
-    maxToFloor: 1.4,
   },
   {
     id: 'anonymous',
@@ -99,7 +90,6 @@ export const ANSWER_CLASSES = [
     ],
     store: 'untouched',
     maxLogBytes: 700,
-    maxToFloor: 1.35,
   },
   {
     id: 'unknown key',
@@ -112,7 +102,6 @@ export const ANSWER_CLASSES = [
     ],
     store: 'read',
     maxLogBytes: 700,
-    maxToFloor: 1.35,
   },
   {
     id: 'getPet, no such pet',
@@ -123,8 +112,6 @@ export const ANSWER_CLASSES = [
     store: 'read',
     // Its Answers metric line, which a deployment judges each version's answers by (infra/version-alarms.ts).
     maxLogBytes: 1_000,
-    // Its Answers line is about a sixth of the floor's price in logs.
-    maxToFloor: 1.4,
   },
   {
     id: 'unmatched route',
@@ -134,7 +121,6 @@ export const ANSWER_CLASSES = [
     steps: [{ name: 'routeNotFound', event: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), outcome: 404 }],
     store: 'untouched',
     maxLogBytes: 700,
-    maxToFloor: 1.35,
   },
   {
     id: 'store unavailable',
@@ -145,9 +131,6 @@ export const ANSWER_CLASSES = [
     store: 'unreachable',
     // The outage's WARN line, with the failed call's stack and cause, and its Answers metric line.
     maxLogBytes: 3_000,
-    // Its price is mostly its WARN line, which an outage must leave and its log budget bounds: against a floor that
-    // logs nothing, a ratio would only restate it.
-    maxToFloor: undefined,
   },
 ] as const satisfies readonly AnswerClass[];
 

@@ -18,13 +18,13 @@ export const MAX_LOG_BYTES: Readonly<Record<string, number>> = {
   ...Object.fromEntries(CLASSES.map((answerClass) => [billRowOf(answerClass), answerClass.maxLogBytes])),
 };
 
-/** The most each operation's request, and each answer class judged so, may cost as a ratio to its floor: HTTP API, two invocations and the request's DynamoDB units. */
-export const MAX_TO_FLOOR: Readonly<Record<string, number>> = {
-  ...Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, 1.35])),
-  ...Object.fromEntries(
-    CLASSES.flatMap((answerClass) => (answerClass.maxToFloor === undefined ? [] : [[billRowOf(answerClass), answerClass.maxToFloor]])),
-  ),
-};
+/**
+ * The most each operation's request and each answer class may cost as a ratio to its floor (HTTP API, two invocations
+ * and the request's DynamoDB units): one limit for every answer a client can get, refusals and outages as successes.
+ */
+export const MAX_TO_FLOOR: Readonly<Record<string, number>> = Object.fromEntries(
+  [...OPERATION_IDS, ...CLASSES.map(billRowOf)].map((row) => [row, 1.35]),
+);
 
 /**
  * The cold-start goals: the most a function's cold start may run, in instructions, as a ratio to two builds of its

@@ -132,20 +132,18 @@ describe("the bench's verdicts", () => {
     expect(verdicts.all.filter((verdict) => !verdict.pass)).toHaveLength(2);
   });
 
-  it("fail every answer class's bill row beyond its log budget, and beyond its cost budget but the outage's, which is priced only", () => {
+  it("fail every answer class's bill row beyond its log budget, and beyond the cost budget every answer has", () => {
     const classes = ANSWER_CLASSES as readonly AnswerClass[];
     const bill = classes.map((answerClass) => ({
       operation: billRowOf(answerClass),
       'log bytes': answerClass.maxLogBytes + 1,
-      'to floor': (answerClass.maxToFloor ?? 1.35) + 0.01,
+      'to floor': MAX_TO_FLOOR[billRowOf(answerClass)]! + 0.01,
     }));
     const verdicts = judgeBench(measurements({ bill }));
     expect(verdicts.bill.filter((verdict) => verdict.pass)).toEqual([]);
     expect(verdicts.bill.map(({ what }) => what)).toEqual([
       ...classes.map((answerClass) => `log bytes ${billRowOf(answerClass)}`),
-      ...classes
-        .filter((answerClass) => answerClass.store !== 'unreachable')
-        .map((answerClass) => `cost to floor ${billRowOf(answerClass)}`),
+      ...classes.map((answerClass) => `cost to floor ${billRowOf(answerClass)}`),
     ]);
   });
 
