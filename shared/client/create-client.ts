@@ -104,9 +104,10 @@ export function createClient(options: ClientOptions): Client {
         const body = await readBody(response);
         onAnswer?.({ status: response.status, headers: response.headers });
         if (response.ok) return { response, body };
-        failure = new ApiError(response.status, body, response.headers.get('apigw-requestid') ?? undefined);
+        const refusal = new ApiError(response.status, body, response.headers.get('apigw-requestid') ?? undefined);
+        failure = refusal;
         retryAfter = readRetryAfter(response.headers.get('retry-after'));
-        if (!isRetried(response.status, (failure as ApiError).code) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) throw failure;
+        if (!isRetried(response.status, refusal.code) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) throw refusal;
       } catch (error) {
         if (error === failure) throw error;
         if (signal?.aborted) throw signal.reason;
