@@ -201,6 +201,13 @@ describe('the client, failing', () => {
     expect(creates(throttling.seen)).toHaveLength(2);
   });
 
+  it('rejects at once, rather than hang, when Retry-After asks for more than a minute', async () => {
+    const throttling = await proxy(() => throttled(61));
+    const client = createClient({ baseUrl: throttling.baseUrl, apiKey: api.apiKey });
+    await expect(client.createPet({ name: 'asked to wait long', categoryId: 1 })).rejects.toMatchObject({ status: 429 });
+    expect(creates(throttling.seen)).toHaveLength(1);
+  });
+
   it('gives up an attempt after its timeout, and the call after its last attempt, with a TimeoutError', async () => {
     const silent = await proxy(() => 'stall');
     const client = createClient({ baseUrl: silent.baseUrl, apiKey: api.apiKey, timeoutMs: 200, maxAttempts: 2 });
