@@ -12,7 +12,7 @@ import { originOn } from '../local/addresses';
 // `npm run openapi`: openapi.json from the route table and schemas, and the types a client generates from it
 // (used by test/client). Commit both; a test fails when either is stale.
 export const OPENAPI_PATH = resolve(ROOT, 'openapi.json');
-export const CLIENT_TYPES_PATH = resolve(ROOT, 'test/shared/contract/animal-store-api.d.ts');
+export const CLIENT_TYPES_PATH = resolve(ROOT, 'shared/client/api-types.ts');
 
 export function renderOpenApiDocument(): string {
   return `${JSON.stringify(buildOpenApiDocument(openApiServers()), null, 2)}\n`;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,12 +9,14 @@ import { PETS_TABLE } from '../shared/dynamodb/pets-table';
 import { messageOf } from '../shared/runtime/error-message';
 import { parseCommandLine, usageFailure } from './command-line';
 import { emergencyReleaseWarning, findDeployedStage, lookUpOrExit, requireOutput } from './deployed-stage';
-import { IDEMPOTENCY_KEY_HEADER } from '../shared/domain/idempotency/idempotency-key';
 import { PetListSchema, PetSchema } from '../shared/domain/pets/pet-output-schemas';
 import { LIST_LIMIT, type NewPet, type Pet, type PetStatus } from '../shared/domain/pets/pet-schemas';
 import { BASE_PATH, matchRoute, routes, type Route } from '../shared/facts/routes';
+import { createClient } from '../shared/client/create-client';
 import {
   anonymousListIsRefused,
+  answerThrough,
+  checkClient,
   checkSender,
   excerpt,
   expectError,
@@ -25,7 +26,6 @@ import {
   runSteps,
   StepFailure,
   unknownPathIsNotFound,
-  type Answer,
   type Step,
 } from '../shared/checks/api-checks';
 
@@ -39,7 +39,8 @@ const READS_ONE_PET = matchRoute('GET', `${BASE_PATH}/pets/1`) !== undefined;
 const HAS_DELETE_OPERATION = (routes as readonly Route[]).some((route) => route.method === 'DELETE');
 /** Sold, so the smoke pet is never listed among the available ones, even when it cannot be deleted. */
 const SMOKE_PET_STATUS: PetStatus = 'sold';
-const SMOKE_LISTING = `/pets?status=${SMOKE_PET_STATUS}&limit=${LIST_LIMIT.max}`;
+const SMOKE_QUERY = { status: SMOKE_PET_STATUS, limit: LIST_LIMIT.max };
+const SMOKE_LISTING = `/pets?status=${SMOKE_QUERY.status}&limit=${SMOKE_QUERY.limit}`;
 const SMOKE_KEY_NAME = 'npm run smoke --local';
 
 const usage = `Usage: npm run smoke -- (--stage <name> | --local | --base-url <url>) --key <api key> [--timeout <seconds>]
@@ -174,6 +175,9 @@ function parseTimeout(input: string | undefined): number {
 function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   const target = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
   const send = checkSender(target, timeoutMs);
+  const client = checkClient(target, timeoutMs);
+  // The create retries within its step's budget: a check client's single attempt would fail a stage a client can use.
+  const creator = createClient({ baseUrl, apiKey, userAgent: `animal-store-${SMOKE_PET_PREFIX}`, timeoutMs });
   let created: { readonly pet: Pet; readonly location: string } | undefined;
   let deleted = false;
 
@@ -188,12 +192,18 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
           categoryId: 1,
           status: SMOKE_PET_STATUS,
         } satisfies NewPet;
-        const init = {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: randomUUID() },
-          body: JSON.stringify(newPet),
-        };
-        const { answer, retries } = await createOnce(() => send('/pets', init, signal), signal);
+        // Retried as any client of the API should: after a lost answer, a 5xx, a 429 or a 409, with the same
+        // Idempotency-Key, so the stage still ends with one pet; a passing step names the answers it retried.
+        const retried: number[] = [];
+        const answer = await answerThrough(`${baseUrl}/pets`, timeoutMs, signal, (options) =>
+          creator.createPet(newPet, {
+            ...options,
+            onAnswer: (answered) => {
+              options.onAnswer?.(answered);
+              if (answered.status >= 300) retried.push(answered.status);
+            },
+          }),
+        );
         expectStatus(answer, 201);
         const pet = expectShape(PetSchema, answer, 'the created pet');
         if (pet.name !== newPet.name || pet.categoryId !== newPet.categoryId || pet.status !== newPet.status) {
@@ -202,7 +212,7 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
         const location = answer.headers.get('location');
         if (!location) throw new StepFailure('the 201 has no Location header');
         created = { pet, location };
-        return `pet ${pet.id} at ${location}${retries.length > 0 ? `, after retrying ${retries.join(', ')}` : ''}`;
+        return `pet ${pet.id} at ${location}${retried.length > 0 ? `, after retrying ${retried.join(', ')}` : ''}`;
       },
     },
     {
@@ -246,7 +256,9 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   // The listing reads an index, which DynamoDB updates a moment after the write: one read could miss the change.
   async function untilListed(pet: Pet, present: boolean, signal: AbortSignal): Promise<void> {
     for (;;) {
-      const answer = await send(SMOKE_LISTING, {}, signal);
+      const answer = await answerThrough(`${baseUrl}${SMOKE_LISTING}`, timeoutMs, signal, async (options) => {
+        for await (const page of client.listPets(SMOKE_QUERY, options).pages()) return page.pets;
+      });
       expectStatus(answer, 200);
       const listed = expectShape(PetListSchema, answer, 'a JSON array of pets').find((candidate) => candidate.id === pet.id);
       if (listed !== undefined && !isDeepStrictEqual(listed, pet)) {
@@ -273,25 +285,6 @@ async function deleteSmokePet({ client, table }: Cleanup, pet: Pet, signal: Abor
     if (error instanceof ConditionalCheckFailedException) throw new StepFailure(`pet ${pet.id} is not a smoke pet; left alone`);
     throw new StepFailure(`could not delete pet ${pet.id} from ${table}: ${messageOf(error)}`);
   });
-}
-
-/**
- * Resends with the same Idempotency-Key after a lost answer, a 5xx or a 409, as docs/reliability.md asks of clients:
- * the stage still ends with one pet, and a passing step names the retries it needed.
- */
-async function createOnce(send: () => Promise<Answer>, signal: AbortSignal): Promise<{ answer: Answer; retries: string[] }> {
-  const retries: string[] = [];
-  for (;;) {
-    const answer = await send().catch((error: Error) => {
-      if (signal.aborted || retries.length >= 2) throw error;
-      retries.push(error.message);
-    });
-    if (!answer) continue;
-    if ((answer.status < 500 && answer.status !== 409) || retries.length >= 2) return { answer, retries };
-    retries.push(String(answer.status));
-    const waitSeconds = Math.min(Number(answer.headers.get('retry-after')) || 0.2, 1);
-    await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
-  }
 }
 
 async function runSmokeTest(settings: Settings): Promise<boolean> {

@@ -8,7 +8,7 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 const SOURCE = /\.(ts|mts|mjs)$/;
 const RESOLVED = ['', '.ts', '.mts', '.mjs', '.d.mts', '.d.ts', '/index.ts'];
 /** Folders that hold no file of ours: dependencies, build output, local data, releases. */
-const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data', 'coverage']);
+const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-results', '.data', 'coverage', 'dist']);
 
 /** The files of ours below `root` (repository-relative, `/`-separated) whose name `wanted` accepts. */
 export function repositoryFiles(root: string, wanted: (name: string) => boolean, folder = ''): string[] {
@@ -34,7 +34,8 @@ export function readImportGraph(root: string): ImportGraph {
       .map(({ fileName }) => fileName)
       .filter((specifier) => specifier.startsWith('.'))
       .map((specifier) => {
-        const base = posix.normalize(posix.join(posix.dirname(file), specifier));
+        // A `.js` names its `.ts` source, as TypeScript resolves it (the client package's imports: shared/client/).
+        const base = posix.normalize(posix.join(posix.dirname(file), specifier.replace(/\.js$/, '')));
         const found = RESOLVED.map((ending) => base + ending).find(
           (candidate) => existsSync(join(root, candidate)) && statSync(join(root, candidate)).isFile(),
         );

@@ -216,13 +216,13 @@ describe('the synthetic probe bundle', () => {
     return (JSON.parse(readFileSync(join(taskRoot, 'index.js.map'), 'utf8')) as { sources: string[] }).sources;
   }
 
-  it('ships only the probe: its checks, the runtime, the schemas it checks answers with and the Secrets Manager client', () => {
+  it('ships only the probe: its checks, the client they call through, the runtime, the schemas it checks answers with and the Secrets Manager client', () => {
     expect(readdirSync(taskRoot).sort()).toEqual(['index.js', 'index.js.map']);
     const ours = sources().filter((source) => /^(?:functions|shared)\//.test(source));
     expect(ours).toContain('functions/synthetic-probe.ts');
     for (const source of ours)
       expect(source).toMatch(
-        /^(?:functions\/synthetic-probe(?:\.ts$|\/)|shared\/(?:checks|runtime|facts|domain\/pets|domain\/validation|http\/error-schema))/,
+        /^(?:functions\/synthetic-probe(?:\.ts$|\/)|shared\/(?:checks|client|runtime|facts|domain\/pets|domain\/validation|http\/error-schema))/,
       );
     const packages = new Set(sources().flatMap((source) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1] ?? []));
     expect(packages).toContain('@aws-sdk/client-secrets-manager');

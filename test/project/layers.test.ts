@@ -8,7 +8,7 @@ import { findCycles, findViolations, readImportGraph, type LayerRule } from '../
  */
 const BUNDLED = ['shared/checks', 'shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'];
 /** What the functions that check a deployed stage may use: they reach the tables through the API and the functions they check. */
-const CHECKING = ['shared/checks', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'];
+const CHECKING = ['shared/checks', 'shared/client', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'];
 const LAYERS: readonly LayerRule[] = [
   { folder: 'functions', mayImport: ['shared/http', 'shared/dynamodb', 'shared/domain', 'shared/runtime', 'shared/facts'] },
   // A function's own room (functions/<entry>/) holds what only it uses: its entry and the room import each other and the layers below.
@@ -20,7 +20,9 @@ const LAYERS: readonly LayerRule[] = [
   { folder: 'functions/deployment-traffic', mayImport: CHECKING },
   { folder: 'functions/synthetic-probe.ts', mayImport: ['functions/synthetic-probe', ...CHECKING] },
   { folder: 'functions/synthetic-probe', mayImport: CHECKING },
-  { folder: 'shared/checks', mayImport: ['shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
+  { folder: 'shared/checks', mayImport: ['shared/client', 'shared/http', 'shared/domain', 'shared/runtime', 'shared/facts'] },
+  // A package of its own (npm pack in its folder): it imports nothing of the project, so it installs alone.
+  { folder: 'shared/client', mayImport: [] },
   { folder: 'shared/http', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
   { folder: 'shared/dynamodb', mayImport: ['shared/domain', 'shared/runtime', 'shared/facts'] },
   { folder: 'shared/domain', mayImport: ['shared/runtime', 'shared/facts'] },

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { startServerProcess, type RunningServer } from '../helpers/cli';
 import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 
 /**
@@ -45,8 +45,6 @@ const execFileAsync = promisify(execFile);
 let server: RunningServer;
 /** Where the reader pastes the shell examples: empty, and to stay so. */
 let work: string;
-/** Where the TypeScript examples are saved as programs of their own. */
-let program: string;
 
 /** Runs a README bash block with the reader's KEY and BASE already set, as the first block sets them. */
 async function paste(block: string): Promise<string> {
@@ -63,28 +61,12 @@ async function paste(block: string): Promise<string> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'animal-store-readme-'));
-  program = mkdtempSync(join(tmpdir(), 'animal-store-readme-ts-'));
-  // The program's packages, @types/node among them, resolve as in the project.
-  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(program, 'node_modules'), 'dir');
   server = await startServerProcess({ DEV_API_KEY: 'readme-examples-key-0123456789' });
 });
 afterAll(async () => {
   await server?.stop();
   rmSync(work, { recursive: true, force: true });
-  rmSync(program, { recursive: true, force: true });
 });
-
-/** TypeScript's errors for `files` (in `program`) under the project's tsconfig.json with `compilerOptions` laid over it; '' when none. */
-async function typeErrors(files: string, compilerOptions: Record<string, unknown>): Promise<string> {
-  const config = join(program, `tsconfig.${Object.keys(compilerOptions).join('-') || 'project'}.json`);
-  writeFileSync(config, JSON.stringify({ extends: join(PROJECT_ROOT, 'tsconfig.json'), compilerOptions, include: [files] }));
-  // The compiler npm run typecheck runs.
-  const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc');
-  return execFileAsync(process.execPath, [tsc, '--noEmit', '-p', config], { cwd: program }).then(
-    () => '',
-    (error: { stdout?: string }) => error.stdout || String(error),
-  );
-}
 
 describe('the README, pasted in order', () => {
   let calls: string;
@@ -118,28 +100,5 @@ describe('the README, pasted in order', () => {
       await fetch(`${server.baseUrl}/pets?limit=100`, { headers: { authorization: `Bearer ${server.apiKey}` } })
     ).json()) as unknown[];
     expect(ids).toHaveLength(all.length);
-  });
-
-  it('has TypeScript examples that type-check strictly, with or without the DOM lib', async () => {
-    // The section under the README's title: all of it.
-    const examples = blocksUnder(README.slice(0, README.indexOf('\n')), 'ts');
-    for (const [index, example] of examples.entries()) writeFileSync(join(program, `example-${index}.mts`), example);
-    expect(await typeErrors('example-*.mts', {})).toBe('');
-    // tsc's default lib adds the DOM's fetch to Node's: with both, an unannotated `response` is TS7022.
-    expect(await typeErrors('example-*.mts', { lib: ['ES2024', 'DOM'] })).toBe('');
-  });
-
-  it('reads every page with the TypeScript loop, each pet once', async () => {
-    const [loop] = blocksUnder('### Reading every page', 'ts') as [string];
-    const file = join(program, 'all-pets.mts');
-    writeFileSync(
-      file,
-      `${loop}\nconst ids: number[] = [];\nfor await (const pet of allPets(${JSON.stringify(server.baseUrl)}, ${JSON.stringify(server.apiKey)})) ids.push(pet.id);\nconsole.log(JSON.stringify(ids));\n`,
-    );
-    const result = await runCli(file, []);
-    expect(result.code, result.stderr).toBe(0);
-    const ids = JSON.parse(result.stdout) as number[];
-    expect(ids.length).toBeGreaterThan(1);
-    expect(new Set(ids).size).toBe(ids.length);
   });
 });

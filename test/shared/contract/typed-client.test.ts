@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../helpers/local-api';
-import type { paths } from './animal-store-api';
+import type { paths } from '../../../shared/client/api-types';
 
 // A client developer's view: types generated from openapi.json (npm run openapi), openapi-fetch,
 // nothing from this codebase. If the document and the service disagree, this stops compiling or passing.
