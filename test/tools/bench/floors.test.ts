@@ -38,34 +38,29 @@ describe("the bench's floors", () => {
   );
 
   it.each(API_FUNCTIONS)("of %s bundle nothing of the project's code: npm packages and the floors' own module only", async (name) => {
-    const { metafile } = await build({
-      entryPoints: [join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`)],
-      absWorkingDir: PROJECT_ROOT,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const ours = Object.keys(metafile.inputs).filter((input) => !/^(?:node_modules\/|tools\/bench\/floors\/)/.test(input));
+    const ours = (await bundledInputs(name)).filter((input) => !/^(?:node_modules\/|tools\/bench\/floors\/)/.test(input));
     expect(ours).toEqual([]);
   });
 
   it.each(API_FUNCTIONS.filter((name) => !issuesCommand(name)))('of %s, which calls nothing, load no AWS SDK', async (name) => {
-    const { metafile } = await build({
-      entryPoints: [join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`)],
-      absWorkingDir: PROJECT_ROOT,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    expect(Object.keys(metafile.inputs).filter((input) => /node_modules\/@(?:aws-sdk|smithy)\//.test(input))).toEqual([]);
+    expect((await bundledInputs(name)).filter((input) => /node_modules\/@(?:aws-sdk|smithy)\//.test(input))).toEqual([]);
   });
 });
+
+/** The files a function's floor bundles, repository-relative. */
+async function bundledInputs(name: ApiFunctionName): Promise<string[]> {
+  const { metafile } = await build({
+    entryPoints: [join(FLOORS_DIR, `${fileNameOf(name)}-floor.ts`)],
+    absWorkingDir: PROJECT_ROOT,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return Object.keys(metafile.inputs);
+}
 
 /** One DynamoDB request as it went out: the operation and its parameters. */
 type Sent = { readonly operation: string; readonly input: Record<string, any> };
