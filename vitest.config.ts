@@ -1,5 +1,14 @@
+import { enableCompileCache } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Node's compile cache, for this process and its test workers and for the processes the suites spawn (npm start,
+ * npm run invoke, the tools): they all load the same sources and SDK, so all but the first skip most of compiling them.
+ */
+const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? join(import.meta.dirname, 'node_modules', '.cache', 'node-compile-cache');
+enableCompileCache(COMPILE_CACHE);
 
 const INFRA = 'test/infra/**/*.test.ts';
 
@@ -15,7 +24,12 @@ export default defineConfig({
     // Functions log at WARN and above on purpose in some suites; silence them, and their metric
     // lines, and the local runtime's START and REPORT lines, unless a test asks (test/api/metrics.test.ts,
     // test/local/console-log.test.ts do).
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', SYSTEM_LOG_LEVEL: 'WARN' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      SYSTEM_LOG_LEVEL: 'WARN',
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+    },
     projects: [
       {
         extends: true,
