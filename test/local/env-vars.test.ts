@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EVERY_FUNCTION_KEY } from '../../local/env-vars';
 import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { runCli, startServerProcess } from '../helpers/cli';
+import { invokeInProcess } from '../helpers/invoke-in-process';
 import { CLOSED_PORT } from '../helpers/http';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
@@ -81,7 +82,7 @@ describe('npm start with ENV_VARS (per-function environment overrides)', () => {
 });
 
 describe('npm run invoke with --env-vars', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
   it("lays the file's variables over the invoked function's environment", async () => {
     const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });
