@@ -10,7 +10,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? join(import.meta.dirname, 'node_modules', '.cache', 'node-compile-cache');
 enableCompileCache(COMPILE_CACHE);
 
-const INFRA = 'test/infra/**/*.test.ts';
+/** The files that read the synthesized app: they share one synthesis (test/helpers/synthesized-app.ts). */
+const INFRA = ['test/infra/**/*.test.ts', 'test/tools/costs.test.ts'];
 
 export default defineConfig({
   test: {
@@ -35,7 +36,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'infra',
-          include: [INFRA],
+          include: INFRA,
           // CDK bundles assets with process.chdir, which a worker thread may not call.
           pool: 'forks',
           // A worker runs infra file after infra file in one module graph, so the app it synthesized
@@ -53,7 +54,7 @@ export default defineConfig({
         test: {
           name: 'rest',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, INFRA],
+          exclude: [...configDefaults.exclude, ...INFRA],
           // Threads, not processes: a test file starts and loads its modules for less CPU in a thread.
           pool: 'threads',
           sequence: { groupOrder: 1 },
