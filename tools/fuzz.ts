@@ -3,9 +3,9 @@ import { shellSettingRefusals } from '../local/config-check';
 import { createLocalClient } from '../local/dynamodb-local';
 import { startLocalApi } from '../local/local-api';
 import { documentClientOver } from '../shared/dynamodb/dynamodb-client';
-import { checkCase, curlFor, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
-import { messageOf } from '../shared/runtime/error-message';
+import { checkCase, newestPetId, requestArbitrary, send, type FuzzRequest } from './api-fuzz';
 import { parseCommandLine } from './command-line';
+import { describeFailure, recordCaseLines } from './fuzz-report';
 
 // `npm run fuzz`: the standing fuzz suite (tools/api-fuzz.ts) against a fresh in-memory local API, for a few minutes
 // or as many cases as asked; a failure prints the shrunk case as a curl command for `npm start`, and its functions' lines.
@@ -42,10 +42,8 @@ if (refusals.length > 0) {
 
 // Metric lines say nothing of a failure; the functions' logs are kept per case, printed only for the failing one.
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-let caseLines: string[] = [];
-/** The lines of the last case that failed: once shrinking ends, the shrunk counterexample's. */
-let failingLines: string[] = [];
-const api = await startLocalApi({ port: 0, dynamoDbPort: 0, output: (_stream, line) => caseLines.push(line) });
+const lines = recordCaseLines();
+const api = await startLocalApi({ port: 0, dynamoDbPort: 0, output: lines.output });
 const client = documentClientOver(createLocalClient(api.dynamoDbEndpoint));
 const started = performance.now();
 let done = 0;
@@ -63,16 +61,12 @@ const progress = setInterval(() => {
 const result = await fc.check(
   fc.asyncProperty(requestArbitrary(), async (request: FuzzRequest) => {
     done++;
-    caseLines = [];
-    try {
+    await lines.run(async () => {
       const before = await newestPetId(client);
       const answer = await send(api.baseUrl, api.apiKey, request);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       await checkCase(client, request, answer, before);
-    } catch (error) {
-      failingLines = caseLines;
-      throw error;
-    }
+    });
   }),
   {
     seed,
@@ -88,14 +82,7 @@ client.destroy();
 await api.close();
 
 if (result.failed) {
-  const [request] = result.counterexample as [FuzzRequest];
-  process.stdout.write(
-    `\nFAILED after ${result.numRuns} cases (${seconds} s), seed ${seed}, path ${result.counterexamplePath}: ` +
-      `${messageOf(result.errorInstance)}\n\n` +
-      `Shrunk counterexample:\n${JSON.stringify({ ...request, body: request.body?.toString('utf8') }, null, 2)}\n\n` +
-      `Its functions' lines:\n${failingLines.map((line) => `  ${line}\n`).join('') || '  (none)\n'}\n` +
-      `Reproduce against npm start (API_KEY: the printed key):\n  ${curlFor(request)}\n`,
-  );
+  process.stdout.write(describeFailure({ result, seed, seconds, lines: lines.failingLines() }));
   process.exit(1);
 }
 const seen = [...statuses]

@@ -74,9 +74,9 @@ export interface JudgedMeasurements {
   readonly bill: ReadonlyArray<Pick<BillRow, 'operation' | 'log bytes' | 'to floor'>>;
   /** Whether each request consumed the same capacity at every table size; undefined when one size was measured. */
   readonly capacityIndependentOfTableSize: boolean | undefined;
-  /** Each function of each stage: the cheapest memory that meets the stage's goals, if any, and the one configured. */
+  /** Each function of each stage: the one configured, whether it stands, and the cheapest to choose, if any. */
   readonly memory: ReadonlyArray<
-    Pick<MemoryChoice, 'stage' | 'name' | 'configured'> & { readonly cheapest?: { readonly memoryMiB: number } }
+    Pick<MemoryChoice, 'stage' | 'name' | 'configured' | 'stands'> & { readonly cheapest?: { readonly memoryMiB: number } }
   >;
 }
 
@@ -124,12 +124,8 @@ export function judgeBench(measured: JudgedMeasurements): BenchVerdicts {
   ];
   const independent = measured.capacityIndependentOfTableSize;
   const capacity = independent === undefined ? undefined : judge('capacity independent of table size', independent ? 0 : 1, 0);
-  const memory = measured.memory.map(({ stage, name, cheapest, configured }) =>
-    judge(
-      `memory ${stage} ${name} (configured ${configured}, cheapest ${cheapest?.memoryMiB ?? 'none'})`,
-      cheapest?.memoryMiB === configured ? 0 : 1,
-      0,
-    ),
+  const memory = measured.memory.map(({ stage, name, cheapest, configured, stands }) =>
+    judge(`memory ${stage} ${name} (configured ${configured}, cheapest ${cheapest?.memoryMiB ?? 'none'})`, stands ? 0 : 1, 0),
   );
   const all = [
     ...[...coldStart.values()].flatMap((verdicts) => builds.map((build) => verdicts[build])),

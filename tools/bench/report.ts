@@ -180,7 +180,8 @@ function printCapacity({ capacity, verdicts }: BenchReport): void {
 function printMemory({ memory, verdicts }: BenchReport): void {
   console.log(
     '\nMemory: estimated cold start / warm p99 in ms at each setting (the time off CPU as measured, the CPU time divided by ' +
-      `the vCPU share the memory buys: 1 vCPU at 1,769 MB). ✓ meets the stage's goals with ${SIZING_MARGIN * 100} % to spare.`,
+      `the vCPU share the memory buys: 1 vCPU at 1,769 MB). ✓ meets the stage's goals with ${SIZING_MARGIN * 100} % to spare, ` +
+      '~ meets them inside that margin, ✗ misses one. The configured setting stands while it meets them and no cheaper one has ✓.',
   );
   console.table(
     memory.map(({ stage, name, estimates, cheapest, configured }, index) => {
@@ -191,7 +192,7 @@ function printMemory({ memory, verdicts }: BenchReport): void {
         ...Object.fromEntries(
           estimates.map((e: SizeEstimate) => [
             `${e.memoryMiB} MB`,
-            `${ms(e.coldStartMs, 0)} / ${ms(e.warmP99Ms, 0)} ${e.meetsGoals ? '✓' : '✗'}`,
+            `${ms(e.coldStartMs, 0)} / ${ms(e.warmP99Ms, 0)} ${e.meetsGoalsWithMargin ? '✓' : e.meetsGoals ? '~' : '✗'}`,
           ]),
         ),
         cheapest: cheapest?.memoryMiB ?? 'none',

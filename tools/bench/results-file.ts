@@ -32,12 +32,13 @@ export function resultsOf(report: BenchReport): object {
     warm: Object.fromEntries(warmRequests.warm),
     authorizer: Object.fromEntries(warmRequests.authorizer),
     capacity: report.capacity,
-    memory: report.memory.map(({ stage, name, estimates, cheapest, configured }) => ({
+    memory: report.memory.map(({ stage, name, estimates, cheapest, configured, stands }) => ({
       stage,
       function: name,
       estimates,
       cheapest: cheapest?.memoryMiB,
       configured,
+      stands,
     })),
     bill: report.bill,
     prices: PRICES,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FULL_VCPU_MB, SIZING_MARGIN, cheapestMeetingGoals, estimateSizes, timeAt } from '../../../tools/bench/memory-sizing';
+import {
+  FULL_VCPU_MB,
+  SIZING_MARGIN,
+  cheapestMeetingGoals,
+  configuredStands,
+  estimateSizes,
+  timeAt,
+} from '../../../tools/bench/memory-sizing';
 
 describe('the memory estimate of npm run bench', () => {
   it('stretches CPU time by the vCPU share the memory buys and keeps the time spent waiting', () => {
@@ -24,6 +31,33 @@ describe('the memory estimate of npm run bench', () => {
     const measured = { coldStart: { wallMs: 100, cpuMs: 100 }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } };
     expect(cheapestMeetingGoals(estimateSizes(measured, atGoal))?.memoryMiB).toBe(1024);
     expect(cheapestMeetingGoals(estimateSizes(measured, justWithinMargin))?.memoryMiB).toBe(512);
+  });
+
+  describe('judges a configured setting', () => {
+    // At 512 MB, 100 ms of cold-start CPU is estimated at 100 × 1769 / 512 ≈ 345.5 ms; at 256 MB, twice that.
+    const measuredAt = (cpuMs: number) => ({ coldStart: { wallMs: cpuMs, cpuMs }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } });
+    const goals = { coldStartMs: 400, warmP99Ms: 50 };
+
+    it('to stand while it meets the goals, even inside the margin, so a run a little slower keeps the setting it was chosen with', () => {
+      const chosen = cheapestMeetingGoals(estimateSizes(measuredAt(100), goals))!.memoryMiB;
+      expect(chosen).toBe(512);
+      const slower = estimateSizes(measuredAt(112), goals);
+      expect(cheapestMeetingGoals(slower)?.memoryMiB).toBe(1024);
+      expect(configuredStands(slower, chosen)).toBe(true);
+    });
+
+    it('to fall once it misses a goal', () => {
+      expect(configuredStands(estimateSizes(measuredAt(120), goals), 512)).toBe(false);
+    });
+
+    it('to fall when a cheaper setting meets the goals with the margin to spare, and to stand when one meets them only inside it', () => {
+      expect(configuredStands(estimateSizes(measuredAt(50), goals), 512)).toBe(false);
+      expect(configuredStands(estimateSizes(measuredAt(56), goals), 512)).toBe(true);
+    });
+
+    it('to fall when it is not a setting the estimate considers', () => {
+      expect(configuredStands(estimateSizes(measuredAt(100), goals), 384)).toBe(false);
+    });
   });
 
   it('finds none when no setting meets the goals', () => {

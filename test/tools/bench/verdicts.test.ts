@@ -47,7 +47,7 @@ function measurements(overrides: Partial<JudgedMeasurements> = {}): JudgedMeasur
       { operation: 'createPet, new Idempotency-Key', 'log bytes': 2_000, 'to floor': 3 },
     ],
     capacityIndependentOfTableSize: undefined,
-    memory: [{ stage: 'production', name: 'listPets', cheapest: { memoryMiB: 512 }, configured: 512 }],
+    memory: [{ stage: 'production', name: 'listPets', cheapest: { memoryMiB: 512 }, configured: 512, stands: true }],
     ...overrides,
   };
 }
@@ -138,13 +138,13 @@ describe("the bench's verdicts", () => {
     expect(judgeBench(measurements({ capacityIndependentOfTableSize: false })).capacity?.pass).toBe(false);
   });
 
-  it('fail a memory setting that is not the cheapest meeting the goals, or when no setting meets them', () => {
+  it('fail a memory setting that does not stand, naming the one to choose, or none', () => {
     const verdicts = judgeBench(
       measurements({
         memory: [
-          { stage: 'staging', name: 'listPets', cheapest: { memoryMiB: 256 }, configured: 256 },
-          { stage: 'staging', name: 'createPet', cheapest: { memoryMiB: 256 }, configured: 512 },
-          { stage: 'production', name: 'listPets', cheapest: undefined, configured: 512 },
+          { stage: 'staging', name: 'listPets', cheapest: { memoryMiB: 256 }, configured: 256, stands: true },
+          { stage: 'staging', name: 'createPet', cheapest: { memoryMiB: 256 }, configured: 512, stands: false },
+          { stage: 'production', name: 'listPets', cheapest: undefined, configured: 512, stands: false },
         ],
       }),
     );
