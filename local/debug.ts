@@ -18,7 +18,8 @@ if (url() === undefined) {
   // open() reports a port it could not listen on, but opens nothing rather than throwing.
   if (url() === undefined) refuseToStart(`Port ${port} is in use: set INSPECT_PORT to a free port.`);
 }
-await import('./server');
+// Imported only now, so that the inspector is open before the server's modules load.
+await (await import('./server')).serveFromProcess();
 
 function refuseToStart(line: string): never {
   process.stderr.write(`Could not start the local API: ${line}\n`);

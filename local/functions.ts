@@ -254,6 +254,9 @@ export async function createFunctionRuntime(options: {
       env: instanceEnvironment({ ...options.environment, ...options.environmentOf?.(name) }),
       workerData: { bundleUrl: pathToFileURL(bundle).href, functionName: `animal-store-local-${name}`, timeoutMs, memoryMiB },
       resourceLimits: heapLimitsOf(memoryMiB),
+      // None of the server's own flags: an instance runs a plain-JavaScript bundle, as Lambda's runtime does, and
+      // the TypeScript loader npm start runs under (tsx) would cost every cold start a loader it never uses.
+      execArgv: [],
       stdout: true,
       stderr: true,
     });

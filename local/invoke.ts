@@ -19,7 +19,8 @@ import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, t
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
 import { writeLine } from '../shared/runtime/output';
-import { findLocalStore, findOrExit } from './addresses';
+import { findLocalStore, type FoundAddress } from './addresses';
+import { messageOf } from '../shared/runtime/error-message';
 
 /**
  * `npm run invoke -- <function> <event.json>`: invokes one function with an event file, as `sam local
@@ -44,96 +45,136 @@ Environment: DYNAMODB_PORT (default ${DEFAULT_DYNAMODB_PORT}) or DYNAMODB_ENDPOI
 its DynamoDB; DATA_DIR to use an on-disk store when none is running, CURSOR_SECRET for listPets
 cursors, LOG_FORMAT (pretty or json) and LOG_METRICS=1 for the function's log lines, written to stderr.`;
 
+/** Where a run of invoke reads its settings and its input, and writes what it prints: the process's own, or a test's. */
+export interface InvokeIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Standard input's text, read only for the event `-`. */
+  readonly readStdin: () => Promise<string>;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Where the function's lines and its START and REPORT lines go, one at a time: stderr. */
+  readonly logLine: (line: string) => void;
+  /** Whether stderr is a terminal: the function's lines read pretty there unless LOG_FORMAT says. */
+  readonly stderrIsTTY: boolean;
+}
+
 /** Bad input: one line (or one per problem) and exit 2, without a stack; the usage only when asked for. */
-function refuse(lines: readonly string[], withUsage = false): never {
-  process.stderr.write(`${lines.join('\n')}\n${withUsage ? `\n${usage}\n` : ''}`);
-  process.exit(2);
-}
-
-let parsed: ReturnType<typeof parseInvokeArgs>;
-try {
-  parsed = parseInvokeArgs();
-} catch (error) {
-  refuse([(error as Error).message], true);
-}
-const { values: options, positionals } = parsed;
-const [target, eventPath] = positionals;
-if (options.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
-if (!target || !eventPath || positionals.length > 2) refuse(['Give a function and an event file.'], true);
-const name = apiFunctionNamed(target);
-if (name === undefined) refuse([`Unknown function "${target}"; the functions are ${API_FUNCTIONS.join(', ')}.`]);
-
-const shellRefusals = shellSettingRefusals(process.env);
-if (shellRefusals.length > 0) refuse(shellRefusals);
-// The running npm start's store, where the settings it read put it.
-const running = findOrExit(findLocalStore);
-const event = withPathParameters(await readEvent(eventPath), options['path-parameter'] ?? []);
-const envVarsFile = options['env-vars'] || process.env.ENV_VARS || undefined;
-const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(refuseEnvVars);
-const cursorSecret = process.env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production';
-// The same check npm start makes: a value the function would refuse at cold start is named here.
-const configProblems = functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, overrides?.(name)));
-if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFile ?? 'The environment'}: ${line}`));
-
-// The function's lines and its START and REPORT lines go to stderr, read as `npm start`'s console
-// is: stdout holds the result alone, for a pipe.
-let output: ReturnType<typeof createConsoleLog>;
-let systemLogLevel: SystemLogLevel;
-try {
-  systemLogLevel = systemLogLevelFrom('SYSTEM_LOG_LEVEL', process.env.SYSTEM_LOG_LEVEL);
-  const format = logFormatFrom('LOG_FORMAT', process.env.LOG_FORMAT, process.stderr.isTTY === true);
-  const showMetrics = showMetricsFrom('LOG_METRICS', process.env.LOG_METRICS);
-  output = createConsoleLog({ format, showMetrics, write: (_stream, line) => writeLine('stderr', line) });
-} catch (error) {
-  refuse([(error as Error).message]);
-}
-
-let store: LocalDynamoDb | undefined;
-let revokeSampleKey: (() => Promise<unknown>) | undefined;
-/** The function's failure, told once, as the local API tells it: what happened and where. */
-let failure: FunctionFailure | undefined;
-try {
-  let endpoint = running.url;
-  if (await isDynamoDbAt(running.url)) {
-    process.stderr.write(`Using the running local API's DynamoDB at ${running.told}\n`);
-  } else {
-    store = await startDynalite({
-      port: 0,
-      dataDir: process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined,
-      onIndexRepair: (message) => process.stderr.write(`${message}\n`),
-    });
-    endpoint = store.endpoint;
-    process.stderr.write(
-      `No local API's DynamoDB at ${running.told}; using a ${process.env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} one\n`,
-    );
+class Refusal extends Error {
+  constructor(
+    readonly lines: readonly string[],
+    readonly withUsage = false,
+  ) {
+    super(lines.join('\n'));
   }
-  const environment = await prepareLocalStage(endpoint, cursorSecret);
-  if (name === 'authorizer') revokeSampleKey = await replaceSampleKey(event, endpoint);
-
-  const runtime = await createFunctionRuntime({
-    environment,
-    environmentOf: overrides,
-    output,
-    systemLogLevel,
-    onFunctionError: (reported) => (failure = reported),
-  });
-  const result = await runtime.invoke(name, event).finally(() => runtime.close());
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} catch (error) {
-  // A function's own failure in one line (its stack, if it threw, is in its log line above); anything else with its stack.
-  const told = failure?.message ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.stderr.write(`Invocation failed: ${told}\n`);
-  process.exitCode = 1;
-} finally {
-  await revokeSampleKey?.();
-  await store?.close();
 }
 
-function parseInvokeArgs() {
+function refuse(lines: readonly string[], withUsage = false): never {
+  throw new Refusal(lines, withUsage);
+}
+
+/** Runs `npm run invoke` with these arguments; resolves to its exit status. */
+export async function runInvoke(args: readonly string[], io: InvokeIo): Promise<number> {
+  try {
+    return await invoke(args, io);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    io.stderr(`${error.lines.join('\n')}\n${error.withUsage ? `\n${usage}\n` : ''}`);
+    return 2;
+  }
+}
+
+async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
+  const { env } = io;
+  let parsed: ReturnType<typeof parseInvokeArgs>;
+  try {
+    parsed = parseInvokeArgs(args);
+  } catch (error) {
+    refuse([(error as Error).message], true);
+  }
+  const { values: options, positionals } = parsed;
+  const [target, eventPath] = positionals;
+  if (options.help) {
+    io.stdout(`${usage}\n`);
+    return 0;
+  }
+  if (!target || !eventPath || positionals.length > 2) refuse(['Give a function and an event file.'], true);
+  const name = apiFunctionNamed(target);
+  if (name === undefined) refuse([`Unknown function "${target}"; the functions are ${API_FUNCTIONS.join(', ')}.`]);
+
+  const shellRefusals = shellSettingRefusals(env);
+  if (shellRefusals.length > 0) refuse(shellRefusals);
+  // The running npm start's store, where the settings it read put it.
+  let running: FoundAddress;
+  try {
+    running = findLocalStore(env);
+  } catch (error) {
+    refuse([messageOf(error)]);
+  }
+  const event = withPathParameters(await readEvent(eventPath, io), options['path-parameter'] ?? []);
+  const envVarsFile = options['env-vars'] || env.ENV_VARS || undefined;
+  const overrides = envVarsFile === undefined ? undefined : await readEnvVarsFile(envVarsFile).catch(refuseEnvVars);
+  const cursorSecret = env[ENV.cursorSecret] || 'local-invoke-cursor-secret-not-for-production';
+  // The same check npm start makes: a value the function would refuse at cold start is named here.
+  const configProblems = functionConfigProblems((name) => localFunctionEnvironment(cursorSecret, overrides?.(name)));
+  if (configProblems.length > 0) refuse(configProblems.map((line) => `${envVarsFile ?? 'The environment'}: ${line}`));
+
+  // The function's lines and its START and REPORT lines go to stderr, read as `npm start`'s console
+  // is: stdout holds the result alone, for a pipe.
+  let output: ReturnType<typeof createConsoleLog>;
+  let systemLogLevel: SystemLogLevel;
+  try {
+    systemLogLevel = systemLogLevelFrom('SYSTEM_LOG_LEVEL', env.SYSTEM_LOG_LEVEL);
+    const format = logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, io.stderrIsTTY);
+    const showMetrics = showMetricsFrom('LOG_METRICS', env.LOG_METRICS);
+    output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.logLine(line) });
+  } catch (error) {
+    refuse([(error as Error).message]);
+  }
+
+  let store: LocalDynamoDb | undefined;
+  let revokeSampleKey: (() => Promise<unknown>) | undefined;
+  /** The function's failure, told once, as the local API tells it: what happened and where. */
+  let failure: FunctionFailure | undefined;
+  try {
+    let endpoint = running.url;
+    if (await isDynamoDbAt(running.url)) {
+      io.stderr(`Using the running local API's DynamoDB at ${running.told}\n`);
+    } else {
+      store = await startDynalite({
+        port: 0,
+        dataDir: env.DATA_DIR ? resolve(env.DATA_DIR) : undefined,
+        onIndexRepair: (message) => io.stderr(`${message}\n`),
+      });
+      endpoint = store.endpoint;
+      io.stderr(`No local API's DynamoDB at ${running.told}; using a ${env.DATA_DIR ? 'on-disk' : 'throwaway in-memory'} one\n`);
+    }
+    const environment = await prepareLocalStage(endpoint, cursorSecret);
+    if (name === 'authorizer') revokeSampleKey = await replaceSampleKey(event, endpoint, io);
+
+    const runtime = await createFunctionRuntime({
+      environment,
+      environmentOf: overrides,
+      output,
+      systemLogLevel,
+      onFunctionError: (reported) => (failure = reported),
+    });
+    const result = await runtime.invoke(name, event).finally(() => runtime.close());
+    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    // A function's own failure in one line (its stack, if it threw, is in its log line above); anything else with its stack.
+    const told = failure?.message ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+    io.stderr(`Invocation failed: ${told}\n`);
+    return 1;
+  } finally {
+    await revokeSampleKey?.();
+    await store?.close();
+  }
+}
+
+function parseInvokeArgs(args: readonly string[]) {
   return parseArgs({
+    args: [...args],
     allowPositionals: true,
     options: {
       'env-vars': { type: 'string' },
@@ -144,10 +185,10 @@ function parseInvokeArgs() {
 }
 
 /** The event, parsed; a missing or malformed file is refused in one line. */
-async function readEvent(path: string): Promise<Record<string, unknown>> {
+async function readEvent(path: string, io: InvokeIo): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = path === '-' ? await readStdin() : await readFile(resolve(path), 'utf8');
+    text = path === '-' ? await io.readStdin() : await readFile(resolve(path), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`]);
@@ -194,13 +235,17 @@ function refuseEnvVars(error: unknown): never {
  * When the event carries the sample's placeholder key, issues a key in the store the invocation
  * uses and puts it in the event, so the sample shows an accepted key; returns what revokes it.
  */
-async function replaceSampleKey(event: Record<string, unknown>, endpoint: string): Promise<(() => Promise<unknown>) | undefined> {
+async function replaceSampleKey(
+  event: Record<string, unknown>,
+  endpoint: string,
+  io: InvokeIo,
+): Promise<(() => Promise<unknown>) | undefined> {
   const headers = event.headers as Record<string, string> | undefined;
   if (headers?.authorization !== `Bearer ${SAMPLE_KEY_PLACEHOLDER}`) return undefined;
   const client = createLocalClient(endpoint);
   const key = await issueTemporaryLocalKey(documentClientOver(client), 'npm run invoke (sample event)');
   headers.authorization = `Bearer ${key.apiKey}`;
-  process.stderr.write(`Replaced the sample's placeholder key with ${key.keyId}, issued for this invocation\n`);
+  io.stderr(`Replaced the sample's placeholder key with ${key.keyId}, issued for this invocation\n`);
   return () => key.revoke().finally(() => client.destroy());
 }
 
@@ -220,4 +265,15 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  process.exitCode = await runInvoke(process.argv.slice(2), {
+    env: process.env,
+    readStdin,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    logLine: (line) => writeLine('stderr', line),
+    stderrIsTTY: process.stderr.isTTY === true,
+  });
 }

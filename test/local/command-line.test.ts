@@ -2,6 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { startServerInProcess } from '../helpers/server-in-process';
 import { CLOSED_PORT } from '../helpers/http';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
@@ -141,7 +142,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     ['not a URL', '127.0.0.1 port 8000', 'DYNAMODB_ENDPOINT must be a URL'],
     ['not http', 'ftp://127.0.0.1:8000', 'DYNAMODB_ENDPOINT must be an http or https URL'],
   ])('refuses an endpoint that is %s, naming the setting', async (_, value, message) => {
-    const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_ENDPOINT: value });
+    const result = await startServerInProcess({ PORT: '0', DYNAMODB_ENDPOINT: value });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(message);
   });
@@ -150,20 +151,23 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
 describe('npm start with a setting it or a function would refuse', () => {
   /** The lines npm start wrote to say why it did not start. */
   const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
-  const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
+  // In this process through its seam (startServer); spawned where the process is the behaviour: an unknown option's exit
+  // status without a stack trace, and a function's setting that reaches it from the shell's environment.
+  const start = (env: Record<string, string>) => startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', ...env });
+  const startProcess = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
 
   it.each([
     ['CURSOR_SECRET', 'too-short-a-secret', 'must be at least 32 characters'],
     ['POWERTOOLS_LOG_LEVEL', 'verbose', 'must be one of DEBUG, INFO, WARN, ERROR, SILENT, TRACE, CRITICAL'],
   ])('exits 1 at start, before serving, with one line naming %s and its rule', async (variable, value, rule) => {
-    const result = await start({ [variable]: value });
+    const result = await startProcess({ [variable]: value });
     expect(result.code).toBe(1);
     expect(refusals(result.stderr)).toEqual([`Could not start the local API: ${variable} ${rule}`]);
     expect(result.stdout).not.toContain('Animal store API');
   });
 
   it('names every variable it refuses, each on a line of its own', async () => {
-    const result = await start({ CURSOR_SECRET: 'x'.repeat(31), POWERTOOLS_LOG_LEVEL: 'verbose', DEV_API_KEY: 'short' });
+    const result = await startProcess({ CURSOR_SECRET: 'x'.repeat(31), POWERTOOLS_LOG_LEVEL: 'verbose', DEV_API_KEY: 'short' });
     expect(result.code).toBe(1);
     expect(refusals(result.stderr)).toEqual([
       expect.stringContaining('DEV_API_KEY must be 16 to 512 characters'),
@@ -227,7 +231,7 @@ describe('npm start on a port already in use', () => {
   it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
     const { port, release } = await takePort();
     try {
-      const result = await runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
+      const result = await startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Port ${port} is in use: set ${setting} to a free port.`);
     } finally {
@@ -238,7 +242,7 @@ describe('npm start on a port already in use', () => {
   it("names both when the API's and the store's are taken, at once", async () => {
     const [api, store] = [await takePort(), await takePort()];
     try {
-      const result = await runCli('local/server.ts', [], { PORT: String(api.port), DYNAMODB_PORT: String(store.port) });
+      const result = await startServerInProcess({ PORT: String(api.port), DYNAMODB_PORT: String(store.port) });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
         `Could not start the local API: Port ${api.port} is in use: set PORT to a free port.`,

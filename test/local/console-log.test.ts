@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createConsoleLog, type LogFormat, logFormatFrom, showMetricsFrom } from '../../local/console-log';
 import type { OutputStream } from '../../shared/runtime/output';
 import { runCli, startServerProcess } from '../helpers/cli';
+import { startServerInProcess } from '../helpers/server-in-process';
 import { CLOSED_PORT } from '../helpers/http';
 
 /** What the console shows for `lines`, each written to the stream it names. */
@@ -164,7 +165,7 @@ describe('LOG_FORMAT and LOG_METRICS', () => {
   });
 
   it('refuse to start the server with a bad value, one line each', async () => {
-    const result = await runCli('local/server.ts', [], { LOG_FORMAT: 'text', LOG_METRICS: 'yes', PORT: '0', DYNAMODB_PORT: '0' });
+    const result = await startServerInProcess({ LOG_FORMAT: 'text', LOG_METRICS: 'yes', PORT: '0', DYNAMODB_PORT: '0' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Could not start the local API: LOG_FORMAT must be pretty or json, got "text"\n');
     expect(result.stderr).toContain('Could not start the local API: LOG_METRICS must be 1 or 0, got "yes"\n');

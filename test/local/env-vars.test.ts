@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EVERY_FUNCTION_KEY } from '../../local/env-vars';
 import { API_FUNCTIONS } from '../../shared/facts/function-names';
-import { runCli, startServerProcess } from '../helpers/cli';
+import { startServerProcess } from '../helpers/cli';
+import { invokeInProcess } from '../helpers/invoke-in-process';
+import { startServerInProcess } from '../helpers/server-in-process';
 import { CLOSED_PORT } from '../helpers/http';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
@@ -20,7 +22,7 @@ function envVarsFile(name: string, contents: unknown): string {
 
 /** The lines npm start wrote to say why it did not start. */
 const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
-const start = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
+const start = (env: Record<string, string>) => startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', ...env });
 
 /** What npm start and invoke say of an entry named for no function: every function an entry can name. */
 const unknownFunction = (name: string) =>
@@ -81,7 +83,7 @@ describe('npm start with ENV_VARS (per-function environment overrides)', () => {
 });
 
 describe('npm run invoke with --env-vars', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
   it("lays the file's variables over the invoked function's environment", async () => {
     const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });

@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { ERROR_CODES } from '../../shared/facts/error-codes';
 import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
+import { invokeInProcess } from '../helpers/invoke-in-process';
 import { CLOSED_PORT } from '../helpers/http';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
@@ -35,8 +36,10 @@ const SAMPLE_RESULTS = {
 const unknownFunction = (name: string) => `Unknown function "${name}"; the functions are ${API_FUNCTIONS.join(', ')}.`;
 const NOT_A_FUNCTION = ensureNoFunctionNamed('adoptPet');
 
+// Invoke runs in this process through its seam (runInvoke); it is spawned only where the process is what a test
+// is about: its exit status and streams end to end, and a setting given in the shell.
 describe('npm run invoke takes the names the README uses', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
 
   it.each(API_FUNCTIONS)('invokes %s with its sample event', async (name) => {
     const result = await invoke(name, `local/events/${fileNameOf(name)}.json`);
@@ -66,7 +69,7 @@ describe('npm run invoke takes the names the README uses', () => {
       unknownFunction(fileNameOf('listPets')),
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
-    const result = await runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');
+    const result = await invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(line)]);
     expect(result.stdout).toBe('');
@@ -79,7 +82,7 @@ describe('the sample events on a fresh npm start', () => {
     server = await startServerProcess();
   });
   afterAll(() => server?.stop());
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: server.dynamoDbPort, ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: server.dynamoDbPort, ENV_VARS: '' });
 
   it('createPet creates a pet, which getPet reads with its id as --path-parameter and the API serves', async () => {
     const created = await invoke('createPet', 'local/events/create-pet.json');
@@ -96,7 +99,7 @@ describe('the sample events on a fresh npm start', () => {
 
   it("finds npm start's store by DYNAMODB_ENDPOINT too, as npm start does, and says where", async () => {
     const endpoint = `http://127.0.0.1:${server.dynamoDbPort}`;
-    const created = await runCli('local/invoke.ts', ['createPet', 'local/events/create-pet.json'], {
+    const created = await invokeInProcess(['createPet', 'local/events/create-pet.json'], {
       DYNAMODB_ENDPOINT: endpoint,
       DYNAMODB_PORT: String(CLOSED_PORT),
       ENV_VARS: '',
@@ -119,10 +122,8 @@ describe('the sample events on a fresh npm start', () => {
 });
 
 describe('npm run invoke on a throwaway store', () => {
-  const invoke = (...args: string[]) => runCli('local/invoke.ts', args, { DYNAMODB_PORT: String(CLOSED_PORT) });
-
   it('invokes createPet with the sample event and prints an API Gateway result, saying where it found no running store', async () => {
-    const result = await invoke('createPet', 'local/events/create-pet.json');
+    const result = await runCli('local/invoke.ts', ['createPet', 'local/events/create-pet.json'], { DYNAMODB_PORT: String(CLOSED_PORT) });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `No local API's DynamoDB at http://127.0.0.1:${CLOSED_PORT} (DYNAMODB_PORT); using a throwaway in-memory one\n`,
@@ -136,13 +137,13 @@ describe('npm run invoke on a throwaway store', () => {
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
     const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorizer.json'), 'utf8');
     const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
-    const result = await runCli('local/invoke.ts', ['authorizer', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
+    const result = await invokeInProcess(['authorizer', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 
   it('reads the event from standard input with -', async () => {
     const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
-    const result = await runCli('local/invoke.ts', ['listPets', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
+    const result = await invokeInProcess(['listPets', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
     expect(result.stdout).toContain('"statusCode": 200');
   });
 

@@ -1,0 +1,27 @@
+import { runInvoke } from '../../local/invoke';
+import type { CliResult } from './cli';
+
+/**
+ * `npm run invoke` in this process, through its seam (runInvoke): its exit status and what it prints, as
+ * runCli collects them from a spawned one, without a Node and a TypeScript loader started for each call.
+ * Settings are this process's environment with `env` laid over it, as a spawned one's are.
+ */
+export async function invokeInProcess(args: readonly string[], env: Record<string, string> = {}, input = ''): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runInvoke(args, {
+    env: { ...process.env, ...env },
+    readStdin: async () => input,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    logLine: (line) => {
+      stderr += `${line}\n`;
+    },
+    stderrIsTTY: false,
+  });
+  return { code, stdout, stderr };
+}
