@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { AuthorizerContextSchema } from '../domain/auth/authorizer-context';
 import { runWithDeadline } from '../runtime/deadline';
-import { logger } from '../runtime/logger';
+import { logger, summarizeError } from '../runtime/logger';
 import { countAnswer, countColdStart } from '../runtime/metrics';
 import { ERROR_CODES } from '../facts/error-codes';
 import { BASE_PATH, findRoute, preflightRoute, type Deprecation, type OperationId } from '../facts/routes';
@@ -96,9 +96,11 @@ function requireCaller(event: HttpEvent): Caller {
 
 function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
-  const detail = error instanceof Error ? error : String(error);
-  if (apiError.status === 500) logger.error('Request failed', detail);
-  else if (apiError.status > 500) logger.warn('Dependency unavailable', detail);
+  if (apiError.status === 500) logger.error('Request failed', error instanceof Error ? error : String(error));
+  // An outage names the error and its causes, not their stacks: the same frames on every request of the outage,
+  // a kilobyte of logs each, and the bundle's map read by each instance's first. An unexpected error keeps its stack.
+  else if (apiError.status > 500)
+    logger.warn('Dependency unavailable', error instanceof Error ? { error: summarizeError(error) } : String(error));
   return apiError;
 }
 

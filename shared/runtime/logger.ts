@@ -40,6 +40,20 @@ function serializeError(error: Error): Record<string, unknown> {
   };
 }
 
+/**
+ * An error as a log value without stacks: its name, message and code, and its cause's, for a failure whose kind says
+ * where it came from (a dependency's outage), whose stacks would read the same frames on every request.
+ */
+export function summarizeError(error: Error): Record<string, unknown> {
+  const { code } = error as { code?: unknown };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(error.cause instanceof Error ? { cause: summarizeError(error.cause) } : error.cause === undefined ? {} : { cause: error.cause }),
+  };
+}
+
 /** The keys one invocation's entries carry: the Lambda context's and the appended ones. */
 interface InvocationKeys {
   context: Record<string, unknown>;

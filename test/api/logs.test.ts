@@ -109,6 +109,16 @@ describe('logs', () => {
     expect(entries.some((entry) => entry.level === 'ERROR' || entry.level === 'WARN')).toBe(true);
   });
 
+  it("name an outage's error and its cause without their stacks, and keep an unexpected error's stack", () => {
+    const line = (kind: 'internal' | 'unavailable') =>
+      output.json().find((entry) => entry.requestId === failed[kind] && (entry.level === 'ERROR' || entry.level === 'WARN'))!;
+    const outage = line('unavailable');
+    expect(outage).toMatchObject({ level: 'WARN', message: 'Dependency unavailable', error: { name: 'StoreUnavailableError' } });
+    expect((outage.error as { cause: unknown }).cause).toMatchObject({ name: expect.any(String), message: expect.any(String) });
+    expect(JSON.stringify(outage)).not.toContain('"stack"');
+    expect(line('internal')).toMatchObject({ level: 'ERROR', error: { stack: expect.stringMatching(/\n\s+at /) } });
+  });
+
   it("carry each concurrent request's own requestId and keyId on its error line", () => {
     const failures = output.json().filter((entry) => entry.message === 'Request failed' && burst.has(entry.requestId as string));
     expect(failures.map((entry) => entry.requestId).sort()).toEqual([...burst.keys()].sort());

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Logger } from '../../../shared/runtime/logger';
+import { Logger, summarizeError } from '../../../shared/runtime/logger';
 import { httpEvent, lambdaContext } from '../../../tools/lambda/events';
 import { captureOutput } from '../../helpers/output';
 
@@ -74,6 +74,19 @@ describe("the functions' logger", () => {
         location: expect.stringMatching(/logger\.test\.ts:\d+$/),
         cause: expect.objectContaining({ name: 'RangeError', message: 'inner' }),
       }),
+    );
+  });
+
+  it("summarizes an outage's error as its name, message and code and its causes', without a stack or a place", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4567'), { code: 'ECONNREFUSED' });
+    const summary = summarizeError(new Error('The data store is throttling or unavailable', { cause: refused }));
+    expect(summary).toEqual({
+      name: 'Error',
+      message: 'The data store is throttling or unavailable',
+      cause: { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:4567', code: 'ECONNREFUSED' },
+    });
+    expect(JSON.stringify(summarizeError(new Error('plain', { cause: 'a reason' })))).toBe(
+      '{"name":"Error","message":"plain","cause":"a reason"}',
     );
   });
 
