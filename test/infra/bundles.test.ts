@@ -245,18 +245,27 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     expect(JSON.parse(response.body)).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });
   });
 
-  it('answers 503 with our Error body, well before the function times out, when DynamoDB is unreachable', async () => {
+  it('answers 503 with our Error body, well before the function times out, when DynamoDB is unreachable, naming the outage and its cause', async () => {
     const get = httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: '/v1/pets/1', pathParameters: { petId: '1' } });
     const invocation = await invoke('getPet', [get], 'http://127.0.0.1:9');
     const [response] = invocation.results;
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
     expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
-    // The map read when the error is logged (shared/runtime/stack-traces.ts): the stack names our sources, not the minified bundle.
-    expect(invocation.stderr).toContain('shared/dynamodb/dynamo-pet-store.ts');
+    // An outage is logged by its error and cause, without stacks (shared/http/handler.ts).
+    const warning = invocation.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, any>)
+      .find((entry) => entry.message === 'Dependency unavailable');
+    expect(warning?.error).toEqual({
+      name: 'StoreUnavailableError',
+      message: expect.any(String),
+      cause: expect.objectContaining({ code: 'ECONNREFUSED' }),
+    });
   });
 
-  it('reads its source map only for an error it logs: a 401, a 400 and a 404 leave it unread, a 500 is logged in our sources', async () => {
+  it('reads its source map only for an error whose stack it logs: a 401, a 400, a 404 and a 503 leave it unread, a 500 is logged in our sources', async () => {
     const root = mkdtempSync(join(tmpdir(), 'animal-store-map-reads-'));
     try {
       copyFileSync(join(taskRoot('getPet'), 'index.js'), join(root, 'index.js'));
@@ -273,6 +282,12 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
           events: [refused, get('1', { query: { status: 'sold' } }), get('abc')],
         });
         expect(answered.results.map((result) => result.statusCode)).toEqual([401, 400, 404]);
+        const outage = await invokeBundle(node, {
+          taskRoot: root,
+          env: { ...env, ...environment('getPet', 'http://127.0.0.1:9'), LAMBDA_TASK_ROOT: root },
+          events: [get('1')],
+        });
+        expect(outage.results.map((result) => result.statusCode)).toEqual([503]);
         expect(map.reads()).toBe(0);
         const failed = await invokeBundle(node, { taskRoot: root, env, events: [refused, get('1')] });
         expect(failed.results.map((result) => result.statusCode)).toEqual([401, 500]);
