@@ -22,6 +22,7 @@ import {
   expectError,
   expectShape,
   expectStatus,
+  firstPage,
   listIsServed,
   runSteps,
   StepFailure,
@@ -256,9 +257,9 @@ function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   // The listing reads an index, which DynamoDB updates a moment after the write: one read could miss the change.
   async function untilListed(pet: Pet, present: boolean, signal: AbortSignal): Promise<void> {
     for (;;) {
-      const answer = await answerThrough(`${baseUrl}${SMOKE_LISTING}`, timeoutMs, signal, async (options) => {
-        for await (const page of client.listPets(SMOKE_QUERY, options).pages()) return page.pets;
-      });
+      const answer = await answerThrough(`${baseUrl}${SMOKE_LISTING}`, timeoutMs, signal, (options) =>
+        firstPage(client, options, SMOKE_QUERY),
+      );
       expectStatus(answer, 200);
       const listed = expectShape(PetListSchema, answer, 'a JSON array of pets').find((candidate) => candidate.id === pet.id);
       if (listed !== undefined && !isDeepStrictEqual(listed, pet)) {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
-import { ApiError, createClient, type CallOptions, type Client, type NewPet } from '../client/create-client';
+import { ApiError, createClient, type CallOptions, type Client, type ListPetsQuery, type NewPet } from '../client/create-client';
 import { PetListSchema, PetSchema } from '../domain/pets/pet-output-schemas';
 import { MAX_ID, type Pet } from '../domain/pets/pet-schemas';
 import type { ErrorCode } from '../facts/error-codes';
@@ -37,9 +37,14 @@ export async function call(url: string, init: RequestInit, signal: AbortSignal, 
     const response = await fetch(url, { ...init, signal, redirect: 'manual' });
     return { status: response.status, headers: response.headers, text: await response.text() };
   } catch (error) {
-    if (signal.aborted) throw new StepFailure(`no answer within ${timeoutMs / 1000} s from ${url}`);
-    throw new StepFailure(`could not reach ${url}: ${networkReason(error)}`);
+    throw noAnswer(url, timeoutMs, signal.aborted, error);
   }
+}
+
+/** A step that got no answer at all: its time budget ran out, or the network failed, and why. */
+function noAnswer(url: string, timeoutMs: number, timedOut: boolean, error: unknown): StepFailure {
+  if (timedOut) return new StepFailure(`no answer within ${timeoutMs / 1000} s from ${url}`);
+  return new StepFailure(`could not reach ${url}: ${networkReason(error)}`);
 }
 
 /** fetch() says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS error) is in its cause. */
@@ -168,7 +173,7 @@ export function checkClient(target: CheckTarget, timeoutMs: number, { anonymous 
 
 /**
  * One call through the client, as the Answer a step's expectations read: the last answer's status and headers, and
- * its body as text. No answer at all is the step's failure, said as `call` says it.
+ * its body as text. No answer at all is the step's failure, said as `call` says it (noAnswer).
  */
 export async function answerThrough(
   url: string,
@@ -183,15 +188,13 @@ export async function answerThrough(
     return { ...answered!, text: asText(body) };
   } catch (error) {
     if (error instanceof ApiError) return { ...answered!, text: asText(error.body) };
-    if (signal.aborted || (error as Error).name === 'TimeoutError')
-      throw new StepFailure(`no answer within ${timeoutMs / 1000} s from ${url}`);
-    throw new StepFailure(`could not reach ${url}: ${networkReason(error)}`);
+    throw noAnswer(url, timeoutMs, signal.aborted || (error as Error).name === 'TimeoutError', error);
   }
 }
 
-/** The first page of a listing. */
-async function firstPage(client: Client, options: CallOptions): Promise<unknown> {
-  for await (const page of client.listPets({}, options).pages()) return page.pets;
+/** The first page of a listing: what a step that lists reads. */
+export async function firstPage(client: Client, options: CallOptions, query: ListPetsQuery = {}): Promise<unknown> {
+  for await (const page of client.listPets(query, options).pages()) return page.pets;
   return undefined;
 }
 

@@ -117,11 +117,7 @@ export async function measureAnswerClasses(
       const cold = await compareInstructions(
         bench.node,
         coldSubject(),
-        {
-          alike: coldSubject('alike'),
-          esm: coldSubject('esm'),
-          cdkDefault: coldSubject('cdkDefault'),
-        },
+        { esm: coldSubject('esm'), cdkDefault: coldSubject('cdkDefault') },
         runs,
       );
       const options = warmOptions(true);
