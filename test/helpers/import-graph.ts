@@ -13,7 +13,8 @@ const SKIPPED = new Set(['node_modules', 'cdk.out', '.build', '.git', 'test-resu
 /** The files of ours below `root` (repository-relative, `/`-separated) whose name `wanted` accepts. */
 export function repositoryFiles(root: string, wanted: (name: string) => boolean, folder = ''): string[] {
   return readdirSync(join(root, folder)).flatMap((name) => {
-    if (SKIPPED.has(name) || name.startsWith('release')) return [];
+    // Releases, and the lint test's probes (test/project/lint.test.ts), which it writes and removes while others read the tree.
+    if (SKIPPED.has(name) || name.startsWith('release') || name.startsWith('lint-probe-')) return [];
     const path = posix.join(folder, name);
     if (statSync(join(root, path)).isDirectory()) return repositoryFiles(root, wanted, path);
     return wanted(name) ? [path] : [];
