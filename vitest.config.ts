@@ -42,7 +42,7 @@ export default defineConfig({
           // A worker runs infra file after infra file in one module graph, so the app it synthesized
           // and bundled for its first (test/helpers/synthesized-app.ts) serves the next ones.
           isolate: false,
-          // One worker: a second would synthesize and bundle the whole app again (about 10 CPU-s) to save
+          // One worker: a second would synthesize and bundle the whole app again to save
           // little time. Vitest runs projects of different worker counts one after the other: this one first.
           maxWorkers: 1,
           sequence: { groupOrder: 0 },

@@ -98,7 +98,7 @@ function reportError(error: unknown): ApiError {
   const apiError = toApiError(error);
   if (apiError.status === 500) logger.error('Request failed', error instanceof Error ? error : String(error));
   // An outage names the error and its causes, not their stacks: the same frames on every request of the outage,
-  // a kilobyte of logs each, and the bundle's map read by each instance's first. An unexpected error keeps its stack.
+  // paid for in log bytes by each and with the bundle's map by each instance's first. An unexpected error keeps its stack.
   else if (apiError.status > 500)
     logger.warn('Dependency unavailable', error instanceof Error ? { error: summarizeError(error) } : String(error));
   return apiError;

@@ -81,8 +81,8 @@ export async function measureAnswerClasses(
 ): Promise<AnswerClassResults> {
   const unreachable = await closedEndpoint();
   const storeOf = (answerClass: AnswerClass) => (answerClass.store === 'unreachable' ? unreachable : undefined);
-  // Against an unreachable store, the first fifty-odd requests wait out the client's backoff (300 ms) until the SDK's
-  // retry quota is spent; the warm-up spends it, so a warm request is one attempt, as in a lasting outage.
+  // Against an unreachable store, the first requests wait out the client's backoff until the SDK's retry quota is
+  // spent; the warm-up spends it, so a warm request is one attempt, as in a lasting outage.
   const warmOptions = (counted: boolean) => (counted ? settings.instructionWarm : settings.warm);
   const sent = ({ warmup, rounds, batch }: WarmOptions) => warmup + rounds * batch;
 

@@ -78,8 +78,8 @@ export function cheapestMeetingGoals(estimates: readonly SizeEstimate[]): SizeEs
 /**
  * Whether the configured setting stands: it meets the goals, and no cheaper setting meets them with the margin to
  * spare. A setting chosen with the margin keeps standing while a run's noise moves its estimate by less than the
- * margin. Requiring the configured one to be the cheapest with the margin flipped on noise: production's listPets at
- * 512 MB read 391 ms in the recorded run, 14 ms inside the 405 ms the margin leaves of its 450 ms goal.
+ * margin. Requiring the configured one to be the cheapest with the margin flipped on noise (docs/performance.md,
+ * "How memory is chosen").
  */
 export function configuredStands(estimates: readonly SizeEstimate[], configured: number): boolean {
   const own = estimates.find((estimate) => estimate.memoryMiB === configured);
