@@ -176,7 +176,7 @@ function parseTimeout(input: string | undefined): number {
 function defineSteps({ baseUrl, apiKey, timeoutMs, cleanup }: Settings) {
   const target = { baseUrl, apiKey, agent: SMOKE_PET_PREFIX };
   const send = checkSender(target, timeoutMs);
-  const client = checkClient(target, timeoutMs);
+  const client = checkClient(target);
   // The create retries within its step's budget: a check client's single attempt would fail a stage a client can use.
   const creator = createClient({ baseUrl, apiKey, userAgent: `animal-store-${SMOKE_PET_PREFIX}`, timeoutMs });
   let created: { readonly pet: Pet; readonly location: string } | undefined;

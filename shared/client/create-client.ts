@@ -17,7 +17,7 @@ export interface ClientOptions {
   readonly baseUrl: string;
   /** An API key of that stage, sent as a bearer token; without one, every request is anonymous, and refused 401. */
   readonly apiKey?: string;
-  /** How long one attempt waits for its whole answer, in ms: 10,000 unless given. */
+  /** How long one attempt waits for its whole answer, in ms: 10,000 unless given; `Infinity` leaves it to the call's `signal`. */
   readonly timeoutMs?: number;
   /** Attempts per call, the first included: 4 unless given; 1 never retries (a probe that must see each failure). */
   readonly maxAttempts?: number;
@@ -93,12 +93,11 @@ export function createClient(options: ClientOptions): Client {
       let failure: unknown;
       let retryAfter: number | undefined;
       try {
-        const attemptSignal = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
         // Never follow a redirect: it could carry the key elsewhere.
         const response = await fetch(url, {
           ...init,
           headers: { ...commonHeaders, ...init.headers },
-          signal: attemptSignal,
+          signal: attemptSignal(timeoutMs, signal),
           redirect: 'manual',
         });
         const body = await readBody(response);
@@ -106,8 +105,9 @@ export function createClient(options: ClientOptions): Client {
         if (response.ok) return { response, body };
         const refusal = new ApiError(response.status, body, response.headers.get('apigw-requestid') ?? undefined);
         failure = refusal;
+        if (!isRetried(response.status, refusal.code)) throw refusal;
         retryAfter = readRetryAfter(response.headers.get('retry-after'));
-        if (!isRetried(response.status, refusal.code) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) throw refusal;
+        if ((retryAfter ?? 0) > MAX_RETRY_AFTER_MS) throw refusal;
       } catch (error) {
         if (error === failure) throw error;
         if (signal?.aborted) throw signal.reason;
@@ -152,6 +152,13 @@ export function createClient(options: ClientOptions): Client {
   }
 
   return { listPets, createPet, getPet };
+}
+
+/** One attempt's signal: the call's, and the attempt's own timeout unless it has none (`Infinity`). */
+function attemptSignal(timeoutMs: number, signal: AbortSignal | undefined): AbortSignal | undefined {
+  if (timeoutMs === Infinity) return signal;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
 /** Worth another attempt: the API or its gateway was overloaded or failed, or the same key's first request is still running. */

@@ -215,6 +215,15 @@ describe('the client, failing', () => {
     expect(creates(silent.seen)).toHaveLength(2);
   });
 
+  it('leaves an attempt to the caller’s signal alone when its timeout is Infinity', async () => {
+    const silent = await proxy(() => 'stall');
+    const client = createClient({ baseUrl: silent.baseUrl, apiKey: api.apiKey, timeoutMs: Infinity, maxAttempts: 2 });
+    const call = client.createPet({ name: 'waited for by its caller', categoryId: 1 }, { signal: AbortSignal.timeout(300) });
+    await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(creates(silent.seen)).toHaveLength(1);
+    expect(await storedNamed('waited for by its caller')).toBe(0);
+  });
+
   it('stops at once, with its reason, when the caller aborts, waits included', async () => {
     const throttling = await proxy(() => throttled(30));
     const client = createClient({ baseUrl: throttling.baseUrl, apiKey: api.apiKey });
