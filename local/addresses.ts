@@ -9,6 +9,13 @@ import { DEFAULT_HOST, DEFAULT_PORT } from './listen';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * A loopback port nothing listens on, for a store that refuses every connection: 2, below every port a server asking
+ * for port 0 is given, and not one fetch refuses to call (1 is). A port bound and released instead could be handed
+ * to a server starting meanwhile, and the "unreachable" store would answer.
+ */
+export const CLOSED_PORT = 2;
+
 /** A setting's port number; `fallback` when unset. */
 export function portFrom(env: Env, name: string, fallback: number): number {
   const value = env[name];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSED_PORT, expectError } from '../helpers/http';
+import { expectError } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { postPet, storedPets } from '../helpers/pets';
 

@@ -6,7 +6,7 @@ import { OPERATIONS } from '../../shared/operations/operations';
 import { type AnswerClassId, billRowOf, ANSWER_CLASSES, unknownKey } from '../../tools/bench/answer-classes';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { ENV } from '../../shared/facts/environment';
 import { writeLine } from '../../shared/runtime/output';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { apiKeyStore, postPet } from '../helpers/pets';

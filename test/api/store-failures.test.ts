@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/facts/environment';
-import { CLOSED_PORT, expectError, expectRetryAfter } from '../helpers/http';
+import { expectError, expectRetryAfter } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
 import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';
 

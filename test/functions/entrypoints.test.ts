@@ -7,7 +7,7 @@ import { BASE_PATH, pathNaming, routeKey, routes, type Route } from '../../share
 import { API_FUNCTIONS, fileNameOf, FUNCTION_NAMES } from '../../shared/facts/function-names';
 import { FUNCTIONS_DIR, PROJECT_ROOT } from '../../shared/facts/project-layout';
 import { snapshotEnv } from '../helpers/env';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { httpEvent, lambdaContext } from '../../tools/lambda/events';
 
 /**

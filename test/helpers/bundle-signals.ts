@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { trafficRequest } from '../../functions/deployment-traffic/traffic-requests';
+import { CLOSED_PORT } from '../../local/addresses';
 import { createLocalClient, ensureTables, startDynalite } from '../../local/dynamodb-local';
 import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/auth/api-keys';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
@@ -32,8 +33,6 @@ import { physicalNameOf, VERSIONS, type BundleSignals, type Caller, type Deploym
  * compute it once per test file.
  */
 
-/** A port nothing listens on: every store call is refused, as when DynamoDB cannot be reached. */
-const UNREACHABLE_STORE = 'http://127.0.0.1:9';
 /** A pets table that does not exist: the store fails for this version alone, which answers 500. */
 const MISSING_TABLE = 'signals-missing-table';
 const CURSOR_SECRET = 'signals-cursor-secret-0123456789abcdefghijklmnopqrstuvwxyz0123';
@@ -115,7 +114,7 @@ export async function bundleSignals(
         const env = {
           ...asset.environment({
             tables,
-            dynamoDbEndpoint: store === 'unreachable' ? UNREACHABLE_STORE : dynamo.endpoint,
+            dynamoDbEndpoint: store === 'unreachable' ? `http://127.0.0.1:${CLOSED_PORT}` : dynamo.endpoint,
             cursorSecret: CURSOR_SECRET,
           }),
           AWS_LAMBDA_FUNCTION_NAME: functionNames[fn],

@@ -103,13 +103,6 @@ export async function timed(send: () => Promise<Response>): Promise<{ response: 
   return { response, ms: performance.now() - started };
 }
 
-/**
- * A loopback port nothing listens on: 2, below every port the suite's servers are given (they ask for
- * port 0), and not one fetch refuses to call (1 is). A port bound and released instead could be handed
- * to a server starting meanwhile: a store failure test then met a working DynamoDB.
- */
-export const CLOSED_PORT = 2;
-
 /** Requests pipelined on the same connection some time after the first ones, whatever has been answered by then. */
 export interface LaterRequests {
   readonly afterMs: number;

@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production, stages, type StageConfig } from '../../infra/stages';
+import { CLOSED_PORT } from '../../local/addresses';
 import { createLocalClient, startDynalite, ensureTables, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { DynamoApiKeyStore } from '../../shared/dynamodb/dynamo-api-key-store';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
@@ -247,7 +248,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
 
   it('answers 503 with our Error body, well before the function times out, when DynamoDB is unreachable, naming the outage and its cause', async () => {
     const get = httpEvent({ routeKey: 'GET /v1/pets/{petId}', rawPath: '/v1/pets/1', pathParameters: { petId: '1' } });
-    const invocation = await invoke('getPet', [get], 'http://127.0.0.1:9');
+    const invocation = await invoke('getPet', [get], `http://127.0.0.1:${CLOSED_PORT}`);
     const [response] = invocation.results;
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
@@ -284,7 +285,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
         expect(answered.results.map((result) => result.statusCode)).toEqual([401, 400, 404]);
         const outage = await invokeBundle(node, {
           taskRoot: root,
-          env: { ...env, ...environment('getPet', 'http://127.0.0.1:9'), LAMBDA_TASK_ROOT: root },
+          env: { ...env, ...environment('getPet', `http://127.0.0.1:${CLOSED_PORT}`), LAMBDA_TASK_ROOT: root },
           events: [get('1')],
         });
         expect(outage.results.map((result) => result.statusCode)).toEqual([503]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynalite, type LocalDynamoDb } from '../../local/dynamodb-local';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { startServerInProcess } from '../helpers/server-in-process';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { documentClient } from '../helpers/local-api';
 import { petStore } from '../helpers/pets';
 import { createLocalClient, LOCAL_TABLES } from '../../local/dynamodb-local';

@@ -3,7 +3,7 @@ import { createConsoleLog, type LogFormat, logFormatFrom, showMetricsFrom } from
 import type { OutputStream } from '../../shared/runtime/output';
 import { runCli, startServerProcess } from '../helpers/cli';
 import { startServerInProcess } from '../helpers/server-in-process';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 
 /** What the console shows for `lines`, each written to the stream it names. */
 function shown(format: LogFormat, lines: ReadonlyArray<[OutputStream, unknown]>, showMetrics = false) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { createTemporaryCheckout, type TemporaryCheckout } from '../helpers/temporary-checkout';
 import { routes, type Route } from '../../shared/facts/routes';
 

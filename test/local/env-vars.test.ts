@@ -7,7 +7,7 @@ import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { startServerProcess } from '../helpers/cli';
 import { invokeInProcess } from '../helpers/invoke-in-process';
 import { startServerInProcess } from '../helpers/server-in-process';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
 const folder = mkdtempSync(join(tmpdir(), 'animal-store-env-vars-'));

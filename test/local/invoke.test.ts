@@ -7,7 +7,7 @@ import { ERROR_CODES } from '../../shared/facts/error-codes';
 import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
 import { runCli, startServerProcess, type RunningServer } from '../helpers/cli';
 import { invokeInProcess } from '../helpers/invoke-in-process';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
 /** The invocation's result: what invoke prints on stdout after its notes. */

@@ -9,7 +9,7 @@ import { startBlackHole } from '../helpers/black-hole';
 import { startFakeCloudFormation } from '../helpers/fake-cloudformation';
 import { runCli } from '../helpers/cli';
 import type { FaultProxy } from '../helpers/fault-proxy';
-import { CLOSED_PORT } from '../helpers/http';
+import { CLOSED_PORT } from '../../local/addresses';
 import { startFaultyApi, startTestApi, type FaultyApi, type TestApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { CLOSED_PORT } from '../../local/addresses';
 import { ANSWER_CLASSES, type AnswerClass, type AnswerClassId, type AnswerStep, stepLabel } from './answer-classes';
 import { inTurn, outcomeOf } from './bench-events';
 import type { BenchSetup } from './bench-setup';
@@ -49,16 +47,6 @@ function iterations(count: number): number[] {
   return Array.from({ length: count }, (_, index) => iterated - count + index);
 }
 
-/** A loopback address nothing listens on: every connection to it is refused, as to a store that is down. */
-async function closedEndpoint(): Promise<string> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return `http://127.0.0.1:${port}`;
-}
-
 /** A step's function, or its floor, with production's environment; against a closed port when the class's store is unreachable. */
 function stepSide(bench: BenchSetup, step: AnswerStep, unreachable: string | undefined, build?: FloorBuild) {
   const asset = bench.productionAssets.get(step.name)!;
@@ -79,7 +67,7 @@ export async function measureAnswerClasses(
   settings: BenchSettings,
   countInstructions: boolean,
 ): Promise<AnswerClassResults> {
-  const unreachable = await closedEndpoint();
+  const unreachable = `http://127.0.0.1:${CLOSED_PORT}`;
   const storeOf = (answerClass: AnswerClass) => (answerClass.store === 'unreachable' ? unreachable : undefined);
   // Against an unreachable store, the first requests wait out the client's backoff until the SDK's retry quota is
   // spent; the warm-up spends it, so a warm request is one attempt, as in a lasting outage.
