@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { RequestParts } from '../shared/checks/check-requests';
 import { fileNameOf } from '../shared/facts/function-names';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
-import { pathNaming, routeKey as routeKeyOf, type HttpMethod } from '../shared/facts/routes';
+import { routeTarget, type HttpMethod } from '../shared/facts/routes';
 import type { AnyOperation, OperationRoute } from '../shared/operations/operation';
 
 // From each shared/operations/<name>-operation.ts, the files that list every operation: `npm run generate`
@@ -127,8 +127,7 @@ function checkTable(found: readonly Found[]): string {
  */
 function sampleEvent({ route, bench }: AnyOperation): string {
   const request: RequestParts = bench.request;
-  const { rawPath, pathParameters = {} } = pathNaming(route, '1');
-  const routeKey = routeKeyOf(route);
+  const { routeKey, rawPath, pathParameters } = routeTarget(route, '1');
   const query = request.query ?? {};
   const host = 'abc123.execute-api.eu-west-1.amazonaws.com';
   const event = {
@@ -161,7 +160,7 @@ function sampleEvent({ route, bench }: AnyOperation): string {
       timeEpoch: 1795348800000,
       authorizer: { lambda: { outcome: 'allowed', keyId: 'key_0123456789abcdef' } },
     },
-    ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
     ...(request.body === undefined ? {} : { body: request.body }),
     isBase64Encoded: false,
   };

@@ -1,7 +1,7 @@
-import { authorizerEvent, routeEvent, routeTarget } from '../../shared/checks/direct-events';
+import { authorizerEvent, routeEvent } from '../../shared/checks/direct-events';
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import { BASE_PATH, findRoute, isOperationId } from '../../shared/facts/routes';
+import { BASE_PATH, findRoute, isOperationId, routeTarget } from '../../shared/facts/routes';
 import { OPERATION_CHECKS } from '../../shared/checks/operation-checks';
 import { unhandled } from '../../shared/runtime/unhandled';
 

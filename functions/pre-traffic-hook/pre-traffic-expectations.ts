@@ -1,8 +1,8 @@
 import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import { BASE_PATH, findRoute, isOperationId, type OperationId } from '../../shared/facts/routes';
+import { BASE_PATH, findRoute, isOperationId, routeTarget, type OperationId } from '../../shared/facts/routes';
 import type { Expectation, RequestParts } from '../../shared/checks/check-requests';
-import { authorizerEvent, routeEvent, routeTarget, type RouteRequest } from '../../shared/checks/direct-events';
+import { authorizerEvent, routeEvent, type RouteRequest } from '../../shared/checks/direct-events';
 import { OPERATION_CHECKS } from '../../shared/checks/operation-checks';
 import { unhandled } from '../../shared/runtime/unhandled';
 

@@ -1,7 +1,6 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import type { AuthorizerContext } from '../domain/auth/authorizer-context';
 import type { HttpEvent } from '../http/handler';
-import { pathNaming, routeKey, type Route } from '../facts/routes';
 
 /**
  * The events the pre-traffic checks and the deployment traffic hand a function directly, shaped as API Gateway's payload format 2.0. No check
@@ -22,11 +21,6 @@ export interface RouteRequest {
   readonly caller?: AuthorizerContext;
   /** Logged by the function on every line: ties its log to the check. */
   readonly requestId: string;
-}
-
-/** Where a request to a route goes, with every path parameter of its template naming `value` (a pet's id). */
-export function routeTarget(route: Route, value: string): Pick<RouteRequest, 'routeKey' | 'method' | 'rawPath' | 'pathParameters'> {
-  return { routeKey: routeKey(route), method: route.method, ...pathNaming(route, value) };
 }
 
 /** A request a route's function receives behind the authorizer (or, without `caller`, in front of none). */

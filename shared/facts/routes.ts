@@ -126,6 +126,14 @@ export function pathNaming(route: Pick<Route, 'path'>, value: string): { rawPath
   };
 }
 
+/** Where a request to a route goes, as API Gateway names it to the function, with every path parameter naming `value`. */
+export function routeTarget(
+  route: Pick<Route, 'method' | 'path'>,
+  value: string,
+): { routeKey: string; method: Route['method']; rawPath: string; pathParameters?: Record<string, string> } {
+  return { routeKey: routeKey(route), method: route.method, ...pathNaming(route, value) };
+}
+
 /** Finds the route for a method and raw path, as API Gateway does, with decoded path parameters. */
 export function matchRoute(method: string, rawPath: string): RouteMatch | undefined {
   for (const { route, pattern } of routeTemplates()) {

@@ -1,15 +1,7 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
 import type { RequestParts } from '../../shared/checks/check-requests';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
-import {
-  findRoute,
-  isOperationId,
-  OPERATION_IDS,
-  pathNaming,
-  pathParameterNames,
-  routeKey,
-  type OperationId,
-} from '../../shared/facts/routes';
+import { findRoute, isOperationId, OPERATION_IDS, pathParameterNames, routeTarget, type OperationId } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 import { unhandled } from '../../shared/runtime/unhandled';
 
@@ -38,7 +30,7 @@ export function namesPet(name: ApiFunctionName): boolean {
 /** An operation's request as API Gateway hands it to the function behind the authorizer: `parts` sent, each path parameter naming `petId`. */
 export function operationEvent(operationId: OperationId, parts: RequestParts, petId: number) {
   const route = findRoute(operationId);
-  return httpEvent({ method: route.method, routeKey: routeKey(route), ...pathNaming(route, String(petId)), ...parts });
+  return httpEvent({ ...routeTarget(route, String(petId)), ...parts });
 }
 
 /** An operation's bench request (its file of shared/operations/), with more headers or query parameters, or another body. */
