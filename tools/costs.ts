@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { apiThrottle, production, throttledRoutes, type StageConfig, type ThrottledRoute } from '../infra/stages';
 import { PROJECT_ROOT } from '../shared/facts/project-layout';
 import { type METRICS, PROBE_METRICS } from '../shared/facts/metric-names';
-import { ANSWER_CLASSES, type AnswerClass, answeredByEveryRoute, billRowOf, routeStepOf } from './bench/answer-classes';
+import { ANSWER_CLASSES, answeredByEveryRoute, billRowOf, routeStepOf } from './bench/answer-classes';
 import { type AnswerWarmResults, COLD_START_RATE, coldStartCost, computeBill, type BillRow } from './bench/bill';
 import type { ColdStartComparison } from './bench/cold-start';
 import { dollars } from './bench/format';
@@ -69,7 +69,7 @@ const PROBE_RUN = {
  * refusal, which any route can be sent. The costliest is what a flood on that route costs.
  */
 function serves(route: ThrottledRoute, row: BillRow): boolean {
-  const answerClass = (ANSWER_CLASSES as readonly AnswerClass[]).find((candidate) => billRowOf(candidate) === row.operation);
+  const answerClass = ANSWER_CLASSES.find((candidate) => billRowOf(candidate) === row.operation);
   if (answerClass !== undefined) return answeredByEveryRoute(answerClass) || routeStepOf(answerClass).name === route;
   return row.operation.split(',')[0] === route;
 }

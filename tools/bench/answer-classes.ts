@@ -1,5 +1,4 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
-import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { iterationPetId, keyEvent, operationBenchEvent } from './bench-events';
 
@@ -43,16 +42,10 @@ export function unknownKey(index: number): string {
   return `pets_${String(index).padStart(43, '0')}`;
 }
 
-/** A route's request as the authorizer's verdict `outcome` reaches it: what every route is handed for a refused key. */
-export function refusedEvent(event: ReturnType<typeof httpEvent>, outcome: Exclude<AuthorizerContext['outcome'], 'allowed'>) {
-  return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: { outcome } } } };
-}
-
 /** The route a refused request is counted on: every route refuses alike, and the bill prices it on listPets. */
 const REFUSING_ROUTE = 'listPets';
 
-/** Every answer class the bench measures besides the successes, by id. */
-export const ANSWER_CLASSES = [
+const CLASSES = [
   {
     id: 'createPet, invalid body',
     status: 400,
@@ -86,7 +79,7 @@ export const ANSWER_CLASSES = [
     floor: 'the authorizer answers `missing` without a lookup; the route, the 401 Error body',
     steps: [
       { name: 'authorizer', event: () => authorizerEvent(), outcome: 'missing' },
-      { name: REFUSING_ROUTE, event: () => refusedEvent(operationBenchEvent(REFUSING_ROUTE, 0), 'missing'), outcome: 401 },
+      { name: REFUSING_ROUTE, event: () => operationBenchEvent(REFUSING_ROUTE, 0, { authorizer: { outcome: 'missing' } }), outcome: 401 },
     ],
     store: 'untouched',
     maxLogBytes: 700,
@@ -98,7 +91,7 @@ export const ANSWER_CLASSES = [
     floor: 'the authorizer reads the key with one GetItem that finds nothing; the route, the 401 Error body',
     steps: [
       { name: 'authorizer', event: (index) => keyEvent(unknownKey(index)), outcome: 'invalid' },
-      { name: REFUSING_ROUTE, event: () => refusedEvent(operationBenchEvent(REFUSING_ROUTE, 0), 'invalid'), outcome: 401 },
+      { name: REFUSING_ROUTE, event: () => operationBenchEvent(REFUSING_ROUTE, 0, { authorizer: { outcome: 'invalid' } }), outcome: 401 },
     ],
     store: 'read',
     maxLogBytes: 700,
@@ -134,7 +127,10 @@ export const ANSWER_CLASSES = [
   },
 ] as const satisfies readonly AnswerClass[];
 
-export type AnswerClassId = (typeof ANSWER_CLASSES)[number]['id'];
+export type AnswerClassId = (typeof CLASSES)[number]['id'];
+
+/** Every answer class the bench measures besides the successes, each known by its id. */
+export const ANSWER_CLASSES: readonly (AnswerClass & { readonly id: AnswerClassId })[] = CLASSES;
 
 /** A class's line of the bill, its status after its name: `anonymous (401)`. */
 export function billRowOf(answerClass: Pick<AnswerClass, 'id' | 'status'>): string {

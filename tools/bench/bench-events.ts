@@ -1,4 +1,5 @@
-import { authorizerEvent, httpEvent } from '../lambda/events';
+import { authorizerEvent, httpEvent, type HttpEventOptions } from '../lambda/events';
+import type { AuthorizerContext } from '../../shared/domain/auth/authorizer-context';
 import type { RequestParts } from '../../shared/checks/check-requests';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { findRoute, isOperationId, OPERATION_IDS, pathParameterNames, routeTarget, type OperationId } from '../../shared/facts/routes';
@@ -28,16 +29,24 @@ export function namesPet(name: ApiFunctionName): boolean {
 }
 
 /** An operation's request as API Gateway hands it to the function behind the authorizer: `parts` sent, each path parameter naming `petId`. */
-export function operationEvent(operationId: OperationId, parts: RequestParts, petId: number) {
+export function operationEvent(operationId: OperationId, parts: RequestParts & Pick<HttpEventOptions, 'authorizer'>, petId: number) {
   const route = findRoute(operationId);
   return httpEvent({ ...routeTarget(route, String(petId)), ...parts });
 }
 
-/** An operation's bench request (its file of shared/operations/), with more headers or query parameters, or another body. */
+/**
+ * An operation's bench request (its file of shared/operations/), with more headers or query parameters, another body,
+ * or another verdict of the authorizer.
+ */
 export function operationBenchEvent(
   operationId: OperationId,
   petId: number,
-  extra: { readonly headers?: Record<string, string>; readonly query?: Record<string, string>; readonly body?: string } = {},
+  extra: {
+    readonly headers?: Record<string, string>;
+    readonly query?: Record<string, string>;
+    readonly body?: string;
+    readonly authorizer?: AuthorizerContext;
+  } = {},
 ) {
   const { request } = OPERATIONS[operationId].bench;
   return operationEvent(
@@ -47,6 +56,7 @@ export function operationBenchEvent(
       headers: { ...request.headers, ...extra.headers },
       query: { ...request.query, ...extra.query },
       ...(extra.body === undefined ? {} : { body: extra.body }),
+      ...(extra.authorizer === undefined ? {} : { authorizer: extra.authorizer }),
     },
     petId,
   );

@@ -1,4 +1,4 @@
-import { ANSWER_CLASSES, type AnswerClass, billRowOf } from './answer-classes';
+import { ANSWER_CLASSES, billRowOf } from './answer-classes';
 import type { BillRow } from './bill';
 import type { FloorBuild } from './floors';
 import type { MemoryChoice } from './memory-sizing';
@@ -7,7 +7,7 @@ import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 
-const CLASSES: readonly AnswerClass[] = ANSWER_CLASSES;
+const CLASSES = ANSWER_CLASSES;
 
 /**
  * The most log bytes a request of each bill row may cost (tools/bench/bill.ts): its functions' lines and the access

@@ -72,9 +72,6 @@ export function capacityAt(capacity: readonly CapacityRow[], scenario: string, p
   return capacity.find((row) => row.scenario === scenario && row.pets === pets)!;
 }
 
-/** The bill row of a request refused for want of a key: every route can be sent one. */
-export const ANONYMOUS_ROW = billRowOf(ANSWER_CLASSES.find((answerClass) => answerClass.id === 'anonymous')!);
-
 /** Each answer class's functions served its request warm, in the class's order (tools/bench/measure-answer-classes.ts). */
 export type AnswerWarmResults = ReadonlyMap<string, readonly WarmResult[]>;
 
@@ -124,7 +121,7 @@ export function computeBill(
     ...OPERATION_IDS.map((operationId) => measuredAs(operationId, operationId)),
     // Its DynamoDB writes as measured; its duration is the unkeyed create's, which the bench times.
     measuredAs('createPet, new Idempotency-Key', 'createPet'),
-    ...(ANSWER_CLASSES as readonly AnswerClass[]).flatMap((answerClass) => {
+    ...ANSWER_CLASSES.flatMap((answerClass) => {
       const results = answers.get(answerClass.id);
       return results === undefined ? [] : [answerRow(answerClass, results)];
     }),

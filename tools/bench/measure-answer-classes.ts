@@ -75,7 +75,7 @@ export async function measureAnswerClasses(
   const sent = ({ warmup, rounds, batch }: WarmOptions) => warmup + rounds * batch;
 
   const warm = new Map<AnswerClassId, WarmResult[]>();
-  for (const answerClass of ANSWER_CLASSES as readonly AnswerClass[]) {
+  for (const answerClass of ANSWER_CLASSES) {
     progress(`warm: the answer class ${answerClass.id} (${answerClass.status})`);
     const options = warmOptions(false);
     const results: WarmResult[] = [];
@@ -86,11 +86,11 @@ export async function measureAnswerClasses(
       expectOnly(result!, step.outcome);
       results.push(result!);
     }
-    warm.set(answerClass.id as AnswerClassId, results);
+    warm.set(answerClass.id, results);
   }
 
   const instructions = new Map<AnswerClassId, AnswerInstructions>();
-  for (const answerClass of countInstructions ? (ANSWER_CLASSES as readonly AnswerClass[]) : []) {
+  for (const answerClass of countInstructions ? ANSWER_CLASSES : []) {
     const runs = settings.answerInstructionRuns;
     progress(`instructions: the answer class ${answerClass.id} (${answerClass.status}), cold (${runs} runs) and warm, under callgrind`);
     const store = storeOf(answerClass);
@@ -118,7 +118,7 @@ export async function measureAnswerClasses(
       expectOnly(answered, step.outcome);
       steps.push({ label, cold, warm: counted });
     }
-    instructions.set(answerClass.id as AnswerClassId, addedUp(steps));
+    instructions.set(answerClass.id, addedUp(steps));
   }
   return { warm, instructions };
 }

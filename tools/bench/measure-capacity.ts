@@ -10,7 +10,7 @@ import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
 import { OPERATION_IDS } from '../../shared/facts/routes';
-import { ANSWER_CLASSES, type AnswerClass, billRowOf } from './answer-classes';
+import { ANSWER_CLASSES, billRowOf } from './answer-classes';
 
 /** DynamoDB capacity one request of a scenario consumed, on average, at one table size. */
 export interface CapacityRow {
@@ -98,7 +98,7 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
         capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
       }
       // Each answer class that reads a table: what its functions consumed together, under the row's name in the bill.
-      for (const answerClass of (ANSWER_CLASSES as readonly AnswerClass[]).filter((candidate) => candidate.store === 'read')) {
+      for (const answerClass of ANSWER_CLASSES.filter((candidate) => candidate.store === 'read')) {
         const units = { read: 0, write: 0 };
         for (const step of answerClass.steps) {
           const asset = bench.productionAssets.get(step.name)!;

@@ -9,7 +9,7 @@ import type { CapacityRow } from './measure-capacity';
 import type { ColdStartResults } from './measure-cold-starts';
 import type { WarmRequestResults } from './measure-warm-requests';
 import type { AnswerClassResults } from './measure-answer-classes';
-import { ANSWER_CLASSES, type AnswerClass } from './answer-classes';
+import { ANSWER_CLASSES, billRowOf } from './answer-classes';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
 import { PRICES } from './prices';
 import { ratio, rounded } from './statistics';
@@ -169,16 +169,16 @@ function printWarmRequests({ options, warmRequests, verdicts }: BenchReport): vo
 }
 
 function printAnswerClasses({ options, answers, verdicts }: BenchReport): void {
-  const classes: readonly AnswerClass[] = ANSWER_CLASSES;
+  const classes = ANSWER_CLASSES;
   console.log(
     '\nAnswer classes besides the successes (tools/bench/answer-classes.ts): each function the request meets, served it warm, ' +
       `${options.settings.warm.rounds} rounds of ${options.settings.warm.batch} after ${options.settings.warm.warmup}.`,
   );
   console.table(
     classes.map((answerClass) => {
-      const results = answers.warm.get(answerClass.id as never) ?? [];
+      const results = answers.warm.get(answerClass.id) ?? [];
       return {
-        answer: `${answerClass.id} (${answerClass.status})`,
+        answer: billRowOf(answerClass),
         functions: answerClass.steps.map((step) => step.name).join(' + '),
         'p50 ms': results.map((result) => ms(result.p50Ms, 3)).join(' + '),
         'CPU µs': results.map((result) => ms(result.cpuUsPerRequest, 0)).join(' + '),

@@ -11,7 +11,7 @@ import { addedUp } from '../../../tools/bench/measure-answer-classes';
 import type { WarmResult } from '../../../tools/bench/warm';
 import { type BenchResults, billFrom } from '../../../tools/costs';
 
-const CLASSES: readonly AnswerClass[] = ANSWER_CLASSES;
+const CLASSES = ANSWER_CLASSES;
 const recorded = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tools/bench/results.json'), 'utf8')) as BenchResults;
 
 /** A warm result of `label` that wrote `logBytes` per request. */

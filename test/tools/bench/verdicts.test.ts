@@ -11,7 +11,7 @@ import {
   type JudgedMeasurements,
 } from '../../../tools/bench/bench-verdicts';
 import type { JudgedRatio } from '../../../tools/bench/statistics';
-import { ANSWER_CLASSES, type AnswerClass, billRowOf } from '../../../tools/bench/answer-classes';
+import { ANSWER_CLASSES, billRowOf } from '../../../tools/bench/answer-classes';
 
 const ratios = (entries: Array<[ApiFunctionName, number, spread?: number]>) =>
   new Map(entries.map(([name, ratio, spread = 0]) => [name, { ratio, spread }]));
@@ -126,14 +126,14 @@ describe("the bench's verdicts", () => {
     const verdicts = judgeBench(measurements({ instructions: { cold: new Map(), warm: new Map(), answers } }));
     const [beyond, ...within] = ANSWER_CLASSES.map(({ id }) => verdicts.answers.get(id)!);
     expect([beyond!.cold.esm.pass, beyond!.cold.cdkDefault.pass, beyond!.warm.pass]).toEqual([false, true, false]);
-    expect(beyond!.warm.what).toBe(`warm instructions the answer ${ANSWER_CLASSES[0].id}`);
+    expect(beyond!.warm.what).toBe(`warm instructions the answer ${ANSWER_CLASSES[0]!.id}`);
     for (const verdict of within)
       expect([verdict.cold.esm.pass, verdict.cold.cdkDefault.pass, verdict.warm.pass]).toEqual([true, true, true]);
     expect(verdicts.all.filter((verdict) => !verdict.pass)).toHaveLength(2);
   });
 
   it("fail every answer class's bill row beyond its log budget, and beyond the cost budget every answer has", () => {
-    const classes = ANSWER_CLASSES as readonly AnswerClass[];
+    const classes = ANSWER_CLASSES;
     const bill = classes.map((answerClass) => ({
       operation: billRowOf(answerClass),
       'log bytes': answerClass.maxLogBytes + 1,
