@@ -1,6 +1,6 @@
 import { authorizerEvent, httpEvent } from '../lambda/events';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
-import { iterationPetId, keyEvent, operationBenchEvent } from './bench-events';
+import { iterationPetId, keyEvent, operationBenchEvent, unmatchedEvent } from './bench-events';
 
 // Every answer besides the successes that `npm run bench` measures against a floor: each class is stated once here,
 // and its events, its measurements, its verdicts, its bill row and its report line all derive from this table.
@@ -111,7 +111,7 @@ const CLASSES = [
     status: 404,
     request: 'GET /v1/nowhere (routeNotFound)',
     floor: 'the 404 Error body',
-    steps: [{ name: 'routeNotFound', event: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }), outcome: 404 }],
+    steps: [{ name: 'routeNotFound', event: () => unmatchedEvent(), outcome: 404 }],
     store: 'untouched',
     maxLogBytes: 700,
   },

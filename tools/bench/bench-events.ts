@@ -62,6 +62,11 @@ export function operationBenchEvent(
   );
 }
 
+/** A request no route matches, which API Gateway's `$default` route hands routeNotFound. */
+export function unmatchedEvent() {
+  return httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' });
+}
+
 export function keyEvent(apiKey: string) {
   return authorizerEvent(`Bearer ${apiKey}`);
 }
@@ -78,7 +83,7 @@ const BENCH_EVENTS: Readonly<Record<ApiFunctionName, (requests: BenchRequests, i
       (_: BenchRequests, index: number) => operationBenchEvent(operationId, iterationPetId(index)),
     ]),
   ) as Record<OperationId, (requests: BenchRequests, index: number) => unknown>),
-  routeNotFound: () => httpEvent({ routeKey: '$default', rawPath: '/v1/nowhere' }),
+  routeNotFound: () => unmatchedEvent(),
   authorizer: (requests) => keyEvent(requests.apiKey),
 };
 
@@ -109,6 +114,13 @@ export function expectedOutcome(name: ApiFunctionName): number | string {
     default:
       return unhandled(name);
   }
+}
+
+/** A check of each result: throws unless the function answered `expected`, naming it by `label`. */
+export function expectOutcome(label: string, expected: number | string): (result: unknown) => void {
+  return (result) => {
+    if (outcomeOf(result) !== expected) throw new Error(`${label} answered ${JSON.stringify(result)}, not ${expected}`);
+  };
 }
 
 /** How a function answered: an HTTP function's status code, the authorizer's verdict. */

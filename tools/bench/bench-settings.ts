@@ -15,7 +15,7 @@ export interface BenchSettings {
   readonly instructionWarm: WarmOptions;
   /**
    * Cold starts of each answer class's functions counted under callgrind (tools/bench/answer-classes.ts): three, the
-   * fewest that give a spread, as a class is up to two functions and counts are steady to about 0.1 %.
+   * fewest that give a spread, as a class is up to two functions and instruction counts are steady (docs/performance.md).
    */
   readonly answerInstructionRuns: number;
   /** Sizes of the pets table the capacity is read at; the first is the table every other section uses. */

@@ -43,6 +43,8 @@ export interface BenchSetup {
    * each index's pet is stored first.
    */
   iterationsFor(name: ApiFunctionName, count: number): Promise<number[]>;
+  /** Iteration indices no run was handed yet, as iterationsFor hands them, storing no pet. */
+  indices(count: number): number[];
   close(): Promise<void>;
 }
 
@@ -69,6 +71,10 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
     for (const build of Object.keys(FLOOR_BUILDS) as FloorBuild[])
       floors.set(build, await buildFloors(API_FUNCTIONS, synthesis.outdir, build));
     let iterated = 0;
+    const indices = (count: number) => {
+      iterated += count;
+      return Array.from({ length: count }, (_, index) => iterated - count + index);
+    };
     return {
       node,
       nodeVersion: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
@@ -88,11 +94,11 @@ export async function setUpBench(settings: BenchSettings): Promise<BenchSetup> {
         return keys;
       },
       async iterationsFor(name, count) {
-        iterated += count;
-        const indices = Array.from({ length: count }, (_, index) => iterated - count + index);
-        if (namesPet(name)) await storeIterationPets(documents, TABLES.pets, indices);
-        return indices;
+        const handed = indices(count);
+        if (namesPet(name)) await storeIterationPets(documents, TABLES.pets, handed);
+        return handed;
       },
+      indices,
       close,
     };
   } catch (error) {

@@ -166,7 +166,7 @@ export interface BenchOutcome {
  * A full run's verdicts decide its exit code. A quick run has none (undefined): its few samples cannot support a
  * verdict either way, so it exits 0 having judged nothing, whatever its figures read.
  */
-export function outcomeOf(verdicts: readonly Verdict[] | undefined): BenchOutcome {
+export function summarizeVerdicts(verdicts: readonly Verdict[] | undefined): BenchOutcome {
   if (verdicts === undefined) {
     return {
       verdict: 'none',

@@ -11,7 +11,7 @@ import { measureWarmRequests } from './measure-warm-requests';
 import { chooseMemory, measuredCostOf } from './memory-sizing';
 import { printReport } from './report';
 import { resultsOf, saveResults } from './results-file';
-import { judgeBench, outcomeOf } from './bench-verdicts';
+import { judgeBench, summarizeVerdicts } from './bench-verdicts';
 import { showUsage, usageFailure } from '../command-line';
 import { messageOf } from '../../shared/runtime/error-message';
 
@@ -51,7 +51,7 @@ try {
   const report = { options, nodeVersion: bench.nodeVersion, coldStarts, warmRequests, answers, capacity, memory, bill, verdicts };
   printReport(report);
   console.log(`Wrote ${saveResults(resultsOf(report), options).join(' and ')}.`);
-  process.exitCode = outcomeOf(verdicts?.all).exitCode;
+  process.exitCode = summarizeVerdicts(verdicts?.all).exitCode;
 } finally {
   await bench.close();
 }

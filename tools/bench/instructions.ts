@@ -86,7 +86,7 @@ export async function compareInstructions<TBuild extends FloorBuild>(
     return {
       function: medians(counts.function!),
       floors: Object.fromEntries(builds.map((build) => [build, against(build)])) as InstructionComparison<TBuild>['floors'],
-      runTotals: Object.fromEntries(['function', ...builds].map((which) => [which, totals(which)])) as Record<string, number[]> as Record<
+      runTotals: Object.fromEntries(['function', ...builds].map((which) => [which, totals(which)])) as Record<
         'function' | TBuild,
         number[]
       >,

@@ -1,6 +1,6 @@
 import { CLOSED_PORT } from '../../local/addresses';
 import { ANSWER_CLASSES, type AnswerClass, type AnswerClassId, type AnswerStep, stepLabel } from './answer-classes';
-import { inTurn, outcomeOf } from './bench-events';
+import { expectOutcome, inTurn } from './bench-events';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import type { ColdSubject } from './cold-start';
@@ -17,7 +17,7 @@ import { measureWarm, type WarmOptions, type WarmResult, type WarmSubject } from
 
 /**
  * A class's instructions: a request meeting each of its functions cold, and warm; its functions' added up. Cold, its
- * floors are the builds a cold start is judged against: built alike too, they would cost a third more callgrind runs.
+ * floors are the builds a cold start is judged against: built alike too, they would add callgrind runs nothing judges.
  */
 export interface AnswerInstructions {
   readonly cold: {
@@ -40,13 +40,6 @@ export interface AnswerClassResults {
   readonly instructions: ReadonlyMap<AnswerClassId, AnswerInstructions>;
 }
 
-/** Iteration indices of the classes' requests, none shared: a new key at each is a key the authorizer never cached. */
-let iterated = 0;
-function iterations(count: number): number[] {
-  iterated += count;
-  return Array.from({ length: count }, (_, index) => iterated - count + index);
-}
-
 /** A step's function, or its floor, with production's environment; against a closed port when the class's store is unreachable. */
 function stepSide(bench: BenchSetup, step: AnswerStep, unreachable: string | undefined, build?: FloorBuild) {
   const asset = bench.productionAssets.get(step.name)!;
@@ -54,13 +47,8 @@ function stepSide(bench: BenchSetup, step: AnswerStep, unreachable: string | und
   return { taskRoot: build === undefined ? asset.taskRoot : bench.floorOf(step.name, build), env: asset.environment(local) };
 }
 
-const eventsOf = (step: AnswerStep, count: number) => inTurn(iterations(count).map((index) => step.event(index)));
-
-function expectAnswer(label: string, step: AnswerStep) {
-  return (result: unknown) => {
-    if (outcomeOf(result) !== step.outcome) throw new Error(`${label} answered ${JSON.stringify(result)}, not ${step.outcome}`);
-  };
-}
+/** A step's events at iterations no other request had: a new key at each is a key the authorizer never cached. */
+const eventsOf = (bench: BenchSetup, step: AnswerStep, count: number) => inTurn(bench.indices(count).map((index) => step.event(index)));
 
 export async function measureAnswerClasses(
   bench: BenchSetup,
@@ -69,19 +57,18 @@ export async function measureAnswerClasses(
 ): Promise<AnswerClassResults> {
   const unreachable = `http://127.0.0.1:${CLOSED_PORT}`;
   const storeOf = (answerClass: AnswerClass) => (answerClass.store === 'unreachable' ? unreachable : undefined);
-  // Against an unreachable store, the first requests wait out the client's backoff until the SDK's retry quota is
-  // spent; the warm-up spends it, so a warm request is one attempt, as in a lasting outage.
-  const warmOptions = (counted: boolean) => (counted ? settings.instructionWarm : settings.warm);
   const sent = ({ warmup, rounds, batch }: WarmOptions) => warmup + rounds * batch;
 
+  // Against an unreachable store, the first requests wait out the client's backoff until the SDK's retry quota is
+  // spent; the warm-up spends it, so a warm request is one attempt, as in a lasting outage.
   const warm = new Map<AnswerClassId, WarmResult[]>();
   for (const answerClass of ANSWER_CLASSES) {
     progress(`warm: the answer class ${answerClass.id} (${answerClass.status})`);
-    const options = warmOptions(false);
+    const options = settings.warm;
     const results: WarmResult[] = [];
     for (const step of answerClass.steps) {
       const label = stepLabel(answerClass, step);
-      const subject: WarmSubject = { label, ...stepSide(bench, step, storeOf(answerClass)), events: eventsOf(step, sent(options)) };
+      const subject: WarmSubject = { label, ...stepSide(bench, step, storeOf(answerClass)), events: eventsOf(bench, step, sent(options)) };
       const [result] = await measureWarm(bench.node, [subject], options);
       expectOnly(result!, step.outcome);
       results.push(result!);
@@ -99,8 +86,8 @@ export async function measureAnswerClasses(
       const label = stepLabel(answerClass, step);
       const coldSubject = (build?: FloorBuild): ColdSubject => ({
         ...stepSide(bench, step, store, build),
-        events: eventsOf(step, runs),
-        expect: expectAnswer(label, step),
+        events: eventsOf(bench, step, runs),
+        expect: expectOutcome(label, step.outcome),
       });
       const cold = await compareInstructions(
         bench.node,
@@ -108,11 +95,11 @@ export async function measureAnswerClasses(
         { esm: coldSubject('esm'), cdkDefault: coldSubject('cdkDefault') },
         runs,
       );
-      const options = warmOptions(true);
+      const options = settings.instructionWarm;
       const warmSubject = (build?: FloorBuild): WarmSubject => ({
         label: build === undefined ? label : `${label} floor`,
         ...stepSide(bench, step, store, build),
-        events: eventsOf(step, sent(options)),
+        events: eventsOf(bench, step, sent(options)),
       });
       const { answered, ...counted } = await compareWarmInstructions(bench.node, warmSubject(), warmSubject('alike'), options);
       expectOnly(answered, step.outcome);

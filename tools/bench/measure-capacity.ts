@@ -5,7 +5,7 @@ import { isDeployed } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { startCapacityProxy } from './capacity-proxy';
-import { benchEvent, expectedOutcome, keyEvent, operationBenchEvent, outcomeOf } from './bench-events';
+import { benchEvent, expectedOutcome, expectOutcome, keyEvent, operationBenchEvent } from './bench-events';
 import { progress } from './format';
 import { seedPets } from './seed';
 import type { ApiFunctionName } from '../../shared/facts/function-names';
@@ -35,6 +35,16 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
   const capacity: CapacityRow[] = [];
   const meteredKeys = await bench.issueKeys(settings.capacityRequests);
   let pets = bench.pets;
+  /** Runs `events` through a function against the proxy, each answered `expected`: their results, and the units they consumed. */
+  const meter = async (name: ApiFunctionName, events: unknown[], expected: number | string, label: string) => {
+    const asset = bench.productionAssets.get(name)!;
+    const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
+    const { results } = await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events });
+    results.forEach(expectOutcome(label, expected));
+    const units = { read: 0, write: 0 };
+    for (const entry of proxy.take()) units[entry.kind] += entry.capacityUnits;
+    return { results, units };
+  };
   try {
     for (const count of settings.petCounts) {
       /** The pets the create scenarios store: deleted before the next size, whose listings must read the same head. */
@@ -80,34 +90,19 @@ export async function measureCapacity(bench: BenchSetup, settings: BenchSettings
       ];
       progress(`capacity at ${count.toLocaleString('en')} pets`);
       for (const { scenario, name, events, before } of scenarios.filter((candidate) => isDeployed(candidate.name))) {
-        const asset = bench.productionAssets.get(name)!;
-        const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
-        if (before !== undefined) {
-          await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events: before });
-          proxy.take();
-        }
-        const invocation = await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events });
-        const units = proxy.take();
         const expected = expectedOutcome(name);
-        for (const result of invocation.results) {
-          if (outcomeOf(result) !== expected) throw new Error(`${scenario} answered ${JSON.stringify(result)}`);
-        }
-        if (name === 'createPet') created.push(...invocation.results.map((result) => JSON.parse((result as { body: string }).body).id));
-        const consumed = (kind: string) =>
-          units.filter((entry) => entry.kind === kind).reduce((total, entry) => total + entry.capacityUnits, 0) / events.length;
-        capacity.push({ scenario, pets: count, readUnits: consumed('read'), writeUnits: consumed('write') });
+        if (before !== undefined) await meter(name, before, expected, `${scenario}, before`);
+        const { results, units } = await meter(name, events, expected, scenario);
+        if (name === 'createPet') created.push(...results.map((result) => JSON.parse((result as { body: string }).body).id));
+        capacity.push({ scenario, pets: count, readUnits: units.read / events.length, writeUnits: units.write / events.length });
       }
       // Each answer class that reads a table: what its functions consumed together, under the row's name in the bill.
       for (const answerClass of ANSWER_CLASSES.filter((candidate) => candidate.store === 'read')) {
         const units = { read: 0, write: 0 };
         for (const step of answerClass.steps) {
-          const asset = bench.productionAssets.get(step.name)!;
-          const env = asset.environment({ ...bench.local, dynamoDbEndpoint: proxy.endpoint });
-          const invocation = await invokeBundle(bench.node, { taskRoot: asset.taskRoot, env, events: times(step.event) });
-          for (const result of invocation.results) {
-            if (outcomeOf(result) !== step.outcome) throw new Error(`${answerClass.id}, ${step.name}, answered ${JSON.stringify(result)}`);
-          }
-          for (const entry of proxy.take()) units[entry.kind as 'read' | 'write'] += entry.capacityUnits / settings.capacityRequests;
+          const taken = (await meter(step.name, times(step.event), step.outcome, `${answerClass.id}, ${step.name}`)).units;
+          units.read += taken.read / settings.capacityRequests;
+          units.write += taken.write / settings.capacityRequests;
         }
         capacity.push({ scenario: billRowOf(answerClass), pets: count, readUnits: units.read, writeUnits: units.write });
       }

@@ -3,7 +3,7 @@ import { issuesCommand } from './bench-functions';
 import type { BenchSetup } from './bench-setup';
 import type { BenchSettings } from './bench-settings';
 import { compareColdStarts, type ColdStartComparison, type ColdSubject } from './cold-start';
-import { benchEvents, expectedOutcome, outcomeOf } from './bench-events';
+import { benchEvents, expectedOutcome, expectOutcome } from './bench-events';
 import { progress } from './format';
 import type { FloorBuild } from './floors';
 import { compareInstructions, type InstructionComparison } from './instructions';
@@ -26,15 +26,12 @@ async function coldSubjects(
   const asset = bench.productionAssets.get(name)!;
   const env = asset.environment(bench.local);
   const events = async () => benchEvents(name, bench.requests, await bench.iterationsFor(name, runs));
-  const expected = expectedOutcome(name);
   return {
     fn: {
       taskRoot: asset.taskRoot,
       env,
       events: await events(),
-      expect: (result) => {
-        if (outcomeOf(result) !== expected) throw new Error(`${name} answered ${JSON.stringify(result)} on its cold start`);
-      },
+      expect: expectOutcome(`${name} on its cold start`, expectedOutcome(name)),
     },
     floor: { taskRoot: bench.floorOf(name, build), env, events: await events(), expect: () => {} },
   };

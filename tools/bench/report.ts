@@ -13,7 +13,7 @@ import { ANSWER_CLASSES, billRowOf } from './answer-classes';
 import { SIZING_MARGIN, type MemoryChoice, type SizeEstimate } from './memory-sizing';
 import { PRICES } from './prices';
 import { ratio, rounded } from './statistics';
-import { type BenchVerdicts, MAX_COLD_RATIO, MAX_WARM_RATIO, mark, outcomeOf, type Verdict } from './bench-verdicts';
+import { type BenchVerdicts, MAX_COLD_RATIO, MAX_WARM_RATIO, mark, summarizeVerdicts, type Verdict } from './bench-verdicts';
 
 export interface BenchReport {
   readonly options: BenchOptions;
@@ -44,14 +44,14 @@ export function printReport(report: BenchReport): void {
   printMemory(report);
   printBill(report);
   console.log('');
-  for (const line of outcomeOf(report.verdicts?.all).summary) console.log(line);
+  for (const line of summarizeVerdicts(report.verdicts?.all).summary) console.log(line);
   if (!quick && !report.options.countInstructions) {
     console.log('Cold starts and warm requests are judged in instructions: run with --instructions.');
   }
 }
 
 /** A ratio with its spread, and its mark when the run was judged. */
-function judgedRatio(verdict: Verdict | undefined, ratio: number, spread: number): string {
+function ratioCell(verdict: Verdict | undefined, ratio: number, spread: number): string {
   return `${ratio} ±${spread.toFixed(3)}${verdict ? ` ${mark(verdict)}` : ''}`;
 }
 
@@ -95,9 +95,9 @@ function printColdStarts({ options, coldStarts, verdicts }: BenchReport): void {
           function: name,
           million: millions(c.function.total),
           'floors: ESM · CDK · alike': `${millions(esm.floor.total)} · ${millions(cdkDefault.floor.total)} · ${millions(alike.floor.total)}`,
-          'to ESM': judgedRatio(verdict?.esm, esm.ratio, esm.spread),
-          'to CDK': judgedRatio(verdict?.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
-          'to alike': judgedRatio(undefined, alike.ratio, alike.spread),
+          'to ESM': ratioCell(verdict?.esm, esm.ratio, esm.spread),
+          'to CDK': ratioCell(verdict?.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
+          'to alike': ratioCell(undefined, alike.ratio, alike.spread),
           'parsing on load': share(extra('loadParse')),
           'compiling on first run': share(extra('firstRunCompile')),
           GC: share(extra('gc')),
@@ -162,7 +162,7 @@ function printWarmRequests({ options, warmRequests, verdicts }: BenchReport): vo
       function: name,
       thousand: thousands(c.function),
       floor: thousands(c.floor),
-      ratio: judgedRatio(undefined, c.ratio, c.spread),
+      ratio: ratioCell(undefined, c.ratio, c.spread),
       ...(verdicts ? { [`≤ ${MAX_WARM_RATIO}`]: mark(verdicts.warm.get(name)!) } : {}),
     })),
   );
@@ -201,10 +201,10 @@ function printAnswerClasses({ options, answers, verdicts }: BenchReport): void {
         answer: id,
         'cold million': millions(counted.cold.function),
         'floors: ESM · CDK': `${millions(esm.floor)} · ${millions(cdkDefault.floor)}`,
-        'to ESM': judgedRatio(verdict?.cold.esm, esm.ratio, esm.spread),
-        'to CDK': judgedRatio(verdict?.cold.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
+        'to ESM': ratioCell(verdict?.cold.esm, esm.ratio, esm.spread),
+        'to CDK': ratioCell(verdict?.cold.cdkDefault, cdkDefault.ratio, cdkDefault.spread),
         'warm thousand / floor': `${(counted.warm.function / 1e3).toFixed(0)} / ${(counted.warm.floor / 1e3).toFixed(0)}`,
-        'warm ratio': judgedRatio(verdict?.warm, counted.warm.ratio, counted.warm.spread),
+        'warm ratio': ratioCell(verdict?.warm, counted.warm.ratio, counted.warm.spread),
       };
     }),
   );

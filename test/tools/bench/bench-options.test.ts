@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../shared/facts/project-layout';
 import { readBenchOptions } from '../../../tools/bench/bench-settings';
-import { judge, outcomeOf } from '../../../tools/bench/bench-verdicts';
+import { judge, summarizeVerdicts } from '../../../tools/bench/bench-verdicts';
 import { RESULTS_DIR, resultsFileOf, saveResults } from '../../../tools/bench/results-file';
 import { COSTS_PATH } from '../../../tools/costs';
 
@@ -69,20 +69,20 @@ describe("where the bench's results go", () => {
 
 describe("a bench run's outcome", () => {
   it('of a quick run is no verdict and exit 0, saying plainly that it judged nothing', () => {
-    const outcome = outcomeOf(undefined);
+    const outcome = summarizeVerdicts(undefined);
     expect(outcome.verdict).toBe('none');
     expect(outcome.exitCode).toBe(0);
     expect(outcome.summary.join('\n')).toMatch(/quick run judges nothing/);
   });
 
   it('of a full run passes, exit 0, when every verdict passes', () => {
-    const outcome = outcomeOf([judge('log bytes getPet', 525, 700), judge('warm instructions getPet', 1.04, 1.1, 0.002)]);
+    const outcome = summarizeVerdicts([judge('log bytes getPet', 525, 700), judge('warm instructions getPet', 1.04, 1.1, 0.002)]);
     expect(outcome).toMatchObject({ verdict: 'pass', exitCode: 0 });
     expect(outcome.summary).toEqual(['Verdicts: 2 of 2 pass.']);
   });
 
   it('of a full run fails, exit 1, on a verdict beyond its limit or refused, naming each', () => {
-    const outcome = outcomeOf([
+    const outcome = summarizeVerdicts([
       judge('log bytes getPet', 800, 700),
       judge('warm instructions getPet', 1.09, 1.1, 0.05),
       judge('log bytes listPets', 525, 700),

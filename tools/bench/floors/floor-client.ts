@@ -5,8 +5,8 @@ import { ConfiguredRetryStrategy } from '@smithy/util-retry';
 
 /**
  * The stock document client, marshalling as the functions' does (undefined attributes dropped), with the design's
- * attempts and their timeouts (shared/dynamodb/dynamodb-client.ts): 3 attempts of at most 1 s, 100 then 200 ms apart.
- * A failing store costs what its retries cost, so a floor retrying otherwise would measure another policy.
+ * attempts, their timeouts and their backoff (shared/dynamodb/dynamodb-client.ts), written again as a floor imports no
+ * project code. A failing store costs what its retries cost, so a floor retrying otherwise would measure another policy.
  */
 export function documentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
