@@ -89,7 +89,7 @@ async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
   try {
     parsed = parseInvokeArgs(args);
   } catch (error) {
-    refuse([(error as Error).message], true);
+    refuse([messageOf(error)], true);
   }
   const { values: options, positionals } = parsed;
   const [target, eventPath] = positionals;
@@ -128,7 +128,7 @@ async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
     const showMetrics = showMetricsFrom('LOG_METRICS', env.LOG_METRICS);
     output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.logLine(line) });
   } catch (error) {
-    refuse([(error as Error).message]);
+    refuse([messageOf(error)]);
   }
 
   let store: LocalDynamoDb | undefined;
@@ -191,14 +191,14 @@ async function readEvent(path: string, io: InvokeIo): Promise<Record<string, unk
     text = path === '-' ? await io.readStdin() : await readFile(resolve(path), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`]);
+    refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : messageOf(error)}`]);
   }
   const source = path === '-' ? 'The event on standard input' : path;
   let event: unknown;
   try {
     event = JSON.parse(text);
   } catch (error) {
-    refuse([`${source} is not JSON: ${(error as Error).message}`]);
+    refuse([`${source} is not JSON: ${messageOf(error)}`]);
   }
   if (typeof event !== 'object' || event === null || Array.isArray(event)) refuse([`${source} must hold a JSON object (an event)`]);
   return event as Record<string, unknown>;
