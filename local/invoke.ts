@@ -18,7 +18,6 @@ import { functionConfigProblems, localFunctionEnvironment, shellSettingRefusals 
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
-import { writeLine } from '../shared/runtime/output';
 import { findLocalStore, type FoundAddress } from './addresses';
 import { messageOf } from '../shared/runtime/error-message';
 
@@ -52,8 +51,6 @@ export interface InvokeIo {
   readonly readStdin: () => Promise<string>;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  /** Where the function's lines and its START and REPORT lines go, one at a time: stderr. */
-  readonly logLine: (line: string) => void;
   /** Whether stderr is a terminal: the function's lines read pretty there unless LOG_FORMAT says. */
   readonly stderrIsTTY: boolean;
 }
@@ -126,7 +123,7 @@ async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
     systemLogLevel = systemLogLevelFrom('SYSTEM_LOG_LEVEL', env.SYSTEM_LOG_LEVEL);
     const format = logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, io.stderrIsTTY);
     const showMetrics = showMetricsFrom('LOG_METRICS', env.LOG_METRICS);
-    output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.logLine(line) });
+    output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.stderr(`${line}\n`) });
   } catch (error) {
     refuse([messageOf(error)]);
   }
@@ -273,7 +270,6 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     readStdin,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    logLine: (line) => writeLine('stderr', line),
     stderrIsTTY: process.stderr.isTTY === true,
   });
 }
