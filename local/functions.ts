@@ -372,13 +372,17 @@ export async function createFunctionRuntime(options: {
   // save, one writing at a time and once more after a save during one, so an earlier, slower writing never lands last.
   let writing: Promise<void> | undefined;
   let savedSince = false;
+  // The file saved last before a writing began is the one its failure names, not the save that started the loop.
+  let lastSaved = '';
   const writeGenerated = (file: string): void => {
     savedSince = true;
+    lastSaved = file;
     writing ??= (async () => {
       while (savedSince) {
         savedSince = false;
+        const saved = lastSaved;
         await writeOperationFiles(sourceRoot).catch((error: unknown) =>
-          options.onFunctionError?.({ phase: 'build', message: `${file} did not load: ${messageOf(error)}` }),
+          options.onFunctionError?.({ phase: 'build', message: `${saved} did not load: ${messageOf(error)}` }),
         );
       }
     })().finally(() => {

@@ -18,7 +18,6 @@ import { functionConfigProblems, localFunctionEnvironment, shellSettingRefusals 
 import { createConsoleLog, logFormatFrom, showMetricsFrom, systemLogLevelFrom, type SystemLogLevel } from './console-log';
 import { createFunctionRuntime, type FunctionFailure } from './functions';
 import { issueTemporaryLocalKey } from './temporary-key';
-import { writeLine } from '../shared/runtime/output';
 import { findLocalStore, type FoundAddress } from './addresses';
 import { messageOf } from '../shared/runtime/error-message';
 
@@ -52,8 +51,6 @@ export interface InvokeIo {
   readonly readStdin: () => Promise<string>;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  /** Where the function's lines and its START and REPORT lines go, one at a time: stderr. */
-  readonly logLine: (line: string) => void;
   /** Whether stderr is a terminal: the function's lines read pretty there unless LOG_FORMAT says. */
   readonly stderrIsTTY: boolean;
 }
@@ -89,7 +86,7 @@ async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
   try {
     parsed = parseInvokeArgs(args);
   } catch (error) {
-    refuse([(error as Error).message], true);
+    refuse([messageOf(error)], true);
   }
   const { values: options, positionals } = parsed;
   const [target, eventPath] = positionals;
@@ -126,9 +123,9 @@ async function invoke(args: readonly string[], io: InvokeIo): Promise<number> {
     systemLogLevel = systemLogLevelFrom('SYSTEM_LOG_LEVEL', env.SYSTEM_LOG_LEVEL);
     const format = logFormatFrom('LOG_FORMAT', env.LOG_FORMAT, io.stderrIsTTY);
     const showMetrics = showMetricsFrom('LOG_METRICS', env.LOG_METRICS);
-    output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.logLine(line) });
+    output = createConsoleLog({ format, showMetrics, write: (_stream, line) => io.stderr(`${line}\n`) });
   } catch (error) {
-    refuse([(error as Error).message]);
+    refuse([messageOf(error)]);
   }
 
   let store: LocalDynamoDb | undefined;
@@ -191,14 +188,14 @@ async function readEvent(path: string, io: InvokeIo): Promise<Record<string, unk
     text = path === '-' ? await io.readStdin() : await readFile(resolve(path), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`]);
+    refuse([`Cannot read the event file ${path}: ${code === 'ENOENT' ? 'no such file' : messageOf(error)}`]);
   }
   const source = path === '-' ? 'The event on standard input' : path;
   let event: unknown;
   try {
     event = JSON.parse(text);
   } catch (error) {
-    refuse([`${source} is not JSON: ${(error as Error).message}`]);
+    refuse([`${source} is not JSON: ${messageOf(error)}`]);
   }
   if (typeof event !== 'object' || event === null || Array.isArray(event)) refuse([`${source} must hold a JSON object (an event)`]);
   return event as Record<string, unknown>;
@@ -273,7 +270,6 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     readStdin,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    logLine: (line) => writeLine('stderr', line),
     stderrIsTTY: process.stderr.isTTY === true,
   });
 }

@@ -155,7 +155,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         keepAliveTimeout: 5_000,
         headersTimeout: allowance.headersMs,
         requestTimeout: allowance.requestMs,
-        // Node's own ratio: its default check every 30 s for its 60 s headersTimeout.
+        // Node's own ratio between its defaults: the timeouts checked at half the headers allowance.
         connectionsCheckingInterval: Math.ceil(allowance.headersMs / 2),
       },
       turns.listener,

@@ -16,7 +16,7 @@ export interface ClientAllowance {
   readonly requestMs: number;
 }
 
-/** Node's own defaults: a minute for the headers, five for the whole request. */
+/** Node's own defaults. */
 export const DEFAULT_CLIENT_ALLOWANCE: ClientAllowance = { headersMs: 60_000, requestMs: 300_000 };
 
 /** The answer to a request Node could not hand over: malformed, or not sent in time. */

@@ -114,8 +114,9 @@ try {
     case 'list': {
       const records = await store.list();
       if (records.length === 0) process.stdout.write(`No keys in ${where}.\n`);
+      // Every row judged at one moment, so the listing shows the keys as they stood at one instant.
+      const now = Date.now();
       for (const record of records) {
-        const now = Date.now();
         process.stdout.write(`${LIST_COLUMNS.map((column) => column.value(record, now).padEnd(column.width ?? 0)).join('  ')}\n`);
       }
       break;

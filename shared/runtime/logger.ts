@@ -36,8 +36,14 @@ function serializeError(error: Error): Record<string, unknown> {
     location,
     message: error.message,
     stack,
-    ...(error.cause instanceof Error ? { cause: serializeError(error.cause) } : error.cause === undefined ? {} : { cause: error.cause }),
+    ...causeOf(error, serializeError),
   };
+}
+
+/** An error's cause as a log entry's `cause` key: an Error described as its holder is, anything else as it is. */
+function causeOf(error: Error, describe: (cause: Error) => Record<string, unknown>): { cause?: unknown } {
+  if (error.cause instanceof Error) return { cause: describe(error.cause) };
+  return error.cause === undefined ? {} : { cause: error.cause };
 }
 
 /**
@@ -50,7 +56,7 @@ export function summarizeError(error: Error): Record<string, unknown> {
     name: error.name,
     message: error.message,
     ...(typeof code === 'string' ? { code } : {}),
-    ...(error.cause instanceof Error ? { cause: summarizeError(error.cause) } : error.cause === undefined ? {} : { cause: error.cause }),
+    ...causeOf(error, summarizeError),
   };
 }
 

@@ -18,9 +18,6 @@ export async function invokeInProcess(args: readonly string[], env: Record<strin
     stderr: (text) => {
       stderr += text;
     },
-    logLine: (line) => {
-      stderr += `${line}\n`;
-    },
     stderrIsTTY: false,
   });
   return { code, stdout, stderr };

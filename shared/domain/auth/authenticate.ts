@@ -11,8 +11,8 @@ import { createVerdictCache } from './verdict-cache';
  */
 export const KEY_CACHE_TTL_MS = 30_000;
 /**
- * Accepted keys kept, and apart from them refused tokens: at most this many of each per instance, about
- * 5 MiB in all (docs/authentication.md), of the authorizer's 256 MiB or more.
+ * Accepted keys kept, and apart from them refused tokens: at most this many of each per instance, so a flood of
+ * refusals cannot push out keys in use. What a full cache weighs is in docs/authentication.md.
  */
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
