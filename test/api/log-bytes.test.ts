@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
-import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
+import { namesPet } from '../../tools/bench/bench-events';
 import { OPERATIONS } from '../../shared/operations/operations';
 import { type AnswerClassId, billRowOf, ANSWER_CLASSES, unknownKey } from '../../tools/bench/answer-classes';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
@@ -45,7 +46,7 @@ async function benchRequest(operationId: OperationId): Promise<Response> {
   const { method, path } = findRoute(operationId);
   const { query, headers, body } = OPERATIONS[operationId].bench.request;
   const search = query === undefined ? '' : `?${new URLSearchParams(query)}`;
-  const petId = pathParameterNames(path).length > 0 ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
+  const petId = namesPet(operationId) ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
   return api.request(`${path.replace(/\{\w+\}/g, String(petId))}${search}`, { method, headers, body });
 }
 
