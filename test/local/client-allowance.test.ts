@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WAITING_PER_CONNECTION } from '../../local/take-in-turn';
-import { readResponse } from '../helpers/http';
+import { createPetRequest, readResponse } from '../helpers/http';
 import { startFaultyApi, type FaultyApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 
@@ -28,13 +28,8 @@ beforeAll(async () => {
 afterEach(() => faulty.proxy.clear());
 afterAll(() => faulty?.close());
 
-function createRequest(name: string): string {
-  const body = JSON.stringify({ name, categoryId: 1 });
-  return (
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${faulty.api.apiKey}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
+/** A raw create, with the API's key: what these connections send. */
+const createRequest = (name: string) => createPetRequest(faulty.api.apiKey, name);
 
 /** Where to cut a request: inside its headers, or inside its body. */
 const CUTS = [
