@@ -7,8 +7,7 @@ import { OPERATIONS } from '../../shared/operations/operations';
 import { type AnswerClassId, billRowOf, ANSWER_CLASSES, unknownKey } from '../../tools/bench/answer-classes';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
-import { CLOSED_PORT } from '../../local/addresses';
-import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { startTestApi, storeOutage, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 
 // What a request costs in CloudWatch Logs at production's settings, counted as the bill counts it: the
@@ -26,7 +25,7 @@ beforeAll(async () => {
   api = await startTestApi({ systemLogLevel: 'WARN', functionEnvironment: () => productionSettings });
   outage = await startTestApi({
     systemLogLevel: 'WARN',
-    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }, productionSettings),
+    functionEnvironment: storeOutage(productionSettings),
   });
   // Every function warm: a cold start's own metric line is not a request's.
   for (const send of Object.values(REQUESTS)) await (await send()).arrayBuffer();
