@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { production } from '../../infra/stages';
 import { ENV } from '../../shared/facts/environment';
-import { findRoute, OPERATION_IDS, pathParameterNames, type OperationId } from '../../shared/facts/routes';
+import { findRoute, OPERATION_IDS, type OperationId } from '../../shared/facts/routes';
+import { namesPet } from '../../tools/bench/bench-events';
 import { OPERATIONS } from '../../shared/operations/operations';
 import { type AnswerClassId, billRowOf, ANSWER_CLASSES, unknownKey } from '../../tools/bench/answer-classes';
 import { MAX_LOG_BYTES } from '../../tools/bench/bench-verdicts';
 import { LOG_BYTES_BESIDE_FUNCTIONS } from '../../tools/bench/log-lines';
-import { CLOSED_PORT } from '../../local/addresses';
-import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { startTestApi, storeOutage, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 
 // What a request costs in CloudWatch Logs at production's settings, counted as the bill counts it: the
@@ -25,7 +25,7 @@ beforeAll(async () => {
   api = await startTestApi({ systemLogLevel: 'WARN', functionEnvironment: () => productionSettings });
   outage = await startTestApi({
     systemLogLevel: 'WARN',
-    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }, productionSettings),
+    functionEnvironment: storeOutage(productionSettings),
   });
   // Every function warm: a cold start's own metric line is not a request's.
   for (const send of Object.values(REQUESTS)) await (await send()).arrayBuffer();
@@ -45,7 +45,7 @@ async function benchRequest(operationId: OperationId): Promise<Response> {
   const { method, path } = findRoute(operationId);
   const { query, headers, body } = OPERATIONS[operationId].bench.request;
   const search = query === undefined ? '' : `?${new URLSearchParams(query)}`;
-  const petId = pathParameterNames(path).length > 0 ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
+  const petId = namesPet(operationId) ? (await api.createPet({ name: 'Logged', categoryId: 1 })).id : undefined;
   return api.request(`${path.replace(/\{\w+\}/g, String(petId))}${search}`, { method, headers, body });
 }
 

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/domain/auth/manage-api-keys';
 import { ENV } from '../../shared/facts/environment';
 import { writeLine } from '../../shared/runtime/output';
-import { CLOSED_PORT } from '../../local/addresses';
-import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { routeFunctionsOnly, startTestApi, storeOutage, type TestApi } from '../helpers/local-api';
 import { captureOutput, type CapturedOutput } from '../helpers/output';
 import { apiKeyStore, postPet } from '../helpers/pets';
 
@@ -38,7 +37,7 @@ beforeAll(async () => {
     devApiKey: DEV_KEY,
     accessLog,
     systemLogLevel,
-    functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }, debug),
+    functionEnvironment: storeOutage(debug),
   });
 
   output = captureOutput({ silent: true });

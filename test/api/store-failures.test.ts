@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/facts/environment';
 import { expectError, expectRetryAfter } from '../helpers/http';
-import { CLOSED_PORT } from '../../local/addresses';
-import { routeFunctionsOnly, startTestApi, type TestApi } from '../helpers/local-api';
+import { routeFunctionsOnly, startTestApi, storeOutage, type TestApi } from '../helpers/local-api';
 import { idempotencyRecords, postPet, postPetWithKey, storedPets } from '../helpers/pets';
 
 /**
@@ -14,7 +13,7 @@ describe('when DynamoDB is unreachable', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi({
-      functionEnvironment: routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }),
+      functionEnvironment: storeOutage(),
     });
   });
   afterAll(async () => {

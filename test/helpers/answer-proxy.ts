@@ -50,11 +50,11 @@ export function throttled(retryAfterSeconds: number): AnswerFault {
   };
 }
 
+/** How the proxy treats a request, given the requests received before it. */
+export type Decide = (request: Omit<SeenRequest, 'fault'>, before: readonly SeenRequest[]) => AnswerFault;
+
 /** Starts a proxy to `apiBaseUrl` that treats each request as `decide` says, given the requests received before it. */
-export async function startAnswerProxy(
-  apiBaseUrl: string,
-  decide: (request: Omit<SeenRequest, 'fault'>, before: readonly SeenRequest[]) => AnswerFault = () => 'forward',
-): Promise<AnswerProxy> {
+export async function startAnswerProxy(apiBaseUrl: string, decide: Decide = () => 'forward'): Promise<AnswerProxy> {
   const api = new URL(apiBaseUrl);
   const seen: SeenRequest[] = [];
   const server = createServer(async (req, res) => {

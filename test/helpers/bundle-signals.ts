@@ -12,10 +12,10 @@ import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { ENV } from '../../shared/facts/environment';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { ANSWER_DIMENSIONS, JUDGED_STATUSES } from '../../shared/facts/metric-names';
-import { findRoute, OPERATION_IDS, pathParameterNames, routes, type OperationId } from '../../shared/facts/routes';
+import { OPERATION_IDS, routes, type OperationId } from '../../shared/facts/routes';
 import { OPERATIONS } from '../../shared/operations/operations';
 import type { RequestParts } from '../../shared/checks/check-requests';
-import { operationEvent } from '../../tools/bench/bench-events';
+import { namesPet, operationEvent } from '../../tools/bench/bench-events';
 import { seedPets } from '../../tools/bench/seed';
 import { DIRECT_INVOCATION_LIMIT_MS } from '../../shared/facts/time-budget';
 import { authorizerEvent, httpEvent } from '../../tools/lambda/events';
@@ -181,7 +181,7 @@ export async function bundleSignals(
      */
     const operationProbes = (operationId: OperationId, version: string): Probe[] => {
       const { request } = OPERATIONS[operationId].bench;
-      const storedPet = pathParameterNames(findRoute(operationId).path).length > 0;
+      const storedPet = namesPet(operationId);
       const sending =
         (parts: RequestParts) =>
         (petId: number, requestId: string): unknown =>

@@ -266,7 +266,8 @@ export async function startFaultProxy(upstreamEndpoint: string): Promise<FaultPr
         forward(req, res, body, fault);
         return;
       case 'delay': {
-        const [min, max] = rule?.delayMs ?? [0, 0];
+        // inject() takes a 'delay' rule only with its delayMs.
+        const [min, max] = rule!.delayMs!;
         await new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
         if (!socket.destroyed) forward(req, res, body, undefined);
         return;

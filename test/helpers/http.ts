@@ -103,6 +103,15 @@ export async function timed(send: () => Promise<Response>): Promise<{ response: 
   return { response, ms: performance.now() - started };
 }
 
+/** A raw HTTP/1.1 createPet of a pet named `name`, with `apiKey`: for a test that writes requests on a connection itself. */
+export function createPetRequest(apiKey: string, name: string): string {
+  const body = JSON.stringify({ name, categoryId: 1 });
+  return (
+    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
 /** Requests pipelined on the same connection some time after the first ones, whatever has been answered by then. */
 export interface LaterRequests {
   readonly afterMs: number;

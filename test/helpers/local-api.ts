@@ -4,6 +4,7 @@ import { fetchDocumented } from './contract';
 import { documentClientOver } from '../../shared/dynamodb/dynamodb-client';
 import { createLocalClient, startDynalite } from '../../local/dynamodb-local';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { CLOSED_PORT } from '../../local/addresses';
 
 export interface TestApi extends LocalApi {
   /** fetch() against a path under the base URL, with the dev key unless `headers.authorization` is given. */
@@ -23,6 +24,14 @@ export function routeFunctionsOnly(
   everyFunction: Readonly<Record<string, string>> = {},
 ): NonNullable<LocalApiOptions['functionEnvironment']> {
   return (name) => (name === 'authorizer' ? everyFunction : { ...everyFunction, ...environment });
+}
+
+/**
+ * A `functionEnvironment` for a store outage behind a working authorizer: every route function's DynamoDB a closed
+ * port, and `everyFunction` given to every function, the authorizer included (routeFunctionsOnly).
+ */
+export function storeOutage(everyFunction: Readonly<Record<string, string>> = {}): NonNullable<LocalApiOptions['functionEnvironment']> {
+  return routeFunctionsOnly({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${CLOSED_PORT}` }, everyFunction);
 }
 
 /** Starts the local API on free ports with an in-memory store, as `npm start` does: the local stage as it ships. */

@@ -34,11 +34,11 @@ import { API_FUNCTIONS, fileNameOf, type ApiFunctionName } from '../../shared/fa
  */
 
 /** The error logged with `message` among a bundle's log lines, as the logger wrote it. */
-function loggedError(output: string, message: string): { stack: string } | undefined {
+function loggedError(output: string, message: string): Record<string, unknown> | undefined {
   const entries = output
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { message?: string; error?: { stack: string } });
+    .map((line) => JSON.parse(line) as { message?: string; error?: Record<string, unknown> });
   return entries.find((entry) => entry.message === message)?.error;
 }
 
@@ -254,12 +254,7 @@ describe.each([production])('the bundles of the $name stage', (config: StageConf
     expect(JSON.parse(response.body)).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
     expect(invocation.firstInvokeMs).toBeLessThan(asset('getPet').timeoutMs);
     // An outage is logged by its error and cause, without stacks (shared/http/handler.ts).
-    const warning = invocation.stderr
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, any>)
-      .find((entry) => entry.message === 'Dependency unavailable');
-    expect(warning?.error).toEqual({
+    expect(loggedError(invocation.stderr, 'Dependency unavailable')).toEqual({
       name: 'StoreUnavailableError',
       message: expect.any(String),
       cause: expect.objectContaining({ code: 'ECONNREFUSED' }),

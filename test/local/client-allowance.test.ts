@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WAITING_PER_CONNECTION } from '../../local/take-in-turn';
-import { readResponse } from '../helpers/http';
+import { createPetRequest, readResponse } from '../helpers/http';
 import { startFaultyApi, type FaultyApi } from '../helpers/local-api';
 import { storedPets } from '../helpers/pets';
 
@@ -17,6 +17,8 @@ const ALLOWANCE = { headersMs: 150, requestMs: 300 };
 const CHECK_MS = ALLOWANCE.headersMs / 2;
 /** Room for a loaded machine in the upper bounds. */
 const SLACK_MS = 1_000;
+/** How often a trickling client writes its next byte. */
+const TRICKLE_MS = 25;
 
 let faulty: FaultyApi;
 beforeAll(async () => {
@@ -28,13 +30,8 @@ beforeAll(async () => {
 afterEach(() => faulty.proxy.clear());
 afterAll(() => faulty?.close());
 
-function createRequest(name: string): string {
-  const body = JSON.stringify({ name, categoryId: 1 });
-  return (
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${faulty.api.apiKey}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
+/** A raw create, with the API's key: what these connections send. */
+const createRequest = (name: string) => createPetRequest(faulty.api.apiKey, name);
 
 /** Where to cut a request: inside its headers, or inside its body. */
 const CUTS = [
@@ -59,7 +56,7 @@ interface Conversation {
 
 /**
  * One connection: writes `first`, then `rest` once the first answer has come (so the server has read
- * everything in `first`), or drips `trickle` a byte every 25 ms. Collects the answers, with when each
+ * everything in `first`), or drips `trickle` a byte every TRICKLE_MS. Collects the answers, with when each
  * came, until there are `answers` of them, or else until the server closes the connection.
  */
 function converse(first: string, options: { answers?: number; rest?: string; trickle?: string } = {}): Promise<Conversation> {
@@ -75,7 +72,7 @@ function converse(first: string, options: { answers?: number; rest?: string; tri
       socket.write(first);
       if (options.trickle !== undefined) {
         const trickle = options.trickle;
-        drip = setInterval(() => dripped < trickle.length && socket.write(trickle[dripped++]!), 25);
+        drip = setInterval(() => dripped < trickle.length && socket.write(trickle[dripped++]!), TRICKLE_MS);
       }
     });
     socket.on('data', (chunk: Buffer) => {

@@ -142,7 +142,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     ['not a URL', '127.0.0.1 port 8000', 'DYNAMODB_ENDPOINT must be a URL'],
     ['not http', 'ftp://127.0.0.1:8000', 'DYNAMODB_ENDPOINT must be an http or https URL'],
   ])('refuses an endpoint that is %s, naming the setting', async (_, value, message) => {
-    const result = await startServerInProcess({ PORT: '0', DYNAMODB_ENDPOINT: value });
+    const result = await startServerInProcess({ DYNAMODB_ENDPOINT: value });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(message);
   });
@@ -153,7 +153,7 @@ describe('npm start with a setting it or a function would refuse', () => {
   const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
   // In this process through its seam (startServer); spawned where the process is the behaviour: an unknown option's exit
   // status without a stack trace, and a function's setting that reaches it from the shell's environment.
-  const start = (env: Record<string, string>) => startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', ...env });
+  const start = startServerInProcess;
   const startProcess = (env: Record<string, string>) => runCli('local/server.ts', [], { PORT: '0', DYNAMODB_PORT: '0', ...env });
 
   it.each([
@@ -231,7 +231,7 @@ describe('npm start on a port already in use', () => {
   it.each(['PORT', 'DYNAMODB_PORT'])('fails, naming %s as the setting to change', async (setting) => {
     const { port, release } = await takePort();
     try {
-      const result = await startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', [setting]: String(port) });
+      const result = await startServerInProcess({ [setting]: String(port) });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Port ${port} is in use: set ${setting} to a free port.`);
     } finally {

@@ -165,7 +165,7 @@ describe('LOG_FORMAT and LOG_METRICS', () => {
   });
 
   it('refuse to start the server with a bad value, one line each', async () => {
-    const result = await startServerInProcess({ LOG_FORMAT: 'text', LOG_METRICS: 'yes', PORT: '0', DYNAMODB_PORT: '0' });
+    const result = await startServerInProcess({ LOG_FORMAT: 'text', LOG_METRICS: 'yes' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Could not start the local API: LOG_FORMAT must be pretty or json, got "text"\n');
     expect(result.stderr).toContain('Could not start the local API: LOG_METRICS must be 1 or 0, got "yes"\n');

@@ -7,7 +7,6 @@ import { API_FUNCTIONS } from '../../shared/facts/function-names';
 import { startServerProcess } from '../helpers/cli';
 import { invokeInProcess } from '../helpers/invoke-in-process';
 import { startServerInProcess } from '../helpers/server-in-process';
-import { CLOSED_PORT } from '../../local/addresses';
 import { ensureNoFunctionNamed } from '../helpers/unknown-function-name';
 
 const folder = mkdtempSync(join(tmpdir(), 'animal-store-env-vars-'));
@@ -22,7 +21,7 @@ function envVarsFile(name: string, contents: unknown): string {
 
 /** The lines npm start wrote to say why it did not start. */
 const refusals = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('Could not start the local API: '));
-const start = (env: Record<string, string>) => startServerInProcess({ PORT: '0', DYNAMODB_PORT: '0', ...env });
+const start = startServerInProcess;
 
 /** What npm start and invoke say of an entry named for no function: every function an entry can name. */
 const unknownFunction = (name: string) =>
@@ -83,7 +82,7 @@ describe('npm start with ENV_VARS (per-function environment overrides)', () => {
 });
 
 describe('npm run invoke with --env-vars', () => {
-  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args);
 
   it("lays the file's variables over the invoked function's environment", async () => {
     const file = envVarsFile('invoke-get-pet.json', { getPet: { PETS_TABLE_NAME: 'a-table-nobody-created' } });

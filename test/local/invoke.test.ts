@@ -39,7 +39,7 @@ const NOT_A_FUNCTION = ensureNoFunctionNamed('adoptPet');
 // Invoke runs in this process through its seam (runInvoke); it is spawned only where the process is what a test
 // is about: its exit status and streams end to end, and a setting given in the shell.
 describe('npm run invoke takes the names the README uses', () => {
-  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args);
 
   it.each(API_FUNCTIONS)('invokes %s with its sample event', async (name) => {
     const result = await invoke(name, `local/events/${fileNameOf(name)}.json`);
@@ -69,7 +69,7 @@ describe('npm run invoke takes the names the README uses', () => {
       unknownFunction(fileNameOf('listPets')),
     ],
   ])('answers %s with one line and exit 2, without a stack', async (_, args, line) => {
-    const result = await invokeInProcess(args, { DYNAMODB_PORT: String(CLOSED_PORT), ENV_VARS: '' }, '[1, 2]');
+    const result = await invokeInProcess(args, {}, '[1, 2]');
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(line)]);
     expect(result.stdout).toBe('');
@@ -82,7 +82,7 @@ describe('the sample events on a fresh npm start', () => {
     server = await startServerProcess();
   });
   afterAll(() => server?.stop());
-  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: server.dynamoDbPort, ENV_VARS: '' });
+  const invoke = (...args: string[]) => invokeInProcess(args, { DYNAMODB_PORT: server.dynamoDbPort });
 
   it('createPet creates a pet, which getPet reads with its id as --path-parameter and the API serves', async () => {
     const created = await invoke('createPet', 'local/events/create-pet.json');
@@ -99,11 +99,7 @@ describe('the sample events on a fresh npm start', () => {
 
   it("finds npm start's store by DYNAMODB_ENDPOINT too, as npm start does, and says where", async () => {
     const endpoint = `http://127.0.0.1:${server.dynamoDbPort}`;
-    const created = await invokeInProcess(['createPet', 'local/events/create-pet.json'], {
-      DYNAMODB_ENDPOINT: endpoint,
-      DYNAMODB_PORT: String(CLOSED_PORT),
-      ENV_VARS: '',
-    });
+    const created = await invokeInProcess(['createPet', 'local/events/create-pet.json'], { DYNAMODB_ENDPOINT: endpoint });
     expect(created.stderr).toContain(`Using the running local API's DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)\n`);
     const { id } = JSON.parse(resultOf(created.stdout).body!) as { id: number };
     const served = await fetch(`${server.baseUrl}/pets/${id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
@@ -137,13 +133,13 @@ describe('npm run invoke on a throwaway store', () => {
   it('invokes the authorizer, which reports an unknown key as invalid', async () => {
     const sample = await readFile(join(PROJECT_ROOT, 'local/events/authorizer.json'), 'utf8');
     const event = sample.replace('replace-with-your-dev-api-key', 'pets_neverIssuedAnywhere0123456789abcdefghijklmn');
-    const result = await invokeInProcess(['authorizer', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
+    const result = await invokeInProcess(['authorizer', '-'], {}, event);
     expect(result.stdout).toContain('"outcome": "invalid"');
   });
 
   it('reads the event from standard input with -', async () => {
     const event = await readFile(join(PROJECT_ROOT, 'local/events/list-pets.json'), 'utf8');
-    const result = await invokeInProcess(['listPets', '-'], { DYNAMODB_PORT: String(CLOSED_PORT) }, event);
+    const result = await invokeInProcess(['listPets', '-'], {}, event);
     expect(result.stdout).toContain('"statusCode": 200');
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/local-api';
-import { type LaterRequests, sendPipelined } from '../helpers/http';
+import { createPetRequest, type LaterRequests, sendPipelined } from '../helpers/http';
 import { storedPets } from '../helpers/pets';
 import { MAX_WAITING_PER_CONNECTION } from '../../local/take-in-turn';
 
@@ -18,13 +18,8 @@ afterAll(() => api?.close());
 
 const PAIRS = 20;
 
-function createRequest(name: string): string {
-  const body = JSON.stringify({ name, categoryId: 1 });
-  return (
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.apiKey}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
+/** A raw create, with the API's key. */
+const createRequest = (name: string) => createPetRequest(api.apiKey, name);
 
 /**
  * A listing of its own limit: pipelined listings come faster than HOT_HEAD_PAGES_PER_SECOND, and the

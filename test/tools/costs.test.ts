@@ -63,6 +63,18 @@ describe('the cost page', () => {
     // Results recorded before an answer class was measured have no row for it (test/tools/bench/answer-classes.test.ts).
     const budgets = (limits: Readonly<Record<string, number>>) => Object.keys(limits).filter((row) => priced.has(row)).length;
     expect(judged.length).toBe(budgets(MAX_LOG_BYTES) + budgets(MAX_TO_FLOOR));
+    // Only these, until the bench run that measures them is recorded: any other budget without a row fails here.
+    const unbilled = (limits: Readonly<Record<string, number>>) => Object.keys(limits).filter((row) => !priced.has(row));
+    const notYetRecorded = [
+      'createPet, invalid body (400)',
+      'listPets, invalid limit (400)',
+      'unknown key (401)',
+      'getPet, no such pet (404)',
+      'unmatched route (404)',
+      'store unavailable (503)',
+    ];
+    expect(unbilled(MAX_LOG_BYTES)).toEqual(notYetRecorded);
+    expect(unbilled(MAX_TO_FLOOR)).toEqual(notYetRecorded);
     expect(judged.filter((verdict) => !verdict.pass)).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ function wrongCalls(): void {
   // @ts-expect-error the key goes in createPet's options, not the pet
   void client.createPet({ name: 'Rex', categoryId: 1, idempotencyKey: 'k' });
 }
+// Used only so it is not an unused declaration: its calls are checked by the type-checker, through their @ts-expect-error.
+void wrongCalls;
 
 describe("the client's types", () => {
   it("are openapi.json's: a pet is the document's Pet, a new pet its NewPet", () => {
@@ -34,7 +36,6 @@ describe("the client's types", () => {
     expectTypeOf<NewPet>().toEqualTypeOf<components['schemas']['NewPet']>();
     expectTypeOf(client.createPet).returns.resolves.toEqualTypeOf<Pet>();
     expectTypeOf(client.listPets()).toMatchTypeOf<AsyncIterable<Pet>>();
-    expectTypeOf(wrongCalls).toBeFunction();
   });
 
   it('mark getPet deprecated, naming its sunset date and its successor, listPets by status', () => {

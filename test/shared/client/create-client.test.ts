@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, type Pet } from '../../../shared/client/create-client';
-import { startAnswerProxy, throttled, type AnswerProxy } from '../../helpers/answer-proxy';
+import { startAnswerProxy, throttled, type AnswerProxy, type Decide } from '../../helpers/answer-proxy';
 import { startTestApi, type TestApi } from '../../helpers/local-api';
 import { expectedOrder, storedPets } from '../../helpers/pets';
 
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 /** A proxy in front of the API (test/helpers/answer-proxy.ts), closed after the file. */
-async function proxy(decide: Parameters<typeof startAnswerProxy>[1]): Promise<AnswerProxy> {
+async function proxy(decide: Decide): Promise<AnswerProxy> {
   const started = await startAnswerProxy(api.baseUrl, decide);
   proxies.push(started);
   return started;
@@ -89,7 +89,8 @@ describe('the client, creating', () => {
     const pets = await Promise.all(names.map((name) => client.createPet({ name, categoryId: 2 })));
 
     expect(pets.map((pet) => pet.name)).toEqual(names);
-    expect(await Promise.all(names.map(storedNamed))).toEqual(names.map(() => 1));
+    const stored = await storedPets(api.documents);
+    expect(names.map((name) => stored.filter((pet) => pet.name === name).length)).toEqual(names.map(() => 1));
     const sent = creates(lossy.seen);
     expect(sent).toHaveLength(40);
     for (const name of names) {

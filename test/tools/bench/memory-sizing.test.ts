@@ -34,7 +34,8 @@ describe('the memory estimate of npm run bench', () => {
   });
 
   describe('judges a configured setting', () => {
-    // At 512 MB, 100 ms of cold-start CPU is estimated at 100 × 1769 / 512 ≈ 345.5 ms; at 256 MB, twice that.
+    // Each case's cold-start CPU puts the estimate at 512 MB (at 256 MB, for half the CPU) either side of the goal:
+    // under it with the margin to spare, under it only inside the margin, or over it.
     const measuredAt = (cpuMs: number) => ({ coldStart: { wallMs: cpuMs, cpuMs }, warm: { p50Ms: 1, p99Ms: 3, cpuMs: 0.5 } });
     const goals = { coldStartMs: 400, warmP99Ms: 50 };
 

@@ -3,6 +3,7 @@ import { hashApiKey } from '../../../../shared/domain/auth/api-keys';
 import { createAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from '../../../../shared/domain/auth/authenticate';
 import { issueApiKey } from '../../../../shared/domain/auth/manage-api-keys';
 import { InMemoryApiKeyStore } from '../../../helpers/in-memory-stores';
+import { unknownKey } from '../../../../tools/bench/answer-classes';
 
 async function setUp() {
   const store = new InMemoryApiKeyStore();
@@ -123,16 +124,13 @@ describe('API key authentication', () => {
   });
 });
 
-/** A well-formed bearer token no key has. */
-const unknownToken = (index: number) => `pets_unknown-token-${index}`;
-
 describe('the key cache', () => {
   it(`keeps a key in use through a flood of ${2 * KEY_CACHE_MAX_ENTRIES} unknown tokens: it is looked up once`, async () => {
     const { store, authenticate, apiKey } = await setUp();
     const flood = 2 * KEY_CACHE_MAX_ENTRIES;
     for (let token = 0; token < flood; token++) {
       if (token % 100 === 0) expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
-      await authenticate(`Bearer ${unknownToken(token)}`);
+      await authenticate(`Bearer ${unknownKey(token)}`);
     }
     expect((await authenticate(`Bearer ${apiKey}`)).outcome).toBe('allowed');
     // One lookup per unknown token, and one for the key: the flood never pushed its verdict out.
@@ -141,11 +139,11 @@ describe('the key cache', () => {
 
   it(`keeps at most ${KEY_CACHE_MAX_ENTRIES} refused tokens: the least recently used is looked up again once that many newer ones came`, async () => {
     const { store, authenticate } = await setUp();
-    for (let token = 0; token <= KEY_CACHE_MAX_ENTRIES; token++) await authenticate(`Bearer ${unknownToken(token)}`);
+    for (let token = 0; token <= KEY_CACHE_MAX_ENTRIES; token++) await authenticate(`Bearer ${unknownKey(token)}`);
     const lookups = store.lookups;
-    await authenticate(`Bearer ${unknownToken(KEY_CACHE_MAX_ENTRIES)}`);
+    await authenticate(`Bearer ${unknownKey(KEY_CACHE_MAX_ENTRIES)}`);
     expect(store.lookups).toBe(lookups);
-    expect(await authenticate(`Bearer ${unknownToken(0)}`)).toEqual({ outcome: 'invalid' });
+    expect(await authenticate(`Bearer ${unknownKey(0)}`)).toEqual({ outcome: 'invalid' });
     expect(store.lookups).toBe(lookups + 1);
   });
 
