@@ -1,4 +1,4 @@
-import { authorizerEvent, httpEvent } from '../lambda/events';
+import { authorizerEvent } from '../lambda/events';
 import type { ApiFunctionName, RouteFunctionName } from '../../shared/facts/function-names';
 import { iterationPetId, keyEvent, operationBenchEvent, unmatchedEvent } from './bench-events';
 
